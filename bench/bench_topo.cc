@@ -1,0 +1,157 @@
+// Benchmark: load + validate + export of a large rail layout, and discovery from a matching
+// generated ibnetdiscover dump. Each phase runs in a forked child so its peak RSS is its own.
+//
+// usage: bench_topo [--sus N] [--nodes-per-su N] [--runs N]
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "topo/discover.h"
+#include "topo/export.h"
+#include "topo/fabric_sim.h"
+#include "topo/ibnet.h"
+#include "topo/topology_yaml.h"
+
+namespace {
+
+using railguard::Diags;
+namespace topo = railguard::topo;
+
+std::string LayoutYaml(int sus, int per_su) {
+  std::string y = "cluster: bench\nrails:\n";
+  for (int r = 0; r < 8; ++r)
+    y += "  - {index: " + std::to_string(r) +
+         ", link: {rate_gbps: 400, width: 4X, speed: NDR}}\n";
+  y += "node_types:\n  - name: dgx-h100\n    gpus: 8\n"
+       "    nics: [mlx5_0, mlx5_3, mlx5_4, mlx5_5, mlx5_6, mlx5_9, mlx5_10, mlx5_11]\n"
+       "scalable_units:\n";
+  for (int s = 0; s < sus; ++s) {
+    char nodes[64];
+    std::snprintf(nodes, sizeof nodes, "gpu[%05d-%05d]", s * per_su + 1, (s + 1) * per_su);
+    y += "  - name: su" + std::to_string(s + 1) + "\n    nodes: \"" + nodes +
+         "\"\n    node_type: dgx-h100\n    leaves:\n";
+    for (int r = 0; r < 8; ++r)
+      y += "      - {rail: " + std::to_string(r) + ", ports: 64}\n";
+  }
+  y += "spines:\n";
+  for (int i = 1; i <= 16; ++i) y += "  - {name: spine" + std::to_string(i) + ", ports: 64}\n";
+  return y;
+}
+
+struct Sample {
+  double ms = 0;
+  long rss_kb = 0;
+  bool ok = false;
+};
+
+// Runs `body` in a child; the child reports its own wall time through a pipe, the parent
+// reads the child's peak RSS from wait4().
+Sample RunChild(const std::function<bool()>& body) {
+  int fds[2];
+  Sample s;
+  if (pipe(fds) != 0) return s;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    auto t0 = std::chrono::steady_clock::now();
+    bool ok = body();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+    if (write(fds[1], &ms, sizeof ms) != sizeof ms) _exit(3);
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  double ms = -1;
+  if (read(fds[0], &ms, sizeof ms) != sizeof ms) ms = -1;
+  close(fds[0]);
+  int status = 0;
+  struct rusage ru {};
+  wait4(pid, &status, 0, &ru);
+  s.ms = ms;
+  s.rss_kb = ru.ru_maxrss;
+  s.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && ms >= 0;
+  return s;
+}
+
+void Report(const char* phase, std::vector<Sample> runs, double target_ms, double target_mb) {
+  std::sort(runs.begin(), runs.end(), [](const Sample& a, const Sample& b) { return a.ms < b.ms; });
+  bool ok = std::all_of(runs.begin(), runs.end(), [](const Sample& s) { return s.ok; });
+  long rss = 0;
+  for (const Sample& s : runs) rss = std::max(rss, s.rss_kb);
+  const double median = runs[runs.size() / 2].ms;
+  const double rss_mb = rss / 1024.0;
+  std::printf("%-44s %9.1f %9.1f %9.1f %11.1f  %s\n", phase, median, runs.back().ms, rss_mb,
+              target_ms,
+              !ok ? "FAILED" : (median <= target_ms && rss_mb <= target_mb ? "ok" : "OVER"));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int sus = 128, per_su = 32, runs = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--sus")) sus = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--nodes-per-su")) per_su = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
+  }
+  if (sus <= 0 || per_su <= 0 || runs <= 0) {
+    std::fprintf(stderr, "usage: bench_topo [--sus N] [--nodes-per-su N] [--runs N]\n");
+    return 2;
+  }
+  const std::string yaml = LayoutYaml(sus, per_su);
+  topo::Topology layout;
+  Diags diags;
+  if (!topo::LoadTopologyString(yaml, "bench.yaml", &layout, &diags)) {
+    std::fputs(railguard::FormatDiags(diags).c_str(), stderr);
+    return 1;
+  }
+  topo::SimOptions sim;
+  std::string dump;
+  std::string err;
+  if (!topo::SimulateFabric(layout, sim, &dump, &err)) {
+    std::fprintf(stderr, "simulate: %s\n", err.c_str());
+    return 1;
+  }
+
+  std::printf("layout: %d SUs x %d nodes = %zu nodes, 8 rails, %zu leaves; YAML %zu KiB, "
+              "ibnetdiscover dump %zu KiB; %d runs per phase\n\n",
+              sus, per_su, layout.NodeCount(), layout.sus.size() * 8, yaml.size() / 1024,
+              dump.size() / 1024, runs);
+  std::printf("%-44s %9s %9s %9s %11s  %s\n", "phase", "p50 ms", "max ms", "peak MB",
+              "target ms", "verdict (target: <200 ms, <100 MB)");
+
+  auto load_export = [&] {
+    topo::Topology t;
+    Diags d;
+    if (!topo::LoadTopologyString(yaml, "bench.yaml", &t, &d)) return false;
+    std::string tree = topo::ExportTreeConf(t, "bench.yaml");
+    std::string block = topo::ExportBlockConf(t, "bench.yaml");
+    return !tree.empty() && !block.empty();
+  };
+  auto discover = [&] {
+    topo::Fabric fabric;
+    Diags d;
+    if (!topo::ParseIbnetdiscover(dump, "bench.topo", &fabric, &d)) return false;
+    topo::DiscoverOptions opts;
+    opts.cluster = "bench";
+    opts.node_type = "dgx-h100";
+    topo::DiscoverResult result;
+    if (!topo::Discover(fabric, opts, &result, &err)) return false;
+    return result.topology.NodeCount() == layout.NodeCount() && result.findings.empty();
+  };
+  std::vector<Sample> a, b;
+  for (int i = 0; i < runs; ++i) a.push_back(RunChild(load_export));
+  for (int i = 0; i < runs; ++i) b.push_back(RunChild(discover));
+  Report("load+validate+export (tree, block)", a, 200, 100);
+  Report("discover from ibnetdiscover dump", b, 200, 100);
+  return 0;
+}

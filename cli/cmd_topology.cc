@@ -1,0 +1,250 @@
+// railctl topology validate | show | export.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "topo/export.h"
+#include "topo/hostlist.h"
+#include "topo/topology_yaml.h"
+
+namespace railguard::cli {
+namespace {
+
+using nlohmann::json;
+
+int UsageError(const char* cmd, const std::string& msg, const char* usage) {
+  std::fprintf(stderr, "railctl topology %s: %s\n%s", cmd, msg.c_str(), usage);
+  return 2;
+}
+
+json DiagsJson(const Diags& diags) {
+  json out = json::array();
+  for (const Diag& d : diags)
+    out.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column},
+                   {"message", d.message}});
+  return out;
+}
+
+// Loads `path`; on failure prints every diagnostic to stderr. Returns false on errors.
+bool LoadOrReport(const std::string& path, topo::Topology* t) {
+  Diags diags;
+  if (topo::LoadTopologyFile(path, t, &diags)) return true;
+  std::fputs(FormatDiags(diags).c_str(), stderr);
+  std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), diags.size(),
+               diags.size() == 1 ? "" : "s");
+  return false;
+}
+
+json TopologyJson(const topo::Topology& t) {
+  json rails = json::array();
+  for (const topo::Rail& r : t.rails)
+    rails.push_back({{"index", r.index},
+                     {"name", r.name},
+                     {"rate_gbps", r.link.rate_gbps},
+                     {"width", r.link.width},
+                     {"speed", r.link.speed},
+                     {"sysfs_rate", r.link.ToSysfsRate()}});
+  json types = json::array();
+  for (const topo::NodeType& nt : t.node_types)
+    types.push_back({{"name", nt.name},
+                     {"gpus", nt.gpus},
+                     {"nics", nt.nics},
+                     {"nic_pci", nt.nic_pci},
+                     {"gpu_pci", nt.gpu_pci}});
+  json sus = json::array();
+  for (const topo::ScalableUnit& su : t.sus) {
+    json leaves = json::array();
+    for (const topo::Leaf& l : su.leaves)
+      leaves.push_back({{"rail", l.rail},
+                        {"name", topo::LeafName(su, l)},
+                        {"guid", l.sw.guid},
+                        {"ports", l.sw.ports}});
+    sus.push_back({{"name", su.name},
+                   {"nodes", CompressHostlistSorted(su.nodes)},
+                   {"node_count", su.nodes.size()},
+                   {"node_type", su.node_type},
+                   {"leaves", leaves}});
+  }
+  json spines = json::array();
+  for (const topo::Switch& sw : t.spines)
+    spines.push_back({{"name", sw.name}, {"guid", sw.guid}, {"ports", sw.ports}});
+  return {{"cluster", t.cluster}, {"node_count", t.NodeCount()}, {"rails", rails},
+          {"node_types", types},  {"scalable_units", sus},       {"spines", spines}};
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+std::string SummaryText(const topo::Topology& t) {
+  std::string out = "cluster " + t.cluster + ": " + std::to_string(t.sus.size()) +
+                    " scalable units, " + std::to_string(t.NodeCount()) + " nodes, " +
+                    std::to_string(t.rails.size()) + " rails\n\n";
+  out += Pad("RAIL", 6) + Pad("NAME", 10) + "EXPECTED LINK\n";
+  for (const topo::Rail& r : t.rails)
+    out += Pad(std::to_string(r.index), 6) + Pad(r.name, 10) + r.link.ToSysfsRate() + "\n";
+  out += "\n" + Pad("NODE TYPE", 14) + Pad("GPUS", 6) + "NICS (rail order)\n";
+  for (const topo::NodeType& nt : t.node_types) {
+    std::string nics;
+    for (const std::string& n : nt.nics) nics += (nics.empty() ? "" : ",") + n;
+    out += Pad(nt.name, 14) + Pad(std::to_string(nt.gpus), 6) + nics + "\n";
+  }
+  out += "\n" + Pad("SU", 10) + Pad("NODES", 7) + Pad("TYPE", 14) + Pad("LEAVES", 28) +
+         "HOSTLIST\n";
+  for (const topo::ScalableUnit& su : t.sus) {
+    std::string leaves;
+    if (!su.leaves.empty())
+      leaves = topo::LeafName(su, su.leaves.front()) + ".." +
+               topo::LeafName(su, su.leaves.back());
+    out += Pad(su.name, 10) + Pad(std::to_string(su.nodes.size()), 7) + Pad(su.node_type, 14) +
+           Pad(leaves, 28) + CompressHostlistSorted(su.nodes) + "\n";
+  }
+  if (!t.spines.empty()) {
+    out += "\nspines:";
+    for (const topo::Switch& sw : t.spines) out += " " + sw.name;
+    out += "\n";
+  }
+  return out;
+}
+
+// One node's place in the fabric: its SU and, per rail, its NIC and leaf switch.
+bool NodeText(const topo::Topology& t, const std::string& node, bool as_json, std::string* out) {
+  const topo::NodeRef* ref = t.FindNode(node);
+  if (!ref) return false;
+  const topo::ScalableUnit& su = t.sus[ref->su];
+  const topo::NodeType* type = t.FindType(su.node_type);
+  json rails = json::array();
+  std::string text = "node " + node + ": scalable unit " + su.name + ", type " + su.node_type +
+                     "\n" + Pad("RAIL", 6) + Pad("NIC", 10) + Pad("LEAF", 20) + "LINK\n";
+  for (const topo::Leaf& leaf : su.leaves) {
+    const std::string nic = type && leaf.rail < static_cast<int>(type->nics.size())
+                                ? type->nics[leaf.rail] : "?";
+    const std::string link = t.rails[leaf.rail].link.ToSysfsRate();
+    rails.push_back({{"rail", leaf.rail}, {"nic", nic}, {"leaf", topo::LeafName(su, leaf)},
+                     {"link", link}});
+    text += Pad(std::to_string(leaf.rail), 6) + Pad(nic, 10) +
+            Pad(topo::LeafName(su, leaf), 20) + link + "\n";
+  }
+  *out = as_json ? json{{"node", node}, {"su", su.name}, {"node_type", su.node_type},
+                        {"rails", rails}}.dump(2) + "\n"
+                 : text;
+  return true;
+}
+
+const char kValidateUsage[] =
+    "usage: railctl topology validate FILE.yaml [--json]\n"
+    "Checks every key, hostlist, rail and leaf; prints each problem as file:line:column.\n"
+    "Exit: 0 valid, 1 invalid, 2 usage error.\n";
+
+const char kShowUsage[] =
+    "usage: railctl topology show FILE.yaml [--json] [--format summary|nodes] [--node NAME]\n"
+    "  --format nodes  one line per node: <node> <su> <node_type> <gpus>\n"
+    "  --node NAME     that node's scalable unit, NIC and leaf switch per rail\n"
+    "Exit: 0 ok, 1 invalid file or unknown node, 2 usage error.\n";
+
+const char kExportUsage[] =
+    "usage: railctl topology export FILE.yaml --format tree|block|yaml [-o OUT]\n"
+    "  tree   topology.conf for TopologyPlugin=topology/tree (any Slurm)\n"
+    "  block  topology.conf for TopologyPlugin=topology/block (Slurm >= 24.05)\n"
+    "  yaml   the topology in canonical form\n"
+    "OUT is written atomically; without -o the result goes to stdout.\n"
+    "Exit: 0 ok, 1 invalid file or write error, 2 usage error.\n";
+
+}  // namespace
+
+int TopologyValidate(int argc, char** argv) {
+  Args args(argc, argv, {{"json", 0, false}, {"help", 'h', false}});
+  if (args.Has("help")) return std::fputs(kValidateUsage, stdout), 0;
+  if (!args.ok()) return UsageError("validate", args.error(), kValidateUsage);
+  if (args.positional().size() != 1)
+    return UsageError("validate", "expected exactly one FILE.yaml", kValidateUsage);
+  const std::string path = args.positional()[0];
+  topo::Topology t;
+  Diags diags;
+  const bool ok = topo::LoadTopologyFile(path, &t, &diags);
+  if (args.Has("json")) {
+    json out = {{"file", path}, {"valid", ok}, {"errors", DiagsJson(diags)}};
+    if (ok)
+      out["summary"] = {{"cluster", t.cluster}, {"scalable_units", t.sus.size()},
+                        {"nodes", t.NodeCount()}, {"rails", t.rails.size()}};
+    std::printf("%s\n", out.dump(2).c_str());
+    return ok ? 0 : 1;
+  }
+  if (!ok) {
+    std::fputs(FormatDiags(diags).c_str(), stderr);
+    std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), diags.size(),
+                 diags.size() == 1 ? "" : "s");
+    return 1;
+  }
+  std::printf("%s: ok: cluster %s, %zu scalable units, %zu nodes, %zu rails\n", path.c_str(),
+              t.cluster.c_str(), t.sus.size(), t.NodeCount(), t.rails.size());
+  return 0;
+}
+
+int TopologyShow(int argc, char** argv) {
+  Args args(argc, argv,
+            {{"json", 0, false}, {"format", 0, true}, {"node", 0, true}, {"help", 'h', false}});
+  if (args.Has("help")) return std::fputs(kShowUsage, stdout), 0;
+  if (!args.ok()) return UsageError("show", args.error(), kShowUsage);
+  if (args.positional().size() != 1)
+    return UsageError("show", "expected exactly one FILE.yaml", kShowUsage);
+  const std::string format = args.Get("format", "summary");
+  if (format != "summary" && format != "nodes")
+    return UsageError("show", "unknown format '" + format + "'; expected summary or nodes",
+                      kShowUsage);
+  topo::Topology t;
+  if (!LoadOrReport(args.positional()[0], &t)) return 1;
+  if (args.Has("node")) {
+    std::string text;
+    if (!NodeText(t, args.Get("node"), args.Has("json"), &text)) {
+      std::fprintf(stderr, "railctl topology show: node '%s' is not in %s\n",
+                   args.Get("node").c_str(), args.positional()[0].c_str());
+      return 1;
+    }
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  if (format == "nodes") {
+    for (const topo::ScalableUnit& su : t.sus) {
+      const topo::NodeType* type = t.FindType(su.node_type);
+      for (const std::string& node : su.nodes)
+        std::printf("%s %s %s %d\n", node.c_str(), su.name.c_str(), su.node_type.c_str(),
+                    type ? type->gpus : 0);
+    }
+    return 0;
+  }
+  if (args.Has("json")) {
+    std::printf("%s\n", TopologyJson(t).dump(2).c_str());
+  } else {
+    std::fputs(SummaryText(t).c_str(), stdout);
+  }
+  return 0;
+}
+
+int TopologyExport(int argc, char** argv) {
+  Args args(argc, argv, {{"format", 0, true}, {"output", 'o', true}, {"help", 'h', false}});
+  if (args.Has("help")) return std::fputs(kExportUsage, stdout), 0;
+  if (!args.ok()) return UsageError("export", args.error(), kExportUsage);
+  if (args.positional().size() != 1)
+    return UsageError("export", "expected exactly one FILE.yaml", kExportUsage);
+  const std::string format = args.Get("format");
+  if (format != "tree" && format != "block" && format != "yaml")
+    return UsageError("export", "--format must be tree, block or yaml", kExportUsage);
+  const std::string path = args.positional()[0];
+  topo::Topology t;
+  if (!LoadOrReport(path, &t)) return 1;
+  std::string text;
+  if (format == "tree") text = topo::ExportTreeConf(t, path);
+  if (format == "block") text = topo::ExportBlockConf(t, path);
+  if (format == "yaml") text = topo::EmitTopologyYaml(t);
+  std::string err;
+  if (!WriteOutput(args.Get("output"), text, &err)) {
+    std::fprintf(stderr, "railctl topology export: %s\n", err.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace railguard::cli

@@ -1,0 +1,15 @@
+// railctl subcommand handlers. Each parses its own flags and returns the exit code:
+// 0 = ok, 1 = invalid input or findings, 2 = usage error.
+#pragma once
+
+namespace railguard::cli {
+
+// argv[0] is the subcommand name ("validate", "discover", ...); flags follow.
+int TopologyValidate(int argc, char** argv);
+int TopologyShow(int argc, char** argv);
+int TopologyExport(int argc, char** argv);
+int TopologyDiscover(int argc, char** argv);   // cli/cmd_discover.cc
+int TopologyRails(int argc, char** argv);      // cli/cmd_rails.cc
+int TopologySimulate(int argc, char** argv);   // cli/cmd_discover.cc: generated fabric dumps
+
+}  // namespace railguard::cli

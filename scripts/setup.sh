@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Installs every Debian package railguard needs and prepares the Slurm source tree
+# matching the installed Slurm (for plugins that need Slurm's internal headers).
+# Idempotent: safe to run again; does only what is missing.
+#
+# Usage: scripts/setup.sh            (as root, on Debian 12)
+# Env:   RAILGUARD_SLURM_SRC  where to unpack the Slurm source (default /opt/railguard/slurm-src)
+set -euo pipefail
+
+PKGS=(
+  cmake g++ make pkg-config git
+  googletest libgtest-dev libgmock-dev
+  libyaml-cpp-dev nlohmann-json3-dev
+  libhwloc-dev hwloc
+  libibverbs-dev rdma-core ibverbs-utils infiniband-diags
+  slurmctld slurmd slurm-client libslurm-dev munge
+  dpkg-dev
+)
+
+log() { echo "setup: $*"; }
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup: must run as root (it installs Debian packages)" >&2
+  exit 2
+fi
+export DEBIAN_FRONTEND=noninteractive
+
+# --- deb-src entry so that `apt-get source slurm-wlm` works -------------------------------
+srcfile=/etc/apt/sources.list.d/railguard-src.sources
+if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && \
+   ! grep -qs '^deb-src' /etc/apt/sources.list; then
+  log "adding deb-src entry $srcfile"
+  cat > "$srcfile" <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  need_update=1
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ] || [ "${need_update:-0}" = 1 ] || [ ! -d /var/lib/apt/lists ] || \
+   [ -z "$(ls /var/lib/apt/lists/ 2>/dev/null | grep -i source || true)" ]; then
+  log "apt-get update"
+  apt-get update -qq >/dev/null
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  log "installing: ${missing[*]}"
+  # Debian's slurmctld/slurmd postinst start services; that is harmless, the harness
+  # runs its own daemons with its own config.
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# --- Slurm source matching the installed Slurm ---------------------------------------------
+slurm_ver=$(dpkg-query -W -f='${Version}' slurmctld)   # e.g. 22.05.8-4+deb12u3
+upstream=${slurm_ver%%-*}                              # 22.05.8
+SRC_ROOT=${RAILGUARD_SLURM_SRC:-/opt/railguard/slurm-src}
+stamp="$SRC_ROOT/.railguard-configured-$slurm_ver"
+if [ ! -f "$stamp" ]; then
+  log "preparing Slurm $slurm_ver source in $SRC_ROOT"
+  rm -rf "$SRC_ROOT"
+  mkdir -p "$SRC_ROOT"
+  ( cd "$SRC_ROOT" && apt-get source -qq "slurm-wlm=$slurm_ver" >/dev/null )
+  dir=$(find "$SRC_ROOT" -maxdepth 1 -type d -name "slurm-wlm-$upstream*" | head -n1)
+  [ -n "$dir" ] || { echo "setup: apt-get source produced no slurm-wlm-$upstream directory" >&2; exit 1; }
+  ln -sfn "$dir" "$SRC_ROOT/current"
+  ( cd "$dir" && ./configure --quiet --prefix=/usr --sysconfdir=/etc/slurm \
+      --libdir=/usr/lib/x86_64-linux-gnu --enable-multiple-slurmd >/dev/null )
+  touch "$stamp"
+fi
+log "Slurm $slurm_ver source ready at $SRC_ROOT/current"
+log "done"

@@ -1,0 +1,26 @@
+// Diagnostics: errors as values, each pinned to the place in the input that caused it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace railguard {
+
+// One problem found in some input. Lines and columns are 1-based; 0 means unknown and is
+// left out of ToString().
+struct Diag {
+  std::string file;     // path as the user gave it, or "<string>" for in-memory input
+  int line = 0;
+  int column = 0;
+  std::string message;  // says what was found and what was expected
+
+  // "file:line:column: message", omitting the parts that are unknown.
+  std::string ToString() const;
+};
+
+using Diags = std::vector<Diag>;
+
+// All diagnostics, one per line, each ending with '\n'.
+std::string FormatDiags(const Diags& diags);
+
+}  // namespace railguard

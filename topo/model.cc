@@ -1,0 +1,76 @@
+#include "topo/model.h"
+
+#include <cctype>
+
+namespace railguard::topo {
+
+double LaneRateGbps(const std::string& speed) {
+  // Nominal data rate per lane, the figures sysfs and ibstat print (4X QDR = 40 Gb/sec).
+  static const std::map<std::string, double> kRates = {
+      {"SDR", 2.5}, {"DDR", 5},   {"QDR", 10},  {"FDR10", 10}, {"FDR", 14},
+      {"EDR", 25},  {"HDR", 50},  {"NDR", 100}, {"XDR", 200}};
+  auto it = kRates.find(speed);
+  return it == kRates.end() ? 0 : it->second;
+}
+
+std::string FormatRate(double gbps) {
+  // The kernel prints tenths only for the half rates of SDR ("2.5 Gb/sec").
+  long tenths = static_cast<long>(gbps * 10 + 0.5);
+  return std::to_string(tenths / 10) + (tenths % 10 ? "." + std::to_string(tenths % 10) : "");
+}
+
+std::string LinkSpec::ToSysfsRate() const {
+  return FormatRate(rate_gbps) + " Gb/sec (" + std::to_string(width) + "X " + speed + ")";
+}
+
+std::optional<LinkSpec> LinkSpecFromIbToken(const std::string& token) {
+  // "4xNDR", "1xSDR", "12xQDR"
+  size_t x = token.find_first_of("xX");
+  if (x == std::string::npos || x == 0) return std::nullopt;
+  for (size_t i = 0; i < x; ++i)
+    if (!std::isdigit(static_cast<unsigned char>(token[i]))) return std::nullopt;
+  LinkSpec spec;
+  spec.width = std::stoi(token.substr(0, x));
+  spec.speed = token.substr(x + 1);
+  double lane = LaneRateGbps(spec.speed);
+  if (lane == 0) return std::nullopt;
+  spec.rate_gbps = lane * spec.width;
+  return spec;
+}
+
+void Topology::Index() {
+  node_index.clear();
+  type_index.clear();
+  for (int t = 0; t < static_cast<int>(node_types.size()); ++t)
+    type_index.emplace(node_types[t].name, t);
+  for (int s = 0; s < static_cast<int>(sus.size()); ++s)
+    for (int p = 0; p < static_cast<int>(sus[s].nodes.size()); ++p)
+      node_index.emplace(sus[s].nodes[p], NodeRef{s, p});
+}
+
+const NodeRef* Topology::FindNode(const std::string& node) const {
+  auto it = node_index.find(node);
+  return it == node_index.end() ? nullptr : &it->second;
+}
+
+const NodeType* Topology::FindType(const std::string& name) const {
+  auto it = type_index.find(name);
+  return it == type_index.end() ? nullptr : &node_types[it->second];
+}
+
+const NodeType* Topology::TypeOfNode(const std::string& node) const {
+  const NodeRef* ref = FindNode(node);
+  return ref ? FindType(sus[ref->su].node_type) : nullptr;
+}
+
+size_t Topology::NodeCount() const {
+  size_t n = 0;
+  for (const ScalableUnit& su : sus) n += su.nodes.size();
+  return n;
+}
+
+std::string LeafName(const ScalableUnit& su, const Leaf& leaf) {
+  return leaf.sw.name.empty() ? su.name + "-rail" + std::to_string(leaf.rail) : leaf.sw.name;
+}
+
+}  // namespace railguard::topo

@@ -1,0 +1,656 @@
+#include "topo/topology_yaml.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "topo/hostlist.h"
+
+namespace railguard::topo {
+namespace {
+
+// Largest node count one SU may list; bounds the work a typo like n[1-99999999] can cause.
+constexpr size_t kMaxNodesPerSu = 65536;
+
+const char* const kTopKeys[] = {"cluster", "rails", "node_types", "scalable_units", "spines"};
+const char* const kRailKeys[] = {"index", "name", "link"};
+const char* const kLinkKeys[] = {"rate_gbps", "width", "speed"};
+const char* const kTypeKeys[] = {"name", "gpus", "nics", "nic_pci", "gpu_pci"};
+const char* const kSuKeys[] = {"name", "nodes", "node_type", "leaves"};
+const char* const kLeafKeys[] = {"rail", "name", "guid", "ports"};
+const char* const kSpineKeys[] = {"name", "guid", "ports"};
+
+template <size_t N>
+std::string JoinKeys(const char* const (&keys)[N]) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) out += (i ? ", " : "") + std::string(keys[i]);
+  return out;
+}
+
+// Names that end up in slurm.conf/topology.conf and reports: keep them to a safe alphabet.
+bool IsSafeName(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (unsigned char c : s)
+    if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.')) return false;
+  return true;
+}
+
+bool IsPciAddress(const std::string& s) {
+  // DDDD:BB:DD.F, hex digits, as in /sys/bus/pci/devices.
+  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') return false;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11})
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+bool IsGuid(const std::string& s) {
+  if (s.size() < 3 || s.size() > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return false;
+  for (size_t i = 2; i < s.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+// "0x" + 16 lowercase hex digits.
+std::string CanonicalGuid(const std::string& s) {
+  std::string hex = s.substr(2);
+  std::transform(hex.begin(), hex.end(), hex.begin(), ::tolower);
+  return "0x" + std::string(16 - hex.size(), '0') + hex;
+}
+
+class Loader {
+ public:
+  Loader(std::string file, Diags* diags) : file_(std::move(file)), diags_(diags) {}
+
+  bool Load(const std::string& text, Topology* out);
+
+ private:
+  void Error(const YAML::Node& at, const std::string& msg) {
+    Diag d;
+    d.file = file_;
+    if (at.IsDefined() && at.Mark().line >= 0) {
+      d.line = at.Mark().line + 1;
+      d.column = at.Mark().column + 1;
+    }
+    d.message = msg;
+    diags_->push_back(std::move(d));
+    ++errors_;
+  }
+
+  static int LineOf(const YAML::Node& n) { return n.Mark().line + 1; }
+
+  // Checks that `node` is a mapping with no unknown or repeated keys.
+  template <size_t N>
+  bool CheckMap(const YAML::Node& node, const char* const (&keys)[N], const std::string& what) {
+    if (!node.IsMap()) {
+      Error(node, what + " must be a mapping with keys: " + JoinKeys(keys));
+      return false;
+    }
+    std::set<std::string> seen;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      if (std::find_if(std::begin(keys), std::end(keys),
+                       [&](const char* k) { return key == k; }) == std::end(keys)) {
+        Error(kv.first, "unknown key '" + key + "' in " + what + "; expected one of: " +
+                            JoinKeys(keys));
+      } else if (!seen.insert(key).second) {
+        Error(kv.first, "key '" + key + "' appears twice in " + what);
+      }
+    }
+    return true;
+  }
+
+  // The value of `key` in `map`, or an undefined node (with an error if `required`).
+  YAML::Node Field(const YAML::Node& map, const char* key, const std::string& what,
+                   bool required) {
+    if (!map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    YAML::Node v = map[key];
+    if (!v.IsDefined() && required) Error(map, "missing key '" + std::string(key) + "' in " + what);
+    return v;
+  }
+
+  bool ReadString(const YAML::Node& v, const std::string& what, std::string* out) {
+    if (!v.IsScalar() || v.Scalar().empty()) {
+      Error(v, "expected a non-empty string for " + what);
+      return false;
+    }
+    *out = v.Scalar();
+    return true;
+  }
+
+  bool ReadName(const YAML::Node& v, const std::string& what, std::string* out) {
+    if (!ReadString(v, what, out)) return false;
+    if (!IsSafeName(*out)) {
+      Error(v, "invalid " + what + " '" + *out +
+                   "'; expected 1 to 64 letters, digits, '-', '_' or '.'");
+      return false;
+    }
+    return true;
+  }
+
+  bool ReadInt(const YAML::Node& v, const std::string& what, long lo, long hi, long* out) {
+    const std::string s = v.IsScalar() ? v.Scalar() : std::string();
+    char* end = nullptr;
+    errno = 0;
+    long n = s.empty() ? 0 : std::strtol(s.c_str(), &end, 10);
+    if (s.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi) {
+      Error(v, "invalid " + what + " '" + s + "'; expected an integer from " +
+                   std::to_string(lo) + " to " + std::to_string(hi));
+      return false;
+    }
+    *out = n;
+    return true;
+  }
+
+  bool ReadStringList(const YAML::Node& v, const std::string& what,
+                      std::vector<std::string>* out, std::vector<YAML::Node>* nodes) {
+    if (!v.IsSequence()) {
+      Error(v, "expected a list for " + what + ", such as [mlx5_0, mlx5_3]");
+      return false;
+    }
+    bool ok = true;
+    for (const auto& item : v) {
+      std::string s;
+      if (!ReadString(item, "each entry of " + what, &s)) {
+        ok = false;
+        continue;
+      }
+      out->push_back(s);
+      nodes->push_back(item);
+    }
+    return ok;
+  }
+
+  void LoadRails(const YAML::Node& seq, Topology* t);
+  void LoadLink(const YAML::Node& map, const std::string& what, LinkSpec* link);
+  void LoadNodeTypes(const YAML::Node& seq, Topology* t);
+  void LoadSus(const YAML::Node& seq, Topology* t);
+  void LoadLeaves(const YAML::Node& seq, const Topology& t, ScalableUnit* su);
+  bool LoadSwitch(const YAML::Node& map, const std::string& what, Switch* sw);
+  void LoadSpines(const YAML::Node& seq, Topology* t);
+  void CheckSwitchNames(const Topology& t);
+
+  std::string file_;
+  Diags* diags_;
+  int errors_ = 0;
+  int rail_count_ = 0;
+  // Where things were defined, for cross-reference messages and positions.
+  std::map<std::string, YAML::Node> type_nodes_;
+  std::vector<YAML::Node> su_nodes_;
+  std::vector<std::vector<YAML::Node>> leaf_nodes_;  // per SU, parallel to su.leaves
+  std::vector<YAML::Node> spine_nodes_;
+};
+
+void Loader::LoadLink(const YAML::Node& map, const std::string& what, LinkSpec* link) {
+  if (!CheckMap(map, kLinkKeys, what)) return;
+  YAML::Node rate = Field(map, "rate_gbps", what, true);
+  YAML::Node width = Field(map, "width", what, true);
+  YAML::Node speed = Field(map, "speed", what, true);
+  bool ok = true;
+  if (rate.IsDefined()) {
+    char* end = nullptr;
+    const std::string s = rate.IsScalar() ? rate.Scalar() : "";
+    double r = s.empty() ? 0 : std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0' || !(r > 0 && r <= 100000)) {
+      Error(rate, "invalid rate_gbps '" + s + "'; expected a rate in Gb/s such as 400");
+      ok = false;
+    } else {
+      link->rate_gbps = r;
+    }
+  }
+  if (width.IsDefined()) {
+    std::string s = width.IsScalar() ? width.Scalar() : "";
+    if (!s.empty() && (s.back() == 'X' || s.back() == 'x')) s.pop_back();
+    if (s == "1" || s == "2" || s == "4" || s == "8" || s == "12") {
+      link->width = std::stoi(s);
+    } else {
+      Error(width, "invalid width '" + (width.IsScalar() ? width.Scalar() : "") +
+                       "'; expected one of 1X, 2X, 4X, 8X, 12X");
+      ok = false;
+    }
+  }
+  if (speed.IsDefined()) {
+    const std::string s = speed.IsScalar() ? speed.Scalar() : "";
+    if (LaneRateGbps(s) == 0) {
+      Error(speed, "invalid speed '" + s +
+                       "'; expected one of SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR");
+      ok = false;
+    } else {
+      link->speed = s;
+    }
+  }
+  if (ok && rate.IsDefined() && width.IsDefined() && speed.IsDefined()) {
+    const double nominal = LaneRateGbps(link->speed) * link->width;
+    if (std::abs(nominal - link->rate_gbps) > 0.01) {
+      Error(rate, "rate_gbps " + FormatRate(link->rate_gbps) + " does not match " +
+                      std::to_string(link->width) + "X " + link->speed + "; expected " +
+                      FormatRate(nominal));
+    }
+  }
+}
+
+void Loader::LoadRails(const YAML::Node& seq, Topology* t) {
+  if (!seq.IsSequence() || seq.size() == 0) {
+    Error(seq, "'rails' must be a non-empty list of {index, name, link}");
+    return;
+  }
+  std::map<long, int> first_line;
+  for (const auto& r : seq) {
+    if (!CheckMap(r, kRailKeys, "rail")) continue;
+    Rail rail;
+    long index = -1;
+    YAML::Node idx = Field(r, "index", "rail", true);
+    if (idx.IsDefined() && ReadInt(idx, "rail index", 0, 63, &index)) {
+      auto [it, fresh] = first_line.emplace(index, LineOf(idx));
+      if (!fresh) {
+        Error(idx, "rail index " + std::to_string(index) + " is defined twice (first at line " +
+                       std::to_string(it->second) + ")");
+      }
+    }
+    rail.index = static_cast<int>(index);
+    YAML::Node name = Field(r, "name", "rail", false);
+    if (name.IsDefined()) ReadName(name, "rail name", &rail.name);
+    YAML::Node link = Field(r, "link", "rail", true);
+    if (link.IsDefined()) LoadLink(link, "rail link", &rail.link);
+    t->rails.push_back(rail);
+  }
+  // Rails must be numbered 0..N-1 so that "NIC k" and "rail k" mean the same thing.
+  const long n = static_cast<long>(seq.size());
+  for (long k = 0; k < n; ++k) {
+    if (!first_line.count(k)) {
+      Error(seq, "rail " + std::to_string(k) + " is missing; expected rails numbered 0 to " +
+                     std::to_string(n - 1));
+    }
+  }
+  for (const auto& [index, line] : first_line) {
+    if (index >= n) {
+      Diag d{file_, line, 0,
+             "rail index " + std::to_string(index) + " out of range; expected 0 to " +
+                 std::to_string(n - 1) + " (" + std::to_string(n) + " rails listed)"};
+      diags_->push_back(d);
+      ++errors_;
+    }
+  }
+  rail_count_ = static_cast<int>(n);
+  std::sort(t->rails.begin(), t->rails.end(),
+            [](const Rail& a, const Rail& b) { return a.index < b.index; });
+  for (Rail& rail : t->rails)
+    if (rail.name.empty()) rail.name = "rail" + std::to_string(rail.index);
+}
+
+void Loader::LoadNodeTypes(const YAML::Node& seq, Topology* t) {
+  if (!seq.IsSequence() || seq.size() == 0) {
+    Error(seq, "'node_types' must be a non-empty list of {name, gpus, nics}");
+    return;
+  }
+  for (const auto& n : seq) {
+    if (!CheckMap(n, kTypeKeys, "node type")) continue;
+    NodeType nt;
+    YAML::Node name = Field(n, "name", "node type", true);
+    if (name.IsDefined() && ReadName(name, "node type name", &nt.name)) {
+      auto [it, fresh] = type_nodes_.emplace(nt.name, name);
+      if (!fresh) {
+        Error(name, "node type '" + nt.name + "' is defined twice (first at line " +
+                        std::to_string(LineOf(it->second)) + ")");
+      }
+    }
+    const std::string what = "node type '" + nt.name + "'";
+    long gpus = 0;
+    YAML::Node g = Field(n, "gpus", what, true);
+    if (g.IsDefined() && ReadInt(g, "gpus", 0, 64, &gpus)) nt.gpus = static_cast<int>(gpus);
+
+    YAML::Node nics = Field(n, "nics", what, true);
+    std::vector<YAML::Node> nic_nodes;
+    if (nics.IsDefined() && ReadStringList(nics, "nics", &nt.nics, &nic_nodes)) {
+      std::map<std::string, size_t> seen;
+      for (size_t k = 0; k < nt.nics.size(); ++k) {
+        auto [it, fresh] = seen.emplace(nt.nics[k], k);
+        if (!fresh) {
+          Error(nic_nodes[k], "NIC '" + nt.nics[k] + "' is named twice in " + what +
+                                  " (rails " + std::to_string(it->second) + " and " +
+                                  std::to_string(k) + "); expected one distinct NIC per rail");
+        } else if (!IsSafeName(nt.nics[k])) {
+          Error(nic_nodes[k], "invalid NIC name '" + nt.nics[k] +
+                                  "'; expected a device name such as mlx5_0");
+        }
+      }
+      if (rail_count_ > 0 && static_cast<int>(nt.nics.size()) != rail_count_) {
+        Error(nics, what + " lists " + std::to_string(nt.nics.size()) +
+                        " NICs; expected one per rail (" + std::to_string(rail_count_) + ")");
+      }
+    }
+    for (const char* key : {"nic_pci", "gpu_pci"}) {
+      YAML::Node pci = Field(n, key, what, false);
+      if (!pci.IsDefined()) continue;
+      std::vector<std::string>* list = key[0] == 'n' ? &nt.nic_pci : &nt.gpu_pci;
+      std::vector<YAML::Node> pci_nodes;
+      if (!ReadStringList(pci, key, list, &pci_nodes)) continue;
+      for (size_t k = 0; k < list->size(); ++k) {
+        if (!IsPciAddress((*list)[k])) {
+          Error(pci_nodes[k], "invalid PCI address '" + (*list)[k] +
+                                  "'; expected domain:bus:device.function such as 0000:1a:00.0");
+        }
+      }
+      const size_t want = key[0] == 'n' ? nt.nics.size() : static_cast<size_t>(nt.gpus);
+      if (list->size() != want) {
+        Error(pci, what + " lists " + std::to_string(list->size()) + " " + key +
+                       " addresses; expected " + std::to_string(want) +
+                       (key[0] == 'n' ? " (one per NIC)" : " (one per GPU)"));
+      }
+    }
+    t->node_types.push_back(std::move(nt));
+  }
+}
+
+bool Loader::LoadSwitch(const YAML::Node& map, const std::string& what, Switch* sw) {
+  YAML::Node name = Field(map, "name", what, false);
+  if (name.IsDefined()) ReadName(name, what + " name", &sw->name);
+  YAML::Node guid = Field(map, "guid", what, false);
+  if (guid.IsDefined()) {
+    std::string g;
+    if (ReadString(guid, what + " guid", &g)) {
+      if (IsGuid(g)) {
+        sw->guid = CanonicalGuid(g);
+      } else {
+        Error(guid, "invalid guid '" + g + "'; expected 0x and up to 16 hex digits");
+      }
+    }
+  }
+  YAML::Node ports = Field(map, "ports", what, false);
+  long p = 0;
+  if (ports.IsDefined() && ReadInt(ports, what + " ports", 1, 4096, &p))
+    sw->ports = static_cast<int>(p);
+  return true;
+}
+
+void Loader::LoadLeaves(const YAML::Node& seq, const Topology& t, ScalableUnit* su) {
+  const std::string what = "scalable unit '" + su->name + "'";
+  std::vector<YAML::Node>& where = leaf_nodes_.back();
+  if (!seq.IsSequence()) {
+    Error(seq, "'leaves' of " + what + " must be a list of {rail, name, guid, ports}");
+    return;
+  }
+  std::map<long, YAML::Node> by_rail;
+  for (const auto& l : seq) {
+    if (!CheckMap(l, kLeafKeys, "leaf")) continue;
+    Leaf leaf;
+    long rail = -1;
+    YAML::Node r = Field(l, "rail", "leaf of " + what, true);
+    if (r.IsDefined() && ReadInt(r, "leaf rail", 0, 63, &rail)) {
+      if (rail >= rail_count_ && rail_count_ > 0) {
+        Error(r, "leaf rail " + std::to_string(rail) + " out of range; expected 0 to " +
+                     std::to_string(rail_count_ - 1) + " (" + std::to_string(rail_count_) +
+                     " rails)");
+        rail = -1;
+      } else {
+        auto [it, fresh] = by_rail.emplace(rail, r);
+        if (!fresh) {
+          Error(r, what + " has two leaves for rail " + std::to_string(rail) +
+                       " (first at line " + std::to_string(LineOf(it->second)) +
+                       "); expected one leaf per rail");
+          rail = -1;
+        }
+      }
+    }
+    leaf.rail = static_cast<int>(rail);
+    LoadSwitch(l, "leaf", &leaf.sw);
+    if (leaf.rail < 0) continue;
+    su->leaves.push_back(leaf);
+    where.push_back(l);
+  }
+  for (int k = 0; k < rail_count_; ++k) {
+    if (!by_rail.count(k)) {
+      Error(seq, what + " has no leaf for rail " + std::to_string(k) +
+                     "; expected one leaf per rail (0 to " + std::to_string(rail_count_ - 1) +
+                     ")");
+    }
+  }
+  // Order leaves by rail, keeping `where` parallel.
+  std::vector<size_t> order(su->leaves.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return su->leaves[a].rail < su->leaves[b].rail; });
+  std::vector<Leaf> leaves;
+  std::vector<YAML::Node> nodes;
+  for (size_t i : order) {
+    leaves.push_back(su->leaves[i]);
+    nodes.push_back(where[i]);
+  }
+  su->leaves = std::move(leaves);
+  where = std::move(nodes);
+  for (size_t i = 0; i < su->leaves.size(); ++i) {
+    const Leaf& leaf = su->leaves[i];
+    if (leaf.sw.ports > 0 && su->nodes.size() > static_cast<size_t>(leaf.sw.ports)) {
+      Error(where[i], "leaf '" + LeafName(*su, leaf) + "' has " + std::to_string(leaf.sw.ports) +
+                          " ports but " + what + " puts " + std::to_string(su->nodes.size()) +
+                          " nodes under it; expected at most one node per port");
+    }
+  }
+  (void)t;
+}
+
+void Loader::LoadSus(const YAML::Node& seq, Topology* t) {
+  if (!seq.IsSequence() || seq.size() == 0) {
+    Error(seq, "'scalable_units' must be a non-empty list of {name, nodes, node_type, leaves}");
+    return;
+  }
+  std::map<std::string, YAML::Node> su_names;
+  // node -> (SU index, line of that SU's nodes key); for the "node in two SUs" check.
+  std::unordered_map<std::string, std::pair<size_t, int>> owner;
+  for (const auto& s : seq) {
+    if (!CheckMap(s, kSuKeys, "scalable unit")) continue;
+    ScalableUnit su;
+    YAML::Node name = Field(s, "name", "scalable unit", true);
+    if (name.IsDefined() && ReadName(name, "scalable unit name", &su.name)) {
+      auto [it, fresh] = su_names.emplace(su.name, name);
+      if (!fresh) {
+        Error(name, "scalable unit '" + su.name + "' is defined twice (first at line " +
+                        std::to_string(LineOf(it->second)) + ")");
+      }
+    }
+    const std::string what = "scalable unit '" + su.name + "'";
+    YAML::Node nodes = Field(s, "nodes", what, true);
+    if (nodes.IsDefined() && ReadString(nodes, "nodes of " + what, &su.nodes_expr)) {
+      std::string err;
+      if (!ExpandHostlist(su.nodes_expr, &su.nodes, &err, kMaxNodesPerSu)) {
+        Error(nodes, "invalid hostlist '" + su.nodes_expr + "': " + err);
+        su.nodes.clear();
+      }
+      std::unordered_map<std::string, bool> mine;
+      for (const std::string& node : su.nodes) {
+        if (!mine.emplace(node, true).second) {
+          Error(nodes, "node '" + node + "' is listed twice in " + what);
+          continue;
+        }
+        auto [it, fresh] = owner.emplace(node, std::make_pair(t->sus.size(), LineOf(nodes)));
+        if (!fresh) {
+          Error(nodes, "node '" + node + "' is in scalable unit '" +
+                           t->sus[it->second.first].name + "' (line " +
+                           std::to_string(it->second.second) + ") and in '" + su.name +
+                           "'; expected each node in exactly one scalable unit");
+        }
+      }
+    }
+    YAML::Node type = Field(s, "node_type", what, true);
+    if (type.IsDefined() && ReadString(type, "node_type of " + what, &su.node_type) &&
+        !type_nodes_.count(su.node_type)) {
+      std::string known;
+      for (const auto& kv : type_nodes_) known += (known.empty() ? "" : ", ") + kv.first;
+      Error(type, "unknown node type '" + su.node_type + "'; expected one of: " + known);
+    }
+    su_nodes_.push_back(s);
+    leaf_nodes_.emplace_back();
+    YAML::Node leaves = Field(s, "leaves", what, true);
+    if (leaves.IsDefined()) LoadLeaves(leaves, *t, &su);
+    t->sus.push_back(std::move(su));
+  }
+}
+
+void Loader::LoadSpines(const YAML::Node& seq, Topology* t) {
+  if (!seq.IsSequence()) {
+    Error(seq, "'spines' must be a list of {name, guid, ports}");
+    return;
+  }
+  for (const auto& s : seq) {
+    if (!CheckMap(s, kSpineKeys, "spine")) continue;
+    Switch sw;
+    if (!Field(s, "name", "spine", true).IsDefined()) continue;
+    LoadSwitch(s, "spine", &sw);
+    t->spines.push_back(sw);
+    spine_nodes_.push_back(s);
+  }
+}
+
+void Loader::CheckSwitchNames(const Topology& t) {
+  // Leaf, SU and spine names all become switch names in topology.conf and in reports.
+  std::map<std::string, int> first;  // name -> line
+  auto check = [&](const std::string& name, const YAML::Node& at, const std::string& what) {
+    auto [it, fresh] = first.emplace(name, LineOf(at));
+    if (!fresh) {
+      Error(at, what + " name '" + name + "' is already used at line " +
+                    std::to_string(it->second) + "; expected unique switch names");
+    }
+  };
+  for (size_t s = 0; s < t.sus.size() && s < su_nodes_.size(); ++s)
+    check(t.sus[s].name, su_nodes_[s], "scalable unit");
+  for (size_t s = 0; s < t.sus.size() && s < leaf_nodes_.size(); ++s)
+    for (size_t i = 0; i < t.sus[s].leaves.size(); ++i)
+      check(LeafName(t.sus[s], t.sus[s].leaves[i]), leaf_nodes_[s][i], "leaf");
+  for (size_t i = 0; i < t.spines.size(); ++i) check(t.spines[i].name, spine_nodes_[i], "spine");
+}
+
+bool Loader::Load(const std::string& text, Topology* out) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    diags_->push_back(Diag{file_, e.mark.line + 1, e.mark.column + 1,
+                           "YAML syntax error: " + e.msg});
+    return false;
+  } catch (const std::exception& e) {
+    diags_->push_back(Diag{file_, 0, 0, std::string("cannot read YAML: ") + e.what()});
+    return false;
+  }
+  if (!root.IsMap()) {
+    diags_->push_back(Diag{file_, 1, 1,
+                           "expected a mapping with keys: " + JoinKeys(kTopKeys)});
+    return false;
+  }
+  *out = Topology();
+  try {
+    CheckMap(root, kTopKeys, "the topology");
+    YAML::Node cluster = Field(root, "cluster", "the topology", true);
+    if (cluster.IsDefined()) ReadName(cluster, "cluster name", &out->cluster);
+    YAML::Node rails = Field(root, "rails", "the topology", true);
+    if (rails.IsDefined()) LoadRails(rails, out);
+    YAML::Node types = Field(root, "node_types", "the topology", true);
+    if (types.IsDefined()) LoadNodeTypes(types, out);
+    YAML::Node sus = Field(root, "scalable_units", "the topology", true);
+    if (sus.IsDefined()) LoadSus(sus, out);
+    YAML::Node spines = Field(root, "spines", "the topology", false);
+    if (spines.IsDefined()) LoadSpines(spines, out);
+    CheckSwitchNames(*out);
+  } catch (const std::exception& e) {
+    // yaml-cpp throws on some malformed trees (e.g. alias cycles); never let it escape.
+    diags_->push_back(Diag{file_, 0, 0, std::string("cannot read YAML: ") + e.what()});
+    ++errors_;
+  }
+  out->Index();
+  return errors_ == 0;
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string SwitchFields(const Switch& sw, const std::string& default_name) {
+  std::string out;
+  if (!sw.name.empty() && sw.name != default_name) out += ", name: " + sw.name;
+  if (!sw.guid.empty()) out += ", guid: " + Quote(sw.guid);
+  if (sw.ports > 0) out += ", ports: " + std::to_string(sw.ports);
+  return out;
+}
+
+}  // namespace
+
+bool LoadTopologyString(const std::string& text, const std::string& filename, Topology* out,
+                        Diags* diags) {
+  Loader loader(filename, diags);
+  return loader.Load(text, out);
+}
+
+bool LoadTopologyFile(const std::string& path, Topology* out, Diags* diags) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diags->push_back(Diag{path, 0, 0, std::string("cannot open: ") + std::strerror(errno)});
+    return false;
+  }
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) {
+    diags->push_back(Diag{path, 0, 0, "read error"});
+    return false;
+  }
+  return LoadTopologyString(buf.str(), path, out, diags);
+}
+
+std::string EmitTopologyYaml(const Topology& t) {
+  std::string y;
+  y += "cluster: " + t.cluster + "\n";
+  y += "rails:\n";
+  for (const Rail& r : t.rails) {
+    y += "  - {index: " + std::to_string(r.index);
+    if (!r.name.empty() && r.name != "rail" + std::to_string(r.index)) y += ", name: " + r.name;
+    y += ", link: {rate_gbps: " + FormatRate(r.link.rate_gbps) +
+         ", width: " + std::to_string(r.link.width) + "X, speed: " + r.link.speed + "}}\n";
+  }
+  y += "node_types:\n";
+  for (const NodeType& nt : t.node_types) {
+    y += "  - name: " + nt.name + "\n";
+    y += "    gpus: " + std::to_string(nt.gpus) + "\n";
+    auto list = [&](const char* key, const std::vector<std::string>& v) {
+      if (v.empty() && std::string(key) != "nics") return;
+      y += std::string("    ") + key + ": [";
+      for (size_t i = 0; i < v.size(); ++i) y += (i ? ", " : "") + Quote(v[i]);
+      y += "]\n";
+    };
+    list("nics", nt.nics);
+    list("nic_pci", nt.nic_pci);
+    list("gpu_pci", nt.gpu_pci);
+  }
+  y += "scalable_units:\n";
+  for (const ScalableUnit& su : t.sus) {
+    y += "  - name: " + su.name + "\n";
+    y += "    nodes: " + Quote(CompressHostlistSorted(su.nodes)) + "\n";
+    y += "    node_type: " + su.node_type + "\n";
+    y += "    leaves:\n";
+    for (const Leaf& leaf : su.leaves) {
+      y += "      - {rail: " + std::to_string(leaf.rail) +
+           SwitchFields(leaf.sw, LeafName(su, Leaf{leaf.rail, Switch{}})) + "}\n";
+    }
+  }
+  if (!t.spines.empty()) {
+    y += "spines:\n";
+    for (const Switch& sw : t.spines) {
+      std::string fields = SwitchFields(sw, "");
+      y += "  - {" + fields.substr(2) + "}\n";
+    }
+  }
+  return y;
+}
+
+}  // namespace railguard::topo
