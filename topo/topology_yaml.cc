@@ -466,11 +466,13 @@ void Loader::LoadSus(const YAML::Node& seq, Topology* t) {
         su.nodes.clear();
       }
       std::unordered_map<std::string, bool> mine;
+      std::vector<std::string> unique;
       for (const std::string& node : su.nodes) {
         if (!mine.emplace(node, true).second) {
           Error(nodes, "node '" + node + "' is listed twice in " + what);
           continue;
         }
+        unique.push_back(node);
         auto [it, fresh] = owner.emplace(node, std::make_pair(t->sus.size(), LineOf(nodes)));
         if (!fresh) {
           Error(nodes, "node '" + node + "' is in scalable unit '" +
@@ -479,6 +481,7 @@ void Loader::LoadSus(const YAML::Node& seq, Topology* t) {
                            "'; expected each node in exactly one scalable unit");
         }
       }
+      su.nodes = std::move(unique);  // later checks count each node once
     }
     YAML::Node type = Field(s, "node_type", what, true);
     if (type.IsDefined() && ReadString(type, "node_type of " + what, &su.node_type) &&

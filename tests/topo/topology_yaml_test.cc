@@ -79,9 +79,9 @@ TEST(TopologyYaml, YamlSyntaxErrorNamesLineAndColumn) {
 TEST(TopologyYaml, UnknownKeyIsNamedWithTheKeysExpected) {
   EXPECT_EQ(Errors(Replace(kGood, "    node_type: dgx\n    leaves:\n      - {rail: 1}",
                            "    node_typ: dgx\n    leaves:\n      - {rail: 1}")),
-            "t.yaml:16:5: missing key 'node_type' in scalable unit 'su2'\n"
             "t.yaml:18:5: unknown key 'node_typ' in scalable unit; expected one of: name, "
-            "nodes, node_type, leaves\n");
+            "nodes, node_type, leaves\n"
+            "t.yaml:16:5: missing key 'node_type' in scalable unit 'su2'\n");
 }
 
 TEST(TopologyYaml, MissingTopLevelKeyIsReported) {
@@ -154,12 +154,12 @@ TEST(TopologyYaml, BadValuesSayWhatWasExpected) {
             "t.yaml:7:11: invalid gpus 'eight'; expected an integer from 0 to 64\n");
   EXPECT_EQ(Errors(Replace(kGood, "width: 4X, speed: NDR}}\n  - {index: 1",
                            "width: 3X, speed: NDR}}\n  - {index: 1")),
-            "t.yaml:3:41: invalid width '3X'; expected one of 1X, 2X, 4X, 8X, 12X\n");
+            "t.yaml:3:46: invalid width '3X'; expected one of 1X, 2X, 4X, 8X, 12X\n");
   EXPECT_EQ(Errors(Replace(kGood, "rate_gbps: 400, width: 4X, speed: NDR}}\n  - {index: 1",
                            "rate_gbps: 200, width: 4X, speed: NDR}}\n  - {index: 1")),
-            "t.yaml:3:36: rate_gbps 200 does not match 4X NDR; expected 400\n");
+            "t.yaml:3:34: rate_gbps 200 does not match 4X NDR; expected 400\n");
   EXPECT_EQ(Errors(Replace(kGood, "guid: 0xABC", "guid: 12")),
-            "t.yaml:15:35: invalid guid '12'; expected 0x and up to 16 hex digits\n");
+            "t.yaml:15:38: invalid guid '12'; expected 0x and up to 16 hex digits\n");
   EXPECT_EQ(Errors(Replace(kGood, "node_type: dgx\n    leaves:\n      - {rail: 1}",
                            "node_type: hgx\n    leaves:\n      - {rail: 1}")),
             "t.yaml:18:16: unknown node type 'hgx'; expected one of: dgx\n");

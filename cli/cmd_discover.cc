@@ -1,0 +1,329 @@
+// railctl topology discover | simulate.
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "topo/discover.h"
+#include "topo/fabric_sim.h"
+#include "topo/hostlist.h"
+#include "topo/ibnet.h"
+#include "topo/topology_yaml.h"
+
+namespace railguard::cli {
+namespace {
+
+using nlohmann::json;
+
+const char kDiscoverUsage[] =
+    "usage: railctl topology discover DUMP [-o OUT.yaml] [--json] [--cluster NAME]\n"
+    "         [--node-type NAME] [--gpus N] [--rail-order a,b,...] [--node-map FILE]\n"
+    "         [--exclude REGEX]\n"
+    "Infers rails, scalable units, leaves and spines from `ibnetdiscover` output (DUMP, or - for\n"
+    "stdin) and audits the cabling against them.\n"
+    "  -o OUT.yaml        write the topology there (atomically); default: stdout\n"
+    "  --json             print {cluster, sus, rails, spines, switches, findings, summary} on\n"
+    "                     stdout instead of the YAML (which still goes to -o if given)\n"
+    "  --cluster NAME     cluster name (default: discovered)\n"
+    "  --node-type NAME   name of the node type all hosts get (default: gpu-node)\n"
+    "  --gpus N           GPUs of that node type (default: 8)\n"
+    "  --rail-order LIST  HCA names in rail order, e.g. from `railctl topology rails`\n"
+    "                     (default: natural order of the HCA names: mlx5_0 < mlx5_3 < mlx5_10)\n"
+    "  --node-map FILE    GUID -> \"<host> [<device>]\" lines (\"H-<guid> <host>\" or\n"
+    "                     \"0x<guid> \\\"<host>\\\"\") naming HCAs left with the default "
+    "description\n"
+    "  --exclude REGEX    CAs whose description matches are not compute nodes\n"
+    "Findings go to stderr, one per line as <kind>: <message>, then a summary line.\n"
+    "Exit: 0 no findings, 1 findings or invalid input, 2 usage error.\n";
+
+const char kSimulateUsage[] =
+    "usage: railctl topology simulate TOPO.yaml [-o OUT] [--uplinks N] [FAULT...]\n"
+    "Writes the `ibnetdiscover` output of the rail-optimized fabric TOPO.yaml describes.\n"
+    "  -o OUT                      write there (atomically); default: stdout\n"
+    "  --uplinks N                 cables from every leaf to every spine (default: 1)\n"
+    "Faults (each may be repeated; RAIL is a rail index, a rail name or a NIC name):\n"
+    "  --swap NODE:RAILa:RAILb     the node's cables of two rails are swapped at the leaves\n"
+    "  --drop NODE:RAIL            the node's cable on RAIL is missing\n"
+    "  --drop-leaf SU:RAIL         the SU's leaf of RAIL is missing, with all its cables\n"
+    "  --unnamed NODE:RAIL         the HCA keeps its default description\n"
+    "  --cross-su NODE:RAIL:SU     the HCA is cabled to SU's leaf of that rail\n"
+    "  --slow NODE:RAIL:LINK       the HCA's link trains at LINK (e.g. 4xHDR)\n"
+    "  --ufm HOST                  a UFM host \"HOST mlx5_0\" on the first spine\n"
+    "  --sharp N                   N SHARP aggregation nodes, one on each of the first N leaves\n"
+    "  --drop-uplinks SU:RAIL:N    N uplinks of the SU's leaf of RAIL are missing\n"
+    "Exit: 0 ok, 1 invalid topology or write error, 2 usage error.\n";
+
+const char* const kFaultFlags[] = {"swap", "drop", "drop-leaf", "unnamed",     "cross-su",
+                                   "slow", "ufm",  "sharp",     "drop-uplinks"};
+
+int UsageError(const char* cmd, const std::string& msg, const char* usage) {
+  std::fprintf(stderr, "railctl topology %s: %s\n%s", cmd, msg.c_str(), usage);
+  return 2;
+}
+
+bool IsName(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (unsigned char c : s)
+    if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.')) return false;
+  return true;
+}
+
+bool ParseInt(const std::string& s, int lo, int hi, int* out) {
+  if (s.empty() || s.size() > 9) return false;
+  int v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+json FindingJson(const topo::Finding& f) {
+  return {{"kind", f.kind}, {"node", f.node}, {"hca", f.hca},        {"switch", f.switch_name},
+          {"guid", f.guid}, {"port", f.port}, {"message", f.message}};
+}
+
+json DiscoveryJson(const topo::Discovery& d) {
+  const topo::Topology& t = d.topology;
+  json rails = json::array();
+  const topo::NodeType* type = t.node_types.empty() ? nullptr : &t.node_types[0];
+  for (const topo::Rail& r : t.rails) {
+    rails.push_back(
+        {{"index", r.index},
+         {"name", r.name},
+         {"hca", type && r.index < static_cast<int>(type->nics.size()) ? type->nics[r.index] : ""},
+         {"link", std::to_string(r.link.width) + "x" + r.link.speed},
+         {"rate_gbps", r.link.rate_gbps}});
+  }
+  json sus = json::array();
+  for (const topo::ScalableUnit& su : t.sus) {
+    json leaves = json::array();
+    for (const topo::Leaf& l : su.leaves)
+      leaves.push_back({{"rail", l.rail},
+                        {"name", topo::LeafName(su, l)},
+                        {"guid", l.sw.guid},
+                        {"ports", l.sw.ports}});
+    sus.push_back({{"name", su.name},
+                   {"nodes", CompressHostlistSorted(su.nodes)},
+                   {"node_count", su.nodes.size()},
+                   {"leaves", leaves}});
+  }
+  json spines = json::array();
+  for (const topo::Switch& sw : t.spines)
+    spines.push_back({{"name", sw.name}, {"guid", sw.guid}, {"ports", sw.ports}});
+  json switches = json::array();
+  for (const topo::SwitchReport& r : d.switches)
+    switches.push_back({{"name", r.name},
+                        {"guid", r.guid},
+                        {"description", r.description},
+                        {"ports", r.ports},
+                        {"role", r.has_hosts ? "leaf" : "spine"},
+                        {"su", r.su},
+                        {"rail", r.rail},
+                        {"hosts", CompressHostlistSorted(r.hosts)},
+                        {"host_count", r.hosts.size()},
+                        {"unnamed", r.unnamed},
+                        {"non_compute", r.non_compute},
+                        {"switch_links", r.switch_links}});
+  json findings = json::array();
+  for (const topo::Finding& f : d.findings) findings.push_back(FindingJson(f));
+  const topo::DiscoveryCounts& c = d.counts;
+  json summary = {{"switches", c.switches}, {"leaves", c.leaves},
+                  {"spines", c.spines},     {"cas", c.cas},
+                  {"hcas", c.hcas},         {"hosts", c.hosts},
+                  {"unnamed", c.unnamed},   {"non_compute", c.non_compute},
+                  {"links", c.links}};
+  return {{"cluster", t.cluster}, {"sus", sus},           {"rails", rails},    {"spines", spines},
+          {"switches", switches}, {"findings", findings}, {"summary", summary}};
+}
+
+// Reads DUMP ("-" = stdin) and parses it; reports errors and warnings on stderr.
+bool ReadDump(const std::string& path, topo::IbFabric* fabric) {
+  Diags errors;
+  bool ok;
+  if (path == "-") {
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    ok = topo::ParseIbnetdiscover(text, "<stdin>", fabric, &errors);
+  } else {
+    ok = topo::ParseIbnetdiscoverFile(path, fabric, &errors);
+  }
+  if (!ok) {
+    std::fputs(FormatDiags(errors).c_str(), stderr);
+    std::fprintf(stderr, "%s: %zu error%s; nothing discovered\n", path.c_str(), errors.size(),
+                 errors.size() == 1 ? "" : "s");
+  }
+  return ok;
+}
+
+}  // namespace
+
+int TopologyDiscover(int argc, char** argv) {
+  Args args(argc, argv,
+            {{"output", 'o', true},
+             {"json", 0, false},
+             {"cluster", 0, true},
+             {"node-type", 0, true},
+             {"gpus", 0, true},
+             {"rail-order", 0, true},
+             {"node-map", 0, true},
+             {"exclude", 0, true},
+             {"help", 'h', false}});
+  if (args.Has("help")) return std::fputs(kDiscoverUsage, stdout), 0;
+  if (!args.ok()) return UsageError("discover", args.error(), kDiscoverUsage);
+  if (args.positional().size() != 1)
+    return UsageError("discover", "expected exactly one DUMP", kDiscoverUsage);
+
+  topo::DiscoverOptions opts;
+  opts.cluster = args.Get("cluster", opts.cluster);
+  opts.node_type = args.Get("node-type", opts.node_type);
+  for (const auto& [flag, value] :
+       {std::make_pair("--cluster", opts.cluster), std::make_pair("--node-type", opts.node_type)}) {
+    if (!IsName(value))
+      return UsageError("discover",
+                        std::string("invalid ") + flag + " '" + value +
+                            "'; expected 1 to 64 letters, digits, '-', '_' or '.'",
+                        kDiscoverUsage);
+  }
+  if (args.Has("gpus") && !ParseInt(args.Get("gpus"), 0, 64, &opts.gpus))
+    return UsageError("discover",
+                      "invalid --gpus '" + args.Get("gpus") + "'; expected an integer from 0 to 64",
+                      kDiscoverUsage);
+  if (args.Has("rail-order")) {
+    const std::string list = args.Get("rail-order");
+    std::set<std::string> seen;
+    size_t start = 0;
+    while (true) {
+      const size_t comma = list.find(',', start);
+      const std::string name = list.substr(start, comma - start);
+      if (!IsName(name) || !seen.insert(name).second)
+        return UsageError("discover",
+                          "invalid --rail-order '" + list +
+                              "'; expected distinct HCA names separated by commas, e.g. "
+                              "mlx5_0,mlx5_3,mlx5_4",
+                          kDiscoverUsage);
+      opts.rail_order.push_back(name);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  if (args.Has("exclude")) {
+    std::string err;
+    if (!topo::CompileExclude(args.Get("exclude"), &opts.exclude, &err))
+      return UsageError("discover", "--exclude: " + err, kDiscoverUsage);
+  }
+  if (args.Has("node-map")) {
+    Diags errors;
+    if (!topo::LoadNodeMapFile(args.Get("node-map"), &opts.node_map, &errors)) {
+      std::fputs(FormatDiags(errors).c_str(), stderr);
+      return 1;
+    }
+  }
+
+  const std::string dump = args.positional()[0];
+  topo::IbFabric fabric;
+  if (!ReadDump(dump, &fabric)) return 1;
+  const topo::Discovery d = topo::Discover(fabric, opts);
+  for (const topo::Finding& f : d.findings) std::fprintf(stderr, "%s\n", f.ToString().c_str());
+  std::fprintf(stderr, "%s: %s\n", dump.c_str(), topo::DiscoverySummary(d).c_str());
+
+  int rc = d.findings.empty() ? 0 : 1;
+  const std::string out_path = args.Get("output");
+  if (d.topology.sus.empty()) {
+    std::fprintf(stderr,
+                 "railctl topology discover: no topology written: no scalable unit of "
+                 "rail-optimized hosts was found\n");
+    rc = 1;
+  } else {
+    const std::string yaml = topo::EmitTopologyYaml(d.topology);
+    // The result must load again; if the fabric's names defeat that, say so.
+    topo::Topology check;
+    Diags diags;
+    if (!topo::LoadTopologyString(yaml, "<discovered>", &check, &diags)) {
+      std::fputs(FormatDiags(diags).c_str(), stderr);
+      std::fprintf(stderr,
+                   "railctl topology discover: the discovered topology does not "
+                   "validate; edit it before use\n");
+      rc = 1;
+    }
+    if (!args.Has("json") || !out_path.empty()) {
+      std::string err;
+      if (!WriteOutput(out_path, yaml, &err)) {
+        std::fprintf(stderr, "railctl topology discover: %s\n", err.c_str());
+        return 1;
+      }
+    }
+  }
+  if (args.Has("json")) std::printf("%s\n", DiscoveryJson(d).dump(2).c_str());
+  return rc;
+}
+
+int TopologySimulate(int argc, char** argv) {
+  std::vector<FlagSpec> specs = {{"output", 'o', true}, {"uplinks", 0, true}, {"help", 'h', false}};
+  for (const char* f : kFaultFlags) specs.push_back({f, 0, true});
+  Args args(argc, argv, specs);
+  if (args.Has("help")) return std::fputs(kSimulateUsage, stdout), 0;
+  if (!args.ok()) return UsageError("simulate", args.error(), kSimulateUsage);
+  if (args.positional().size() != 1)
+    return UsageError("simulate", "expected exactly one TOPO.yaml", kSimulateUsage);
+  topo::SimOptions opts;
+  if (args.Has("uplinks") && !ParseInt(args.Get("uplinks"), 0, 4096, &opts.uplinks))
+    return UsageError(
+        "simulate",
+        "invalid --uplinks '" + args.Get("uplinks") + "'; expected an integer from 0 to 4096",
+        kSimulateUsage);
+
+  const std::string path = args.positional()[0];
+  topo::Topology t;
+  Diags diags;
+  if (!topo::LoadTopologyFile(path, &t, &diags)) {
+    std::fputs(FormatDiags(diags).c_str(), stderr);
+    std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), diags.size(),
+                 diags.size() == 1 ? "" : "s");
+    return 1;
+  }
+  for (const char* flag : kFaultFlags) {
+    for (const std::string& value : args.GetAll(flag)) {
+      std::string err;
+      if (!topo::AddSimFault(t, flag, value, &opts.faults, &err))
+        return UsageError("simulate", err, kSimulateUsage);
+    }
+  }
+  // Counts that only the topology can bound are usage errors too.
+  size_t leaves = 0;
+  for (const topo::ScalableUnit& su : t.sus) leaves += su.leaves.size();
+  if (opts.faults.sharp_nodes > static_cast<int>(leaves))
+    return UsageError("simulate",
+                      "--sharp " + std::to_string(opts.faults.sharp_nodes) + ": only " +
+                          std::to_string(leaves) + " leaves; expected N from 1 to " +
+                          std::to_string(leaves),
+                      kSimulateUsage);
+  const int uplinks = static_cast<int>(t.spines.size()) * opts.uplinks;
+  for (const topo::SimFaults::UplinkCut& c : opts.faults.uplink_cuts) {
+    if (c.count > uplinks)
+      return UsageError("simulate",
+                        "--drop-uplinks " + c.su + ":" + std::to_string(c.rail) + ":" +
+                            std::to_string(c.count) + ": a leaf has only " +
+                            std::to_string(uplinks) + " uplinks; expected SU:RAIL:N with N " +
+                            "from 1 to " + std::to_string(uplinks),
+                        kSimulateUsage);
+  }
+  std::string text;
+  std::string err;
+  if (!topo::SimulateFabric(t, opts, &text, &err)) {
+    std::fprintf(stderr, "railctl topology simulate: %s: %s\n", path.c_str(), err.c_str());
+    return 1;
+  }
+  if (!WriteOutput(args.Get("output"), text, &err)) {
+    std::fprintf(stderr, "railctl topology simulate: %s\n", err.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace railguard::cli

@@ -1,0 +1,30 @@
+// The per-job railguard options (--rail-placement, --rail-max-sus): their checks, shared by
+// the SPANK plugin (at the command line) and job_submit/rail (at submission), and the names
+// under which they travel in the job's SPANK environment.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "topo/config.h"
+
+namespace railguard::plugin {
+
+// Names passed to spank_job_control_setenv(). Slurm stores job-control variables as given
+// ("NAME=value" in job_desc->spank_job_env) and prepends "SPANK_" only to names that lack it
+// when it builds prolog/epilog environments; giving the full name keeps it identical in the
+// submit request, the saved job and the prolog.
+inline constexpr char kPlacementEnv[] = "SPANK_RAIL_PLACEMENT";
+inline constexpr char kMaxSusEnv[] = "SPANK_RAIL_MAX_SUS";
+
+// Largest --rail-max-sus accepted (the same bound as max_sus_default).
+inline constexpr int kMaxSusOption = kMaxSusLimit;
+
+// Checks a --rail-placement value. On false, `*err` is one line saying what is allowed.
+bool ParsePlacementOption(std::string_view value, PlacementMode* out, std::string* err);
+
+// Checks a --rail-max-sus value: a whole number from 1 to kMaxSusOption. On false, `*err` is
+// one line saying what is allowed.
+bool ParseMaxSusOption(std::string_view value, int* out, std::string* err);
+
+}  // namespace railguard::plugin

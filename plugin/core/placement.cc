@@ -1,0 +1,309 @@
+#include "plugin/core/placement.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "plugin/core/job_options.h"
+
+namespace railguard::plugin {
+namespace {
+
+constexpr uint32_t kSlurmDefaultMaxSwitchWait = 300;
+
+// The value of "NAME=value" for the first entry named `name`, or nullptr.
+const std::string* FindEnv(const std::vector<std::string>& env, std::string_view name,
+                           std::string* value) {
+  for (const std::string& entry : env) {
+    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
+        entry[name.size()] == '=') {
+      *value = entry.substr(name.size() + 1);
+      return &entry;
+    }
+  }
+  return nullptr;
+}
+
+uint32_t CeilDiv(uint64_t a, uint64_t b) {
+  uint64_t q = (a + b - 1) / b;
+  return q > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(q);
+}
+
+// The job's node count (see DecidePlacement), or 0 when it cannot be told.
+uint32_t NodeCount(const JobFacts& job, const Fabric& fabric) {
+  if (job.min_nodes > 0) return job.min_nodes;
+  if (fabric.gpus_per_node > 0) {
+    if (uint64_t gpus = GpuCount(job.tres_per_job); gpus > 0)
+      return CeilDiv(gpus, fabric.gpus_per_node);
+    if (uint64_t per_task = GpuCount(job.tres_per_task); per_task > 0 && job.num_tasks > 0)
+      return CeilDiv(per_task * job.num_tasks, fabric.gpus_per_node);
+  }
+  if (job.num_tasks > 0 && job.ntasks_per_node > 0)
+    return CeilDiv(job.num_tasks, job.ntasks_per_node);
+  return 0;
+}
+
+std::string Plural(uint32_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// The healthy-feature part of the user message.
+std::string FeatureNote(const JobFacts& job, const std::string& feature, const Constraint& c) {
+  if (!job.healthy_feature_defined)
+    return "no node has feature " + feature + " yet, so it is not required";
+  if (c.kind == Constraint::kTooComplex)
+    return feature + " not added: it cannot be combined with your --constraint";
+  return "healthy nodes only (feature " + feature + ")";
+}
+
+// Splits `s` at top level (outside brackets and parentheses) on any of `ops`.
+std::vector<std::string_view> SplitTopLevel(std::string_view s, std::string_view ops) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '[' || c == '(') {
+      ++depth;
+    } else if (c == ']' || c == ')') {
+      --depth;
+    } else if (depth == 0 && ops.find(c) != std::string_view::npos) {
+      parts.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  parts.push_back(s.substr(start));
+  return parts;
+}
+
+}  // namespace
+
+Fabric FabricOf(const topo::Topology& topo) {
+  Fabric f;
+  bool first = true;
+  for (const topo::ScalableUnit& su : topo.sus) {
+    f.su_sizes.push_back(static_cast<uint32_t>(su.nodes.size()));
+    const topo::NodeType* type = topo.FindType(su.node_type);
+    const uint32_t gpus = type ? static_cast<uint32_t>(type->gpus) : 0;
+    if (first) {
+      f.gpus_per_node = gpus;
+      first = false;
+    } else if (gpus != f.gpus_per_node) {
+      f.gpus_per_node = 0;
+    }
+  }
+  return f;
+}
+
+uint32_t WaitBound(const PlacementConfig& config, PlacementMode mode, uint32_t nodes) {
+  if (mode == PlacementMode::kOff) return 0;
+  const uint64_t raw = static_cast<uint64_t>(config.wait_base_seconds) +
+                       static_cast<uint64_t>(config.wait_per_node_seconds) * nodes;
+  const uint64_t strict = std::min<uint64_t>(raw, static_cast<uint64_t>(config.wait_max_seconds));
+  return static_cast<uint32_t>(mode == PlacementMode::kStrict ? strict : strict / 4);
+}
+
+uint32_t SusNeeded(const std::vector<uint32_t>& su_sizes, uint32_t nodes) {
+  std::vector<uint32_t> sizes = su_sizes;
+  std::sort(sizes.rbegin(), sizes.rend());
+  uint64_t have = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    have += sizes[i];
+    if (have >= nodes) return static_cast<uint32_t>(i + 1);
+  }
+  return 0;
+}
+
+uint32_t ParseMaxSwitchWait(std::string_view sched_params) {
+  static constexpr std::string_view kKey = "max_switch_wait=";
+  std::string lower(sched_params);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const size_t at = lower.find(kKey);
+  if (at == std::string::npos) return kSlurmDefaultMaxSwitchWait;
+  // atoi(): optional sign, then digits; anything else ends the number.
+  size_t i = at + kKey.size();
+  bool negative = false;
+  if (i < lower.size() && (lower[i] == '-' || lower[i] == '+')) negative = lower[i++] == '-';
+  uint64_t n = 0;
+  for (; i < lower.size() && std::isdigit(static_cast<unsigned char>(lower[i])); ++i)
+    n = std::min<uint64_t>(n * 10 + (lower[i] - '0'), UINT32_MAX);
+  if (negative && n > 0) return kSlurmDefaultMaxSwitchWait;
+  return static_cast<uint32_t>(n);
+}
+
+uint64_t GpuCount(std::string_view tres) {
+  uint64_t total = 0;
+  size_t start = 0;
+  while (start <= tres.size()) {
+    size_t end = tres.find(',', start);
+    if (end == std::string_view::npos) end = tres.size();
+    std::string_view entry = tres.substr(start, end - start);
+    start = end + 1;
+    std::string_view rest;
+    if (entry.rfind("gres:gpu", 0) == 0 || entry.rfind("gres/gpu", 0) == 0) {
+      rest = entry.substr(8);
+    } else {
+      continue;
+    }
+    if (rest.empty()) {  // "gres:gpu": one
+      total += 1;
+      continue;
+    }
+    if (rest[0] != ':') continue;  // "gres:gpufoo" is another GRES
+    const std::string_view count = rest.substr(rest.rfind(':') + 1);
+    uint64_t n = 0;
+    bool digits = !count.empty() && count.size() <= 9;
+    for (char c : count) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) digits = false;
+      n = n * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (!digits) {
+      // "gres:gpu:h100" has a type and no count: one GPU. Any other shape is unreadable.
+      if (rest.find(':', 1) == std::string_view::npos) {
+        total += 1;
+        continue;
+      }
+      return 0;
+    }
+    total += n;
+  }
+  return total;
+}
+
+Constraint RequireFeature(std::string_view user, std::string_view feature) {
+  Constraint c;
+  const std::string f(feature);
+  if (user.empty()) {
+    c.features = f;
+    return c;
+  }
+  const std::string u(user);
+  const bool brackets = u.find('[') != std::string::npos;
+  const bool parens = u.find('(') != std::string::npos;
+  const bool counts = u.find('*') != std::string::npos;
+  const bool top_or = SplitTopLevel(u, "|").size() > 1;
+  const bool any_or = u.find('|') != std::string::npos;
+  if (!any_or && !brackets && !parens) {
+    // AND-only ("a&b", "a,b", "a*2&b"): already required if it is one of the terms.
+    for (std::string_view term : SplitTopLevel(u, "&,")) {
+      if (term.substr(0, term.find('*')) == feature) {
+        c.kind = Constraint::kAlreadyThere;
+        c.features = u;
+        return c;
+      }
+    }
+    c.features = u + "&" + f;
+  } else if (brackets) {
+    if (top_or) {
+      c.kind = Constraint::kTooComplex;
+      c.features = u;
+      return c;
+    }
+    c.features = f + "&" + u;
+  } else if (!parens && !counts) {
+    c.features = "(" + u + ")&" + f;
+  } else {
+    c.features = u + "&" + f;  // left to right: (whole expression) & f
+  }
+  return c;
+}
+
+Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config,
+                         const Fabric& fabric) {
+  Decision d;
+  std::string err;
+  std::string value;
+
+  PlacementMode mode = config.default_mode;
+  const bool explicit_mode = FindEnv(job.spank_env, kPlacementEnv, &value) != nullptr;
+  if (explicit_mode && !ParsePlacementOption(value, &mode, &err)) {
+    d.refuse = true;
+    d.message = "railguard: " + err;
+    return d;
+  }
+  int limit = config.max_sus_default;
+  const bool explicit_limit = FindEnv(job.spank_env, kMaxSusEnv, &value) != nullptr;
+  if (explicit_limit && !ParseMaxSusOption(value, &limit, &err)) {
+    d.refuse = true;
+    d.message = "railguard: " + err;
+    return d;
+  }
+  const std::string mode_name = PlacementModeName(mode);
+
+  if (mode == PlacementMode::kOff) {
+    if (explicit_mode) d.message = "railguard: --rail-placement=off: job left as submitted";
+    return d;
+  }
+  const uint32_t nodes = NodeCount(job, fabric);
+  if (nodes <= 1) return d;  // single node (or unknown): packing is Slurm's business
+  if (job.has_nodelist) {
+    d.message = "railguard: the job names its nodes (--nodelist); placement left as submitted";
+    return d;
+  }
+
+  const std::string& feature = config.healthy_feature;
+  Constraint constraint;
+  constraint.kind = Constraint::kAlreadyThere;
+  constraint.features = job.features;
+  if (job.healthy_feature_defined) {
+    constraint = RequireFeature(job.features, feature);
+    if (constraint.kind == Constraint::kAdded) {
+      d.set_features = true;
+      d.features = constraint.features;
+    }
+  }
+  const std::string feature_note = FeatureNote(job, feature, constraint);
+  const std::string head = "railguard: " + mode_name + " placement: ";
+
+  if (job.has_switches) {
+    d.message = head + "your --switches is kept; " + feature_note;
+    return d;
+  }
+  uint64_t total = 0;
+  for (uint32_t s : fabric.su_sizes) total += s;
+  const uint32_t needed = SusNeeded(fabric.su_sizes, nodes);
+  if (needed == 0) {
+    d = Decision();  // cannot run here anyway; Slurm explains why
+    d.message = "railguard: " + std::to_string(nodes) + " nodes is more than the " +
+                std::to_string(total) + " in the rail topology; placement left to Slurm";
+    return d;
+  }
+  const std::string job_nodes = std::to_string(nodes) + " nodes";
+  const std::string sus = Plural(needed, "scalable unit", "scalable units");
+  if (limit > 0 && needed > static_cast<uint32_t>(limit)) {
+    const std::string source = explicit_limit
+                                   ? "--rail-max-sus=" + std::to_string(limit)
+                                   : "the site limit of " + std::to_string(limit) +
+                                         " (max_sus_default)";
+    if (mode == PlacementMode::kStrict) {
+      d = Decision();
+      d.refuse = true;
+      d.message = "railguard: " + job_nodes + " need " + sus + ", more than " + source +
+                  " allows; ask for fewer nodes, raise --rail-max-sus or use "
+                  "--rail-placement=prefer";
+      return d;
+    }
+    d.message = head + job_nodes + " need " + sus + ", more than " + source +
+                " allows, so they may spread; " + feature_note;
+    return d;
+  }
+
+  uint32_t wait = WaitBound(config, mode, nodes);
+  const bool capped = wait > job.max_switch_wait;
+  if (capped) wait = job.max_switch_wait;
+  d.set_switches = true;
+  d.req_switch = needed;
+  d.wait4switch = wait;
+  const std::string it = needed == 1 ? "it" : "them";
+  const std::string cap = capped ? ", the max_switch_wait limit" : "";
+  if (mode == PlacementMode::kStrict) {
+    d.message = head + job_nodes + " in " + sus + " (Slurm waits up to " +
+                std::to_string(wait) + " s for " + it + cap + "); " + feature_note;
+  } else {
+    d.message = head + job_nodes + " in " + sus + " if Slurm finds " + it + " within " +
+                std::to_string(wait) + " s" + cap + ", else spread; " + feature_note;
+  }
+  return d;
+}
+
+}  // namespace railguard::plugin

@@ -1,0 +1,52 @@
+// The switch tree topology/rail gives Slurm, planned from the rail topology and the nodes of
+// slurm.conf: one leaf-level switch per scalable unit (SU), one for nodes the rail topology
+// does not know, and one top switch above them; plus a node ranking that orders nodes SU by
+// SU. Pure: the Slurm-facing code turns the plan into Slurm's switch_record_table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "topo/model.h"
+
+namespace railguard::plugin {
+
+// Slurm's INFINITE: the distance between switches that share no ancestor.
+inline constexpr uint32_t kNoPath = 0xffffffff;
+
+struct PlannedSwitch {
+  std::string name;
+  int level = 0;                 // 0 = leaf (an SU or the unmapped nodes), 1 = top
+  uint32_t link_speed = 1;       // Gb/s per node over all rails (Slurm: arbitrary units)
+  std::vector<int> nodes;        // leaves: indexes into the node list given to PlanSwitches
+  std::vector<int> children;     // top: indexes into SwitchPlan::switches
+  std::string children_expr;     // top: the children as a compressed hostlist ("su[1-4]")
+  int parent = -1;               // the parent's index; the top switch names itself
+  std::vector<int> descendants;  // every switch below this one
+  std::vector<uint32_t> dist;    // hops to every switch of the plan (0 to itself)
+};
+
+// One line for the daemon's log.
+struct PlanNote {
+  bool warning = false;  // true: a mismatch the admin should fix; false: information
+  std::string text;
+};
+
+struct SwitchPlan {
+  std::vector<PlannedSwitch> switches;  // leaves first (SUs in file order), then the top
+  std::vector<uint32_t> rank;           // per given node: its place, SU by SU, from 0
+  std::vector<PlanNote> notes;          // nodes missing on either side, the unmapped switch
+  int levels = 0;                       // the highest switch level
+};
+
+// Plans the switches for `slurm_nodes` (the node names of slurm.conf, in any order).
+// `source` names the rail topology in notes. Nodes the topology does not list go under a
+// leaf "<cluster>-unmapped" (still usable, outside every SU); SUs none of whose nodes are in
+// slurm.conf get no switch. Node ranks follow SU order, then each SU's hostlist order;
+// unmapped nodes come last in Slurm's sorted hostlist order.
+// REQUIRES: `topo` loaded and validated.
+SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::string>& slurm_nodes,
+                        const std::string& source);
+
+}  // namespace railguard::plugin

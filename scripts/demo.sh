@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The railguard demo: what it does today, on the example layouts and on a live local Slurm
+# cluster (a real slurmctld and one slurmd per node of etc/dev-4su.yaml).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bash "$here/scripts/setup.sh" >/dev/null
+bash "$here/scripts/build.sh" >/dev/null
+build=${RAILGUARD_BUILD_DIR:-$here/build}
+railctl="$build/railctl"
+tmp=$(mktemp -d /tmp/railguard-demo.XXXXXX)
+cleanup() { [ -n "${RG_CLUSTER_DIR:-}" ] && rg_cluster_stop >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@" || printf '(exit %d)\n' "$?"; }
+cd "$here"
+
+step "1. The DGX H100 SuperPOD reference layout validates"
+run "$railctl" topology validate etc/superpod-h100.yaml
+
+step "2. A broken layout: every problem, each with file:line:column"
+run "$railctl" topology validate tests/data/topo/broken.yaml
+
+step "3. The development layout (4 SUs x 8 nodes), and where one node's rails go"
+run "$railctl" topology show etc/dev-4su.yaml
+run "$railctl" topology show etc/dev-4su.yaml --node n010
+
+step "4. Export for stock Slurm: topology/tree and topology/block (Slurm >= 24.05)"
+run "$railctl" topology export etc/dev-4su.yaml --format tree
+run "$railctl" topology export etc/dev-4su.yaml --format block
+
+step "5. Rail order from hwloc: each GPU's nearest NIC (DGX H100-shaped hwloc XML)"
+run "$railctl" topology rails --xml tests/data/hwloc/dgx-h100.xml
+
+step "6. Cabling audit: a generated fabric with injected faults, then discovery"
+run "$railctl" topology simulate etc/dev-4su.yaml -o "$tmp/fabric.topo" \
+  --swap n003:3:4 --drop n010:5 --drop-leaf su3:6 --unnamed n020:1 --ufm ufm01 --sharp 1 \
+  --drop-uplinks su4:2:1
+run "$railctl" topology discover "$tmp/fabric.topo" --cluster raildev --node-type dgx-h100 \
+  -o "$tmp/discovered.yaml"
+
+step "7. Discovery on a real ibnetdiscover dump (2020 QDR/DDR fat tree), hosts named by its map"
+run "$railctl" topology discover ../shared/data/ibnetdiscover/hpc-toolset-x5/X5.topofile \
+  --node-map ../shared/data/ibnetdiscover/hpc-toolset-x5/X5.map -o "$tmp/x5.yaml"
+
+step "8. A live Slurm cluster on the development layout, topology/tree from railctl's export"
+# shellcheck source=../tests/harness/cluster.sh
+source "$here/tests/harness/cluster.sh"
+rg_cluster_start --topo etc/dev-4su.yaml --topology-plugin tree
+run scontrol show topology
+run sinfo -N -o '%N %t %G' | head -5
+echo "Submitting 2-, 4- and 8-node jobs with --switches=1 ..."
+for n in 2 4 8; do
+  sbatch -N "$n" --gpus-per-node=8 --switches=1 -o /dev/null --wrap 'sleep 2' >/dev/null
+done
+sleep 4
+run squeue -o '%.6i %.4D %.10T %N'

@@ -1,0 +1,128 @@
+// Topology discovery: infers the rail topology (rails, scalable units, leaves, spines) from a
+// parsed ibnetdiscover dump and audits the cabling against it, one finding per anomaly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "topo/diag.h"
+#include "topo/ibnet.h"
+#include "topo/model.h"
+
+namespace railguard::topo {
+
+// One anomaly found in the fabric. Kinds (see discover.cc for each one's exact rule):
+//   ibnetdiscover-error  the dump holds an error line of ibnetdiscover; it may be incomplete
+//   not-rail-optimized   no HCA description names a device, so no rail can be inferred
+//   missing-leaf         an SU has no leaf for a rail (one finding per SU and rail)
+//   duplicate-leaf       an SU has two leaves for one rail; the one with fewer hosts is left out
+//   stray-leaf           a switch with hosts whose rail cannot be told; left out
+//   rail-mismatch        an HCA is cabled to its own SU's leaf of another rail
+//   su-mismatch          an HCA is cabled to a leaf of another SU
+//   missing-link         a host has no link on a rail its SU has a leaf for
+//   duplicate-hca        two HCAs carry the same "<host> <device>" description
+//   stray-hca            a host's HCA whose device name is no rail's
+//   unnamed-hca          an HCA with a default description that no --node-map entry names
+//   link-speed           a link trains slower than expected (its rail's most common link)
+//   link-disagree        the two ends of a link print different widths or speeds
+//   uplink-deficit       a leaf has fewer uplinks than most leaves
+//   leaf-link            a leaf is cabled directly to another leaf
+//   loopback             a switch port is cabled to another port of the same switch
+//   non-compute          a CA that is not a compute HCA (UFM host, SHARP aggregation node,
+//                        router, --exclude match); left out of the topology
+struct Finding {
+  std::string kind;
+  std::string node;         // host name, "" when unknown or not about one host
+  std::string hca;          // device name ("mlx5_3"), "" when unknown
+  std::string switch_name;  // the switch concerned (leaf or spine name, else its "S-<guid>" id)
+  std::string guid;         // that switch's GUID, "0x" + 16 hex digits; "" if none
+  int port = 0;             // that switch's port, 0 when not about one port
+  std::string message;      // one line, says what was found and what was expected
+
+  // "<kind>: <message>"
+  std::string ToString() const;
+};
+
+// GUID -> name, as read from a node map file.
+using NodeMap = std::unordered_map<uint64_t, std::string>;
+
+// Reads a node map: one "<id> <name>" per line, where <id> is "H-<hex>", "S-<hex>", "R-<hex>"
+// (hpc-toolset style: "H-003048c74e4a0000 x5570comp1") or "0x<hex>" (ibnetdiscover's
+// --node-name-map style, name in double quotes). The name is "<host>" or "<host> <device>".
+// '#' starts a comment. Errors ("file:line: what; expected form") go to `*errors`; returns
+// true when there were none.
+bool ParseNodeMap(std::string_view text, const std::string& filename, NodeMap* out, Diags* errors);
+
+// As ParseNodeMap, reading `path`. A file that cannot be read is one error.
+bool LoadNodeMapFile(const std::string& path, NodeMap* out, Diags* errors);
+
+struct DiscoverOptions {
+  std::string cluster = "discovered";   // cluster name for the topology
+  std::string node_type = "gpu-node";   // name of the one node type every host gets
+  int gpus = 8;                         // GPUs of that node type
+  std::vector<std::string> rail_order;  // HCA names in rail order; empty = natural order
+  NodeMap node_map;                     // names HCAs whose description is the default
+  std::optional<std::regex> exclude;    // CAs whose description matches are non-compute
+};
+
+// Compiles `pattern` (ECMAScript) for DiscoverOptions::exclude. Returns false with `*err`
+// set when it is not a valid regular expression.
+bool CompileExclude(const std::string& pattern, std::optional<std::regex>* out, std::string* err);
+
+// What discovery saw, for the summary line.
+struct DiscoveryCounts {
+  int switches = 0;
+  int leaves = 0;  // switches that are some SU's leaf
+  int spines = 0;
+  int cas = 0;   // all CAs and routers
+  int hcas = 0;  // compute HCAs named "<host> <device>" (or by the node map)
+  int hosts = 0;
+  int unnamed = 0;      // CAs with an unnamed-hca finding
+  int non_compute = 0;  // CAs with a non-compute finding
+  int links = 0;
+};
+
+// One switch as discovery saw it.
+struct SwitchReport {
+  std::string name;                // as findings name it: leaf or spine name, else "S-<guid>"
+  std::string guid;                // "0x" + 16 hex digits
+  std::string description;         // its NodeDescription
+  int ports = 0;                   // port count (0 if the dump has no record of its own)
+  bool has_hosts = false;          // compute HCAs are cabled to it (a leaf); else a spine
+  std::string su;                  // "su3" when it is that SU's leaf, else ""
+  int rail = -1;                   // the rail it serves as a leaf, else -1
+  std::vector<std::string> hosts;  // hosts of its compute HCAs, in Slurm host order
+  int unnamed = 0;                 // unnamed HCAs cabled to it
+  int non_compute = 0;             // non-compute CAs cabled to it
+  int switch_links = 0;            // cables to other switches
+};
+
+struct Discovery {
+  // Rails, one node type, SUs (su1..suN by first host in Slurm host order), leaves and spines.
+  // Has no rails and no SUs when none could be inferred (see not-rail-optimized). A leaf
+  // missing from the fabric is kept with no name, GUID or port count (see missing-leaf).
+  Topology topology;
+  std::vector<Finding> findings;  // grouped by kind in the order listed above, then by host
+  DiscoveryCounts counts;
+  std::vector<SwitchReport> switches;  // every switch, leaves by SU and rail first, then by name
+};
+
+// Infers the topology from `fabric` and audits it. Never fails: whatever cannot be inferred
+// becomes a finding. Hosts are the first word of "<host> <device>" CA descriptions; a rail is
+// the device name most common on a leaf; an SU is a group of leaves that share most of their
+// hosts, so a few miscabled HCAs do not merge SUs.
+Discovery Discover(const IbFabric& fabric, const DiscoverOptions& opts);
+
+// One line: "discovered 4 scalable units, 32 hosts, 8 rails, 32 leaves and 2 spines from 34
+// switches, 256 CAs (...) and 320 links; 0 findings".
+std::string DiscoverySummary(const Discovery& d);
+
+// Orders device names naturally: mlx5_0 < mlx5_3 < mlx5_10.
+bool NaturalLess(const std::string& a, const std::string& b);
+
+}  // namespace railguard::topo

@@ -1,0 +1,583 @@
+#include "topo/fabric_sim.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "topo/ibnet.h"
+
+namespace railguard::topo {
+
+const char kDefaultHcaDescription[] = "MT4129 ConnectX7 Mellanox Technologies";
+const char kSharpDescription[] = "Mellanox Technologies Aggregation Node";
+
+namespace {
+
+// GUID blocks; the Mellanox OUIs keep the output looking like a real fabric.
+constexpr uint64_t kHcaGuidBase = 0x0c42a10300000000ULL;    // | node << 8 | rail
+constexpr uint64_t kUfmGuidBase = 0x0c42a103ff000000ULL;    // | host << 8
+constexpr uint64_t kSharpGuidBase = 0x0c42a103fe000000ULL;  // | index
+constexpr uint64_t kLeafGuidBase = 0xfc6a1c0300000000ULL;   // | su << 8 | rail
+constexpr uint64_t kSpineGuidBase = 0xfc6a1c03ff000000ULL;  // | spine
+constexpr int kVendorId = 0x2c9;
+constexpr int kHcaDeviceId = 0x1021;     // ConnectX-7 (MT4129)
+constexpr int kSwitchDeviceId = 0xd2f2;  // Quantum-2 (MT54002)
+constexpr int kSharpDeviceId = 0xcf09;
+constexpr int kDefaultSwitchPorts = 64;
+constexpr int kMaxSwitchPorts = 4096;
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%" PRIx64, v);
+  return buf;
+}
+
+std::string Token(const LinkSpec& link) { return std::to_string(link.width) + "x" + link.speed; }
+
+// The switch model a Mellanox/NVIDIA switch of that speed reports in its description.
+std::string SwitchModel(const std::string& speed) {
+  if (speed == "NDR" || speed == "XDR") return "MQM9700";
+  if (speed == "HDR") return "MQM8700";
+  if (speed == "EDR") return "MSB7800";
+  return "MSX6036";
+}
+
+uint64_t ParseGuid(const std::string& s) {
+  // Validated YAML: "0x" + hex digits.
+  uint64_t v = 0;
+  for (size_t i = 2; i < s.size(); ++i) {
+    char c = s[i];
+    v = v << 4 | static_cast<uint64_t>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+  }
+  return v;
+}
+
+struct SimPeer {
+  int node = -1;
+  int port = 0;
+  std::string token;
+};
+
+struct SimNode {
+  IbNodeType type = IbNodeType::kCa;
+  uint64_t guid = 0;
+  std::string description;
+  int device_id = 0;
+  int lid = 0;
+  std::vector<SimPeer> ports;  // index 0 unused; ports[p] is port p
+  std::string label;           // for error messages: "leaf su1-rail0", "spine spine1"
+};
+
+class Builder {
+ public:
+  Builder(const Topology& topo, const SimOptions& opts) : topo_(topo), opts_(opts) {}
+
+  bool Build(std::string* out, std::string* err);
+
+ private:
+  int AddNode(IbNodeType type, uint64_t guid, std::string desc, int device_id, int ports,
+              std::string label) {
+    SimNode n;
+    n.type = type;
+    n.guid = guid;
+    n.description = std::move(desc);
+    n.device_id = device_id;
+    n.ports.resize(static_cast<size_t>(ports) + 1);
+    n.label = std::move(label);
+    nodes_.push_back(std::move(n));
+    return static_cast<int>(nodes_.size()) - 1;
+  }
+  void Connect(int a, int pa, int b, int pb, const std::string& token) {
+    nodes_[a].ports[pa] = SimPeer{b, pb, token};
+    nodes_[b].ports[pb] = SimPeer{a, pa, token};
+  }
+  // The lowest free port of `node` from `from`, or 0 if it is full.
+  int FreePort(int node, int from = 1) const {
+    const std::vector<SimPeer>& ports = nodes_[node].ports;
+    for (int p = std::max(from, 1); p < static_cast<int>(ports.size()); ++p)
+      if (ports[p].node < 0) return p;
+    return 0;
+  }
+  bool CheckGuids(std::string* err) const;
+  bool CheckFaults(const Topology& topo, std::string* err) const;
+  void Print(std::string* out) const;
+
+  const Topology& topo_;
+  const SimOptions& opts_;
+  std::vector<SimNode> nodes_;
+};
+
+bool Builder::CheckGuids(std::string* err) const {
+  std::unordered_map<uint64_t, int> seen;
+  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+    auto [it, fresh] = seen.emplace(nodes_[i].guid, i);
+    if (!fresh) {
+      *err = "GUID " + GuidString(nodes_[i].guid) + " is used by both " + nodes_[it->second].label +
+             " and " + nodes_[i].label + "; expected unique switch GUIDs";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Builder::CheckFaults(const Topology& topo, std::string* err) const {
+  const SimFaults& f = opts_.faults;
+  const int rails = static_cast<int>(topo.rails.size());
+  auto rail_ok = [&](int r, const std::string& where) {
+    if (r >= 0 && r < rails) return true;
+    *err = where + ": rail " + std::to_string(r) + " out of range; expected 0 to " +
+           std::to_string(rails - 1);
+    return false;
+  };
+  auto node_ok = [&](const std::string& node, const std::string& where) {
+    if (topo.FindNode(node)) return true;
+    *err = where + ": unknown node '" + node + "'";
+    return false;
+  };
+  auto su_ok = [&](const std::string& su, const std::string& where) {
+    for (const ScalableUnit& s : topo.sus)
+      if (s.name == su) return true;
+    *err = where + ": unknown scalable unit '" + su + "'";
+    return false;
+  };
+  for (const SimFaults::Swap& s : f.swaps)
+    if (!node_ok(s.node, "swap") || !rail_ok(s.rail_a, "swap") || !rail_ok(s.rail_b, "swap"))
+      return false;
+  for (const auto* list : {&f.drops, &f.unnamed})
+    for (const SimFaults::NodeRail& n : *list)
+      if (!node_ok(n.node, "fault") || !rail_ok(n.rail, "fault")) return false;
+  for (const SimFaults::Slow& s : f.slow_links)
+    if (!node_ok(s.node, "slow") || !rail_ok(s.rail, "slow")) return false;
+  for (const SimFaults::CrossSu& c : f.cross_su)
+    if (!node_ok(c.node, "cross-su") || !rail_ok(c.rail, "cross-su") || !su_ok(c.su, "cross-su"))
+      return false;
+  for (const SimFaults::SuRail& d : f.dropped_leaves)
+    if (!su_ok(d.su, "drop-leaf") || !rail_ok(d.rail, "drop-leaf")) return false;
+  const int total = static_cast<int>(topo.spines.size()) * opts_.uplinks;
+  for (const SimFaults::UplinkCut& c : f.uplink_cuts) {
+    if (!su_ok(c.su, "drop-uplinks") || !rail_ok(c.rail, "drop-uplinks")) return false;
+    if (c.count < 0 || c.count > total) {
+      *err = "drop-uplinks " + c.su + ":" + std::to_string(c.rail) + ":" + std::to_string(c.count) +
+             ": the leaf has only " + std::to_string(total) + " uplinks";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Builder::Build(std::string* out, std::string* err) {
+  const SimFaults& f = opts_.faults;
+  const int rails = static_cast<int>(topo_.rails.size());
+  const int spines = static_cast<int>(topo_.spines.size());
+  const int uplinks = opts_.uplinks;
+  if (uplinks < 0 || uplinks > kMaxSwitchPorts) {
+    *err = "uplinks " + std::to_string(uplinks) + " out of range; expected 0 to " +
+           std::to_string(kMaxSwitchPorts);
+    return false;
+  }
+  Topology topo = topo_;
+  topo.Index();
+  AssignSwitchGuids(&topo);
+  if (!CheckFaults(topo, err)) return false;
+
+  std::set<std::pair<int, int>> dropped_leaves;  // (su, rail)
+  for (const SimFaults::SuRail& d : f.dropped_leaves) {
+    for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s)
+      if (topo.sus[s].name == d.su) dropped_leaves.emplace(s, d.rail);
+  }
+  std::map<std::pair<int, int>, int> cuts;  // (su, rail) -> uplinks removed
+  for (const SimFaults::UplinkCut& c : f.uplink_cuts) {
+    for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s)
+      if (topo.sus[s].name == c.su) cuts[{s, c.rail}] += c.count;
+  }
+
+  // Leaves first (SU-major, rail-minor), then spines, as ibnetdiscover lists switches.
+  const int extra_leaf_ports = f.sharp_nodes > 0 ? 1 : 0;
+  std::vector<std::vector<int>> leaf_node(topo.sus.size(), std::vector<int>(rails, -1));
+  int leaf_count = 0;
+  for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s) {
+    const ScalableUnit& su = topo.sus[s];
+    for (const Leaf& leaf : su.leaves) {
+      ++leaf_count;
+      if (dropped_leaves.count({s, leaf.rail})) continue;
+      const int hosts = static_cast<int>(su.nodes.size());
+      const int needed = hosts + spines * uplinks + extra_leaf_ports;
+      int ports = leaf.sw.ports > 0 ? leaf.sw.ports : std::max(kDefaultSwitchPorts, needed);
+      const std::string name = LeafName(su, leaf);
+      if (needed > ports) {
+        *err = "leaf " + name + " has " + std::to_string(ports) + " ports but needs " +
+               std::to_string(needed) + " (" + std::to_string(hosts) + " hosts, " +
+               std::to_string(spines * uplinks) + " uplinks" +
+               (extra_leaf_ports ? ", 1 SHARP node" : "") + ")";
+        return false;
+      }
+      const std::string model = SwitchModel(topo.rails[leaf.rail].link.speed);
+      leaf_node[s][leaf.rail] =
+          AddNode(IbNodeType::kSwitch, ParseGuid(leaf.sw.guid), "MF0;" + name + ":" + model + "/U1",
+                  kSwitchDeviceId, ports, "leaf " + name);
+    }
+  }
+  std::vector<int> spine_node;
+  const int extra_spine_ports = static_cast<int>(f.ufm_hosts.size());
+  for (int i = 0; i < spines; ++i) {
+    const Switch& sw = topo.spines[i];
+    const int needed = leaf_count * uplinks + (i == 0 ? extra_spine_ports : 0);
+    const int ports = sw.ports > 0 ? sw.ports : std::max(kDefaultSwitchPorts, needed);
+    if (needed > ports) {
+      *err = "spine " + sw.name + " has " + std::to_string(ports) + " ports but needs " +
+             std::to_string(needed) + " (" + std::to_string(leaf_count) + " leaves x " +
+             std::to_string(uplinks) + " uplinks" +
+             (i == 0 && extra_spine_ports ? " + " + std::to_string(extra_spine_ports) + " UFM hosts"
+                                          : "") +
+             ")";
+      return false;
+    }
+    const std::string model = SwitchModel(rails > 0 ? topo.rails[0].link.speed : "NDR");
+    spine_node.push_back(AddNode(IbNodeType::kSwitch, ParseGuid(sw.guid),
+                                 "MF0;" + sw.name + ":" + model + "/U1", kSwitchDeviceId, ports,
+                                 "spine " + sw.name));
+  }
+
+  // Uplinks: leaf number g (counting dropped leaves, so ports stay put) uses spine ports
+  // g*uplinks+1.., and its own ports from the upper half when they are free.
+  int g = 0;
+  for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s) {
+    const ScalableUnit& su = topo.sus[s];
+    for (const Leaf& leaf : su.leaves) {
+      const int leaf_index = g++;
+      const int node = leaf_node[s][leaf.rail];
+      if (node < 0) continue;
+      const int ports = static_cast<int>(nodes_[node].ports.size()) - 1;
+      const int hosts = static_cast<int>(su.nodes.size());
+      int base = std::max(hosts + 1, ports / 2 + 1);
+      if (base + spines * uplinks - 1 > ports) base = hosts + 1;
+      auto cut = cuts.find({s, leaf.rail});
+      int keep = spines * uplinks - (cut == cuts.end() ? 0 : cut->second);
+      const std::string token = Token(topo.rails[leaf.rail].link);
+      for (int sp = 0; sp < spines; ++sp) {
+        for (int u = 0; u < uplinks; ++u) {
+          const int k = sp * uplinks + u;
+          // Cuts remove the leaf's last uplinks.
+          if (k >= keep) continue;
+          Connect(node, base + k, spine_node[sp], leaf_index * uplinks + u + 1, token);
+        }
+      }
+    }
+  }
+
+  // Compute HCAs, node by node in SU order, rail by rail.
+  std::unordered_map<std::string, std::vector<int>> target;  // node -> leaf rail per HCA rail
+  std::set<std::pair<std::string, int>> drops, unnamed;
+  std::map<std::pair<std::string, int>, std::string> slow;
+  for (const SimFaults::Swap& sw : f.swaps) {
+    auto [it, fresh] = target.emplace(sw.node, std::vector<int>());
+    if (fresh)
+      for (int r = 0; r < rails; ++r) it->second.push_back(r);
+    std::swap(it->second[sw.rail_a], it->second[sw.rail_b]);
+  }
+  for (const SimFaults::NodeRail& d : f.drops) drops.emplace(d.node, d.rail);
+  for (const SimFaults::NodeRail& u : f.unnamed) unnamed.emplace(u.node, u.rail);
+  for (const SimFaults::Slow& sl : f.slow_links) slow[{sl.node, sl.rail}] = sl.token;
+  std::map<std::pair<std::string, int>, int> cross;  // (node, rail) -> SU index
+  for (const SimFaults::CrossSu& c : f.cross_su)
+    for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s)
+      if (topo.sus[s].name == c.su) cross[{c.node, c.rail}] = s;
+
+  uint64_t node_number = 0;
+  for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s) {
+    const ScalableUnit& su = topo.sus[s];
+    const NodeType* type = topo.FindType(su.node_type);
+    for (int pos = 0; pos < static_cast<int>(su.nodes.size()); ++pos) {
+      const std::string& host = su.nodes[pos];
+      ++node_number;
+      auto t = target.find(host);
+      for (int r = 0; r < rails; ++r) {
+        const int leaf_rail = t == target.end() ? r : t->second[r];
+        auto cr = cross.find({host, r});
+        const int leaf_su = cr == cross.end() ? s : cr->second;
+        const int leaf = leaf_node[leaf_su][leaf_rail];
+        if (leaf < 0 || drops.count({host, r})) continue;
+        int port = pos + 1;
+        if (leaf_su != s) {
+          port = FreePort(leaf, static_cast<int>(topo.sus[leaf_su].nodes.size()) + 1);
+          if (port == 0) {
+            *err = "cross-su " + host + ": " + nodes_[leaf].label + " has no free port";
+            return false;
+          }
+        }
+        const std::string nic = type && r < static_cast<int>(type->nics.size())
+                                    ? type->nics[r]
+                                    : "mlx5_" + std::to_string(r);
+        const std::string desc =
+            unnamed.count({host, r}) ? kDefaultHcaDescription : host + " " + nic;
+        const int ca =
+            AddNode(IbNodeType::kCa, kHcaGuidBase | node_number << 8 | static_cast<uint64_t>(r),
+                    desc, kHcaDeviceId, 1, "HCA " + host + " " + nic);
+        auto sl = slow.find({host, r});
+        Connect(ca, 1, leaf, port,
+                sl != slow.end() ? sl->second : Token(topo.rails[leaf_rail].link));
+      }
+    }
+  }
+
+  // Non-compute CAs: UFM hosts on the first spine (or the first leaf), SHARP nodes on leaves.
+  for (size_t i = 0; i < f.ufm_hosts.size(); ++i) {
+    int sw = !spine_node.empty() ? spine_node[0] : -1;
+    for (size_t k = 0; sw < 0 && k < nodes_.size(); ++k)
+      if (nodes_[k].type == IbNodeType::kSwitch) sw = static_cast<int>(k);
+    // After every leaf's uplink ports, so that the layout of the uplinks stays regular.
+    const int port = sw < 0 ? 0 : FreePort(sw, spine_node.empty() ? 1 : leaf_count * uplinks + 1);
+    if (port == 0) {
+      *err = "no free switch port for UFM host " + f.ufm_hosts[i];
+      return false;
+    }
+    const int ca =
+        AddNode(IbNodeType::kCa, kUfmGuidBase | static_cast<uint64_t>(i + 1) << 8,
+                f.ufm_hosts[i] + " mlx5_0", kHcaDeviceId, 1, "UFM host " + f.ufm_hosts[i]);
+    Connect(ca, 1, sw, port, rails > 0 ? Token(topo.rails[0].link) : "4xNDR");
+  }
+  struct LeafSlot {
+    int node;
+    int hosts;
+    std::string token;
+  };
+  std::vector<LeafSlot> leaves_in_order;
+  for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s)
+    for (int r = 0; r < rails; ++r)
+      if (leaf_node[s][r] >= 0)
+        leaves_in_order.push_back({leaf_node[s][r], static_cast<int>(topo.sus[s].nodes.size()),
+                                   Token(topo.rails[r].link)});
+  if (f.sharp_nodes > static_cast<int>(leaves_in_order.size())) {
+    *err = "sharp " + std::to_string(f.sharp_nodes) + " exceeds the " +
+           std::to_string(leaves_in_order.size()) +
+           " leaves; expected at most one SHARP node per leaf";
+    return false;
+  }
+  for (int i = 0; i < f.sharp_nodes; ++i) {
+    const LeafSlot& slot = leaves_in_order[i];
+    const int ca =
+        AddNode(IbNodeType::kCa, kSharpGuidBase | static_cast<uint64_t>(i + 1), kSharpDescription,
+                kSharpDeviceId, 1, "SHARP node " + std::to_string(i + 1));
+    Connect(ca, 1, slot.node, FreePort(slot.node, slot.hosts + 1), slot.token);
+  }
+  if (!CheckGuids(err)) return false;
+
+  // LIDs in output order: switches, then CAs.
+  int lid = 1;
+  for (SimNode& n : nodes_)
+    if (n.type == IbNodeType::kSwitch) n.lid = lid++;
+  for (SimNode& n : nodes_)
+    if (n.type != IbNodeType::kSwitch) n.lid = lid++;
+  Print(out);
+  return true;
+}
+
+void Builder::Print(std::string* out) const {
+  std::string& o = *out;
+  o.clear();
+  o.reserve(nodes_.size() * 400);
+  int from = -1;
+  for (int i = 0; i < static_cast<int>(nodes_.size()) && from < 0; ++i)
+    if (nodes_[i].type == IbNodeType::kCa) from = i;
+  o += "#\n# Topology file: generated by railctl topology simulate for cluster " + topo_.cluster +
+       "\n#\n";
+  if (from >= 0) {
+    const std::string id = IbNodeId(IbNodeType::kCa, nodes_[from].guid).substr(2);
+    o += "# Initiated from node " + id + " port " + id + "\n";
+  }
+  auto print_node = [&](const SimNode& n) {
+    const std::string hex = Hex(n.guid);
+    o += "\nvendid=0x" + Hex(kVendorId) + "\ndevid=0x" + Hex(n.device_id) + "\nsysimgguid=0x" +
+         hex + "\n";
+    const int ports = static_cast<int>(n.ports.size()) - 1;
+    if (n.type == IbNodeType::kSwitch) {
+      o += "switchguid=0x" + hex + "(" + hex + ")\n";
+      o += "Switch\t" + std::to_string(ports) + " \"" + IbNodeId(n.type, n.guid) + "\"\t\t# \"" +
+           n.description + "\" enhanced port 0 lid " + std::to_string(n.lid) + " lmc 0\n";
+    } else {
+      o += "caguid=0x" + hex + "\n";
+      o += "Ca\t" + std::to_string(ports) + " \"" + IbNodeId(n.type, n.guid) + "\"\t\t# \"" +
+           n.description + "\"\n";
+    }
+    for (int p = 1; p <= ports; ++p) {
+      const SimPeer& peer = n.ports[p];
+      if (peer.node < 0) continue;
+      const SimNode& m = nodes_[peer.node];
+      const std::string remote =
+          "\"" + IbNodeId(m.type, m.guid) + "\"[" + std::to_string(peer.port) + "]";
+      if (n.type == IbNodeType::kSwitch) {
+        o += "[" + std::to_string(p) + "]\t" + remote;
+        if (m.type != IbNodeType::kSwitch) o += "(" + Hex(m.guid) + ") ";
+        o += "\t\t# \"" + m.description + "\" lid " + std::to_string(m.lid) + " " + peer.token +
+             "\n";
+      } else {
+        o += "[" + std::to_string(p) + "](" + hex + ") \t" + remote + "\t\t# lid " +
+             std::to_string(n.lid) + " lmc 0 \"" + m.description + "\" lid " +
+             std::to_string(m.lid) + " " + peer.token + "\n";
+      }
+    }
+  };
+  for (const SimNode& n : nodes_)
+    if (n.type == IbNodeType::kSwitch) print_node(n);
+  for (const SimNode& n : nodes_)
+    if (n.type != IbNodeType::kSwitch) print_node(n);
+}
+
+// Splits "a:b:c" at ':'.
+std::vector<std::string> SplitColons(const std::string& s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t colon = s.find(':', start);
+    parts.push_back(s.substr(start, colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return parts;
+}
+
+bool ParseCount(const std::string& s, int lo, int hi, int* out) {
+  if (s.empty() || s.size() > 6) return false;
+  int v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+// A rail given as an index, a rail name or a NIC name of `type`.
+bool ParseRail(const Topology& topo, const NodeType* type, const std::string& s, int* out) {
+  const int rails = static_cast<int>(topo.rails.size());
+  if (ParseCount(s, 0, rails - 1, out)) return true;
+  for (int r = 0; r < rails; ++r) {
+    if (topo.rails[r].name == s ||
+        (type && r < static_cast<int>(type->nics.size()) && type->nics[r] == s)) {
+      *out = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void AssignSwitchGuids(Topology* topo) {
+  for (size_t s = 0; s < topo->sus.size(); ++s)
+    for (Leaf& leaf : topo->sus[s].leaves)
+      if (leaf.sw.guid.empty())
+        leaf.sw.guid = GuidString(kLeafGuidBase | static_cast<uint64_t>(s + 1) << 8 |
+                                  static_cast<uint64_t>(leaf.rail));
+  for (size_t i = 0; i < topo->spines.size(); ++i)
+    if (topo->spines[i].guid.empty())
+      topo->spines[i].guid = GuidString(kSpineGuidBase | static_cast<uint64_t>(i + 1));
+}
+
+bool SimulateFabric(const Topology& topo, const SimOptions& opts, std::string* out,
+                    std::string* err) {
+  Builder builder(topo, opts);
+  return builder.Build(out, err);
+}
+
+bool AddSimFault(const Topology& topo, const std::string& flag, const std::string& value,
+                 SimFaults* faults, std::string* err) {
+  const std::vector<std::string> parts = SplitColons(value);
+  const int rails = static_cast<int>(topo.rails.size());
+  const std::string rail_form =
+      "a rail index 0 to " + std::to_string(rails - 1) + ", a rail name or a NIC name";
+  auto bad = [&](const std::string& what, const std::string& form) {
+    *err = "--" + flag + " " + value + ": " + what + "; expected " + form;
+    return false;
+  };
+  // NODE, then rails: checks the node and parses parts[1..] as rails into `out`.
+  auto node_rails = [&](const std::string& form, size_t n_rails, std::vector<int>* out) {
+    if (parts.size() < 1 + n_rails) return bad("too few fields", form);
+    const NodeType* type = topo.TypeOfNode(parts[0]);
+    if (!topo.FindNode(parts[0])) return bad("unknown node '" + parts[0] + "'", form);
+    for (size_t i = 1; i <= n_rails; ++i) {
+      int r = 0;
+      if (!ParseRail(topo, type, parts[i], &r))
+        return bad("unknown rail '" + parts[i] + "'", rail_form);
+      out->push_back(r);
+    }
+    return true;
+  };
+  auto su_rail = [&](const std::string& form, int* su, int* rail) {
+    if (parts.size() < 2) return bad("too few fields", form);
+    *su = -1;
+    for (size_t s = 0; s < topo.sus.size(); ++s)
+      if (topo.sus[s].name == parts[0]) *su = static_cast<int>(s);
+    if (*su < 0) return bad("unknown scalable unit '" + parts[0] + "'", form);
+    if (!ParseRail(topo, topo.FindType(topo.sus[*su].node_type), parts[1], rail))
+      return bad("unknown rail '" + parts[1] + "'", rail_form);
+    return true;
+  };
+  std::vector<int> r;
+  int su = 0;
+  int rail = 0;
+  if (flag == "swap") {
+    const char form[] = "NODE:RAILa:RAILb";
+    if (parts.size() != 3) return bad("wrong number of fields", form);
+    if (!node_rails(form, 2, &r)) return false;
+    if (r[0] == r[1]) return bad("both rails are " + std::to_string(r[0]), "two different rails");
+    faults->swaps.push_back({parts[0], r[0], r[1]});
+  } else if (flag == "drop" || flag == "unnamed") {
+    const char form[] = "NODE:RAIL";
+    if (parts.size() != 2) return bad("wrong number of fields", form);
+    if (!node_rails(form, 1, &r)) return false;
+    (flag == "drop" ? faults->drops : faults->unnamed).push_back({parts[0], r[0]});
+  } else if (flag == "slow") {
+    const char form[] = "NODE:RAIL:WIDTHxSPEED (e.g. n001:0:4xHDR)";
+    if (parts.size() != 3) return bad("wrong number of fields", form);
+    if (!node_rails(form, 1, &r)) return false;
+    if (!LinkSpecFromIbToken(parts[2]) || parts[2].find_first_of("xX") > 2)
+      return bad("bad link '" + parts[2] + "'", "a width and speed such as 4xHDR");
+    faults->slow_links.push_back({parts[0], r[0], parts[2]});
+  } else if (flag == "cross-su") {
+    const char form[] = "NODE:RAIL:SU";
+    if (parts.size() != 3) return bad("wrong number of fields", form);
+    if (!node_rails(form, 1, &r)) return false;
+    bool known = false;
+    for (const ScalableUnit& s : topo.sus) known = known || s.name == parts[2];
+    if (!known) return bad("unknown scalable unit '" + parts[2] + "'", form);
+    const NodeRef* ref = topo.FindNode(parts[0]);
+    if (topo.sus[ref->su].name == parts[2])
+      return bad(parts[0] + " is already in " + parts[2], "another scalable unit");
+    faults->cross_su.push_back({parts[0], r[0], parts[2]});
+  } else if (flag == "drop-leaf") {
+    const char form[] = "SU:RAIL";
+    if (parts.size() != 2) return bad("wrong number of fields", form);
+    if (!su_rail(form, &su, &rail)) return false;
+    faults->dropped_leaves.push_back({parts[0], rail});
+  } else if (flag == "drop-uplinks") {
+    const char form[] = "SU:RAIL:N";
+    if (parts.size() != 3) return bad("wrong number of fields", form);
+    if (!su_rail(form, &su, &rail)) return false;
+    int n = 0;
+    if (!ParseCount(parts[2], 1, kMaxSwitchPorts, &n))
+      return bad("bad uplink count '" + parts[2] + "'", "a count from 1 to 4096");
+    faults->uplink_cuts.push_back({parts[0], rail, n});
+  } else if (flag == "ufm") {
+    bool ok = !value.empty() && value.size() <= 64;
+    for (char c : value)
+      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
+    if (!ok) return bad("bad host name", "HOST: letters, digits, '-', '_' or '.'");
+    faults->ufm_hosts.push_back(value);
+  } else if (flag == "sharp") {
+    int n = 0;
+    if (!ParseCount(value, 1, kMaxSwitchPorts, &n)) return bad("bad count", "N from 1 to 4096");
+    faults->sharp_nodes += n;
+  } else {
+    *err = "unknown fault '" + flag + "'";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace railguard::topo

@@ -1,0 +1,89 @@
+// Fabric simulator: the ibnetdiscover output a rail-optimized fabric built from a topology
+// would print, with cabling faults injected on request. Feeds discovery tests and demos.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "topo/model.h"
+
+namespace railguard::topo {
+
+// The NodeDescription a ConnectX-7 keeps until rdma-ndd (or the admin) names it.
+extern const char kDefaultHcaDescription[];
+// The NodeDescription of a switch's SHARP aggregation node.
+extern const char kSharpDescription[];
+
+// Cabling faults. Rails are 0-based indexes; nodes and SUs are names from the topology.
+struct SimFaults {
+  struct Swap {  // the node's cables of two rails are swapped at the leaves
+    std::string node;
+    int rail_a = 0;
+    int rail_b = 0;
+  };
+  struct NodeRail {  // one HCA of a node
+    std::string node;
+    int rail = 0;
+  };
+  struct SuRail {  // the leaf of one (SU, rail)
+    std::string su;
+    int rail = 0;
+  };
+  struct UplinkCut {  // `count` uplinks of one leaf are gone
+    std::string su;
+    int rail = 0;
+    int count = 0;
+  };
+  struct CrossSu {  // one HCA is cabled to another SU's leaf of its rail (first free port)
+    std::string node;
+    int rail = 0;
+    std::string su;
+  };
+  struct Slow {  // one HCA's link trains at `token` (e.g. "4xHDR") instead
+    std::string node;
+    int rail = 0;
+    std::string token;
+  };
+  std::vector<Swap> swaps;
+  std::vector<NodeRail> drops;  // the HCA's cable is missing
+  std::vector<CrossSu> cross_su;
+  std::vector<SuRail> dropped_leaves;  // the leaf is missing, with all its cables
+  std::vector<NodeRail> unnamed;       // the HCA keeps kDefaultHcaDescription
+  std::vector<std::string> ufm_hosts;  // extra CAs "<host> mlx5_0" on the first spine
+  int sharp_nodes = 0;                 // SHARP aggregation nodes on the first N leaves
+  std::vector<UplinkCut> uplink_cuts;
+  std::vector<Slow> slow_links;
+};
+
+struct SimOptions {
+  int uplinks = 1;  // cables from every leaf to every spine
+  SimFaults faults;
+};
+
+// Gives every leaf and spine without a GUID the deterministic one SimulateFabric uses:
+// 0xfc6a1c03000000SR for the leaf of SU index S (from 1) and rail R, 0xfc6a1c03ff0000NN for
+// spine NN (from 1); see the .cc for the exact layout.
+void AssignSwitchGuids(Topology* topo);
+
+// Writes to `*out` the ibnetdiscover output (default format) of the fabric `topo` describes:
+// one leaf per (SU, rail) with host i of the SU on port i+1, its HCAs described
+// "<node> <nic>" after the node type's NIC names, leaves and spines described
+// "MF0;<name>:<model>/U1" after LeafName() and the spine names, every leaf cabled to every spine
+// `opts.uplinks` times, link tokens after each rail's LinkSpec ("4xNDR"), and `opts.faults`
+// applied. Switches without a port count get max(64, ports needed).
+// REQUIRES: `topo` loaded and validated. Returns false with `*err` set when a fault names an
+// unknown node, SU or rail, or when a switch has too few ports or two nodes share a GUID.
+bool SimulateFabric(const Topology& topo, const SimOptions& opts, std::string* out,
+                    std::string* err);
+
+// Parses one fault flag's value against `topo` and appends it to `*faults`. `flag` is one of
+// swap (NODE:RAILa:RAILb), drop (NODE:RAIL), drop-leaf (SU:RAIL), unnamed (NODE:RAIL),
+// cross-su (NODE:RAIL:SU), ufm (HOST), sharp (N), drop-uplinks (SU:RAIL:N),
+// slow (NODE:RAIL:WIDTHxSPEED). A RAIL is a
+// rail index, a rail name or one of the node type's NIC names. Returns false with `*err`
+// saying what is wrong and the expected form.
+bool AddSimFault(const Topology& topo, const std::string& flag, const std::string& value,
+                 SimFaults* faults, std::string* err);
+
+}  // namespace railguard::topo
