@@ -8,8 +8,10 @@ bash "$here/scripts/build.sh" >/dev/null
 build=${RAILGUARD_BUILD_DIR:-$here/build}
 railctl="$build/railctl"
 tmp=$(mktemp -d /tmp/railguard-demo.XXXXXX)
-cleanup() { [ -n "${RG_CLUSTER_DIR:-}" ] && rg_cluster_stop >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+cluster_up=0
+cleanup() { [ "$cluster_up" = 1 ] && rg_cluster_stop >/dev/null 2>&1; rm -rf "$tmp"; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@" || printf '(exit %d)\n' "$?"; }
@@ -46,7 +48,8 @@ run "$railctl" topology discover ../shared/data/ibnetdiscover/hpc-toolset-x5/X5.
 step "8. A live Slurm cluster on the development layout, topology/tree from railctl's export"
 # shellcheck source=../tests/harness/cluster.sh
 source "$here/tests/harness/cluster.sh"
-rg_cluster_start --topo etc/dev-4su.yaml --topology-plugin tree
+cluster_up=1
+rg_cluster_start --no-trap --topo etc/dev-4su.yaml --topology-plugin tree
 run scontrol show topology
 run sinfo -N -o '%N %t %G' | head -5
 echo "Submitting 2-, 4- and 8-node jobs with --switches=1 ..."

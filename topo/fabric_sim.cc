@@ -36,6 +36,11 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
+// "1 uplink", "2 uplinks".
+std::string Count(int n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
 std::string Token(const LinkSpec& link) { return std::to_string(link.width) + "x" + link.speed; }
 
 // The switch model a Mellanox/NVIDIA switch of that speed reports in its description.
@@ -162,7 +167,7 @@ bool Builder::CheckFaults(const Topology& topo, std::string* err) const {
     if (!su_ok(c.su, "drop-uplinks") || !rail_ok(c.rail, "drop-uplinks")) return false;
     if (c.count < 0 || c.count > total) {
       *err = "drop-uplinks " + c.su + ":" + std::to_string(c.rail) + ":" + std::to_string(c.count) +
-             ": the leaf has only " + std::to_string(total) + " uplinks";
+             ": the leaf has only " + Count(total, "uplink");
       return false;
     }
   }
@@ -211,8 +216,7 @@ bool Builder::Build(std::string* out, std::string* err) {
       if (needed > ports) {
         *err = "leaf " + name + " has " + std::to_string(ports) + " ports but needs " +
                std::to_string(needed) + " (" + std::to_string(hosts) + " hosts, " +
-               std::to_string(spines * uplinks) + " uplinks" +
-               (extra_leaf_ports ? ", 1 SHARP node" : "") + ")";
+               Count(spines * uplinks, "uplink") + (extra_leaf_ports ? ", 1 SHARP node" : "") + ")";
         return false;
       }
       const std::string model = SwitchModel(topo.rails[leaf.rail].link.speed);
@@ -230,9 +234,8 @@ bool Builder::Build(std::string* out, std::string* err) {
     if (needed > ports) {
       *err = "spine " + sw.name + " has " + std::to_string(ports) + " ports but needs " +
              std::to_string(needed) + " (" + std::to_string(leaf_count) + " leaves x " +
-             std::to_string(uplinks) + " uplinks" +
-             (i == 0 && extra_spine_ports ? " + " + std::to_string(extra_spine_ports) + " UFM hosts"
-                                          : "") +
+             Count(uplinks, "uplink") +
+             (i == 0 && extra_spine_ports ? " + " + Count(extra_spine_ports, "UFM host") : "") +
              ")";
       return false;
     }

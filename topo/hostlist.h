@@ -43,6 +43,9 @@ bool ExpandHostlist(std::string_view expr, std::vector<std::string>* out, std::s
 // neighbouring ranges with the same prefix share brackets ("n3,n1,n2,m" -> "n[3,1-2],m").
 // Duplicates are kept ("n1,n1" -> "n[1,1]"). Names should not contain ',', '[', ']' or
 // whitespace, or the result will not expand back to them. Linear in the number of hosts.
+// Note that `scontrol show hostlist` given an expression rather than names can differ when
+// an earlier bracket group leaves digits at the end of a prefix: it prints "r[1-2][5-6]" as
+// "r1[5-6],r2[5-6]", while the names r15 r16 r25 r26 compress to "r[15-16,25-26]".
 std::string CompressHostlist(const std::vector<std::string>& hosts);
 
 // Sorts, then compresses, as `scontrol show hostlistsorted` does. Duplicates are kept and

@@ -217,14 +217,14 @@ Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config,
   PlacementMode mode = config.default_mode;
   const bool explicit_mode = FindEnv(job.spank_env, kPlacementEnv, &value) != nullptr;
   if (explicit_mode && !ParsePlacementOption(value, &mode, &err)) {
-    d.refuse = true;
+    d.refuse = Decision::kBadOption;
     d.message = "railguard: " + err;
     return d;
   }
   int limit = config.max_sus_default;
   const bool explicit_limit = FindEnv(job.spank_env, kMaxSusEnv, &value) != nullptr;
   if (explicit_limit && !ParseMaxSusOption(value, &limit, &err)) {
-    d.refuse = true;
+    d.refuse = Decision::kBadOption;
     d.message = "railguard: " + err;
     return d;
   }
@@ -277,7 +277,7 @@ Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config,
                                          " (max_sus_default)";
     if (mode == PlacementMode::kStrict) {
       d = Decision();
-      d.refuse = true;
+      d.refuse = Decision::kTooManySus;
       d.message = "railguard: " + job_nodes + " need " + sus + ", more than " + source +
                   " allows; ask for fewer nodes, raise --rail-max-sus or use "
                   "--rail-placement=prefer";

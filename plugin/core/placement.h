@@ -40,7 +40,11 @@ Fabric FabricOf(const topo::Topology& topo);
 
 // What to do with the job.
 struct Decision {
-  bool refuse = false;        // reject the submission; `message` says why
+  enum Refusal {
+    kAccept = 0,    // the job goes on (possibly changed as below)
+    kBadOption,     // a --rail-* value is wrong; `message` says what is allowed
+    kTooManySus,    // strict, and the job needs more SUs than its limit; `message` says so
+  } refuse = kAccept;
   bool set_switches = false;  // set the job's req_switch and wait4switch to these
   uint32_t req_switch = 0;    // most leaf switches (= SUs) Slurm should use
   uint32_t wait4switch = 0;   // seconds Slurm may hold the job for them

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-# shellcheck source=tests/harness/cluster.sh
+# shellcheck source-path=SCRIPTDIR source=../harness/cluster.sh
 source "$src/tests/harness/cluster.sh"
 
 fail() {

@@ -1,0 +1,133 @@
+#include "plugin/core/switch_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+#include "topo/hostlist.h"
+
+namespace railguard::plugin {
+namespace {
+
+// `base`, or base-2, base-3, ... : the first that no switch of the topology is called.
+std::string UniqueName(const std::string& base, std::set<std::string>* taken) {
+  std::string name = base;
+  for (int i = 2; taken->count(name); ++i) name = base + "-" + std::to_string(i);
+  taken->insert(name);
+  return name;
+}
+
+std::set<std::string> SwitchNames(const topo::Topology& topo) {
+  std::set<std::string> names;
+  for (const topo::ScalableUnit& su : topo.sus) {
+    names.insert(su.name);
+    for (const topo::Leaf& leaf : su.leaves) names.insert(topo::LeafName(su, leaf));
+  }
+  for (const topo::Switch& spine : topo.spines) names.insert(spine.name);
+  return names;
+}
+
+}  // namespace
+
+SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::string>& slurm_nodes,
+                        const std::string& source) {
+  SwitchPlan plan;
+  plan.rank.assign(slurm_nodes.size(), 0);
+  std::unordered_map<std::string, int> index;
+  for (size_t i = 0; i < slurm_nodes.size(); ++i)
+    index.emplace(slurm_nodes[i], static_cast<int>(i));
+
+  double rate = 0;
+  for (const topo::Rail& rail : topo.rails) rate += rail.link.rate_gbps;
+  const uint32_t link_speed = std::max<uint32_t>(1, static_cast<uint32_t>(std::lround(rate)));
+
+  std::set<std::string> taken = SwitchNames(topo);
+  std::vector<bool> mapped(slurm_nodes.size(), false);
+  std::vector<std::string> missing;  // in the topology, not in slurm.conf
+  uint32_t next_rank = 0;
+  for (const topo::ScalableUnit& su : topo.sus) {
+    PlannedSwitch leaf;
+    leaf.name = su.name;
+    leaf.link_speed = link_speed;
+    for (const std::string& node : su.nodes) {
+      auto it = index.find(node);
+      if (it == index.end()) {
+        missing.push_back(node);
+        continue;
+      }
+      leaf.nodes.push_back(it->second);
+      mapped[it->second] = true;
+      plan.rank[it->second] = next_rank++;
+    }
+    if (leaf.nodes.empty()) {
+      plan.notes.push_back({true, "scalable unit " + su.name +
+                                      " has none of its nodes in slurm.conf; it gets no "
+                                      "switch"});
+      continue;
+    }
+    plan.switches.push_back(std::move(leaf));
+  }
+  if (!missing.empty()) {
+    plan.notes.push_back({true, std::to_string(missing.size()) + " node(s) of " + source +
+                                    " are not in slurm.conf: " + CompressHostlist(missing) +
+                                    "; left out of the topology"});
+  }
+
+  std::vector<std::string> unmapped;
+  for (size_t i = 0; i < slurm_nodes.size(); ++i)
+    if (!mapped[i]) unmapped.push_back(slurm_nodes[i]);
+  if (!unmapped.empty()) {
+    std::sort(unmapped.begin(), unmapped.end(), HostLess);
+    PlannedSwitch leaf;
+    leaf.name = UniqueName(topo.cluster + "-unmapped", &taken);
+    for (const std::string& node : unmapped) {
+      const int i = index.at(node);
+      leaf.nodes.push_back(i);
+      plan.rank[i] = next_rank++;
+    }
+    plan.notes.push_back({true, std::to_string(unmapped.size()) + " node(s) of slurm.conf are "
+                                    "not in " + source + ": " + CompressHostlist(unmapped) +
+                                    "; they go under switch " + leaf.name +
+                                    ", usable but outside every scalable unit"});
+    plan.switches.push_back(std::move(leaf));
+  }
+  if (plan.switches.empty()) return plan;
+
+  // One top switch joins every leaf: the spines of a rail-optimized fat tree reach every SU.
+  const int top = static_cast<int>(plan.switches.size());
+  PlannedSwitch root;
+  root.name = UniqueName(topo.cluster + "-spine", &taken);
+  root.level = 1;
+  root.link_speed = link_speed;
+  root.parent = top;
+  std::vector<std::string> child_names;
+  for (int i = 0; i < top; ++i) {
+    root.children.push_back(i);
+    root.descendants.push_back(i);
+    child_names.push_back(plan.switches[i].name);
+    plan.switches[i].parent = top;
+  }
+  root.children_expr = CompressHostlist(child_names);
+  plan.switches.push_back(std::move(root));
+  plan.levels = 1;
+
+  const size_t n = plan.switches.size();
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<uint32_t>& dist = plan.switches[i].dist;
+    dist.assign(n, 2);  // leaf to leaf: up to the top and down again
+    dist[i] = 0;
+    for (size_t j = 0; j < n; ++j)
+      if (static_cast<int>(i) == top || static_cast<int>(j) == top) dist[j] = i == j ? 0 : 1;
+  }
+
+  size_t ranked = 0;
+  for (const PlannedSwitch& sw : plan.switches) ranked += sw.nodes.size();
+  plan.notes.push_back(
+      {false, "cluster " + topo.cluster + ": " + std::to_string(top) + " leaf switch(es) " +
+                  plan.switches[top].children_expr + " under " + plan.switches[top].name +
+                  ", " + std::to_string(ranked) + " nodes ranked scalable unit by scalable unit"});
+  return plan;
+}
+
+}  // namespace railguard::plugin

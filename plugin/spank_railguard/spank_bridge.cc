@@ -1,0 +1,169 @@
+// The railguard SPANK plugin's work: option checks in the commands, the job-control
+// environment for job_submit/rail, and NCCL_IB_HCA in each task. See spank_bridge.h.
+#include "plugin/spank_railguard/spank_bridge.h"
+
+#include <memory>
+#include <string>
+
+#include "plugin/core/job_options.h"
+#include "plugin/core/nccl.h"
+#include "plugin/core/rail_setup.h"
+
+namespace {
+
+using railguard::plugin::RailSetup;
+
+enum OptionId { kOptPlacement = 1, kOptMaxSus = 2 };
+
+// What this process learned; one SPANK stack per process, so plain globals suffice.
+struct State {
+  std::string conf_path;                    // config= argument of plugstack.conf
+  std::string placement;                    // --rail-placement, "" = not given
+  std::string max_sus;                      // --rail-max-sus, "" = not given
+  std::shared_ptr<const RailSetup> setup;   // slurmstepd only
+};
+
+State& Get() {
+  static State state;
+  return state;
+}
+
+extern "C" int OptionCallback(int val, const char* optarg, int remote) {
+  try {
+    (void)remote;
+    const std::string value = optarg ? optarg : "";
+    std::string err;
+    if (val == kOptPlacement) {
+      railguard::PlacementMode mode;
+      if (!railguard::plugin::ParsePlacementOption(value, &mode, &err)) {
+        slurm_error("railguard: %s", err.c_str());
+        return -1;
+      }
+      Get().placement = value;
+    } else if (val == kOptMaxSus) {
+      int n = 0;
+      if (!railguard::plugin::ParseMaxSusOption(value, &n, &err)) {
+        slurm_error("railguard: %s", err.c_str());
+        return -1;
+      }
+      Get().max_sus = value;
+    }
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+// Registered once per process; Slurm keeps pointers to these.
+struct spank_option kOptions[] = {
+    {const_cast<char*>("rail-placement"), const_cast<char*>("strict|prefer|off"),
+     const_cast<char*>("railguard: keep the job in the fewest scalable units (strict), "
+                       "prefer that for a short while (prefer), or leave it alone (off)"),
+     1, kOptPlacement, OptionCallback},
+    {const_cast<char*>("rail-max-sus"), const_cast<char*>("N"),
+     const_cast<char*>("railguard: most scalable units the job may span (1 or more)"), 1,
+     kOptMaxSus, OptionCallback},
+};
+
+void LoadTopology(State& s) {
+  railguard::Diags diags;
+  s.setup = railguard::plugin::LoadRailSetup(s.conf_path, &diags);
+  if (s.setup) return;
+  // slurmstepd: the step goes on without NCCL_IB_HCA; say why once per step.
+  for (const railguard::Diag& d : diags) slurm_error("railguard: spank: %s", d.ToString().c_str());
+}
+
+}  // namespace
+
+extern "C" int rg_spank_init(spank_t sp, int ac, char** av) {
+  try {
+    State& s = Get();
+    for (int i = 0; i < ac; ++i) {
+      const std::string arg = av[i];
+      if (arg.rfind("config=", 0) == 0 && arg.size() > 7) {
+        s.conf_path = arg.substr(7);
+      } else {
+        slurm_error("railguard: spank: unknown plugstack.conf argument '%s'; expected "
+                    "config=PATH",
+                    arg.c_str());
+      }
+    }
+    const spank_context_t ctx = spank_context();
+    if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE) {
+      for (struct spank_option& opt : kOptions) {
+        spank_err_t rc = spank_option_register(sp, &opt);
+        if (rc != ESPANK_SUCCESS) {
+          slurm_error("railguard: spank: cannot register --%s: %s", opt.name,
+                      spank_strerror(rc));
+        }
+      }
+    }
+    if (ctx == S_CTX_REMOTE && !s.conf_path.empty()) LoadTopology(s);
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+extern "C" int rg_spank_init_post_opt(spank_t sp, int ac, char** av) {
+  try {
+    (void)ac;
+    (void)av;
+    const spank_context_t ctx = spank_context();
+    if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR) return 0;
+    const State& s = Get();
+    const std::pair<const char*, const std::string*> vars[] = {
+        {railguard::plugin::kPlacementEnv, &s.placement},
+        {railguard::plugin::kMaxSusEnv, &s.max_sus}};
+    for (const auto& [name, value] : vars) {
+      if (value->empty()) continue;
+      spank_err_t rc = spank_job_control_setenv(sp, name, value->c_str(), 1);
+      if (rc != ESPANK_SUCCESS) {
+        slurm_error("railguard: cannot pass %s to the job: %s", name, spank_strerror(rc));
+        return -1;
+      }
+    }
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+extern "C" int rg_spank_task_init(spank_t sp, int ac, char** av) {
+  try {
+    (void)ac;
+    (void)av;
+    const State& s = Get();
+    if (!spank_remote(sp) || !s.setup) return 0;
+    char buf[256];
+    if (spank_getenv(sp, "NCCL_IB_HCA", buf, sizeof(buf)) == ESPANK_SUCCESS) {
+      slurm_verbose("railguard: spank: NCCL_IB_HCA=%s set by the job; left as is", buf);
+      return 0;
+    }
+    if (spank_getenv(sp, "SLURMD_NODENAME", buf, sizeof(buf)) != ESPANK_SUCCESS) return 0;
+    const std::optional<std::string> hca = railguard::plugin::NcclIbHca(s.setup->topology, buf);
+    if (!hca) {
+      slurm_verbose("railguard: spank: node %s is not in %s; NCCL_IB_HCA not set", buf,
+                    s.setup->config.topology_path.c_str());
+      return 0;
+    }
+    spank_err_t rc = spank_setenv(sp, "NCCL_IB_HCA", hca->c_str(), 0);
+    if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_EXISTS)
+      slurm_error("railguard: spank: cannot set NCCL_IB_HCA: %s", spank_strerror(rc));
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+extern "C" int rg_spank_exit(spank_t sp, int ac, char** av) {
+  try {
+    (void)sp;
+    (void)ac;
+    (void)av;
+    Get().setup.reset();
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}

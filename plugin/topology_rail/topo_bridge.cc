@@ -1,0 +1,135 @@
+// C++ side of topology/rail: loads the rail setup once per (re)configuration and plans the
+// switch tree from memory. See topo_bridge.h for the contract of each function.
+#include "plugin/topology_rail/topo_bridge.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "plugin/core/rail_setup.h"
+#include "plugin/core/switch_plan.h"
+
+namespace {
+
+using railguard::Diags;
+using railguard::plugin::PlanSwitches;
+using railguard::plugin::RailSetup;
+using railguard::plugin::RailState;
+using railguard::plugin::SwitchPlan;
+
+RailState& State() {
+  static RailState state;
+  return state;
+}
+
+void Log(rg_log_fn log, int level, const std::string& msg) {
+  if (log) log(level, msg.c_str());
+}
+
+// malloc'd copies, so that the C side never sees C++ allocations.
+char* Dup(const std::string& s) {
+  char* p = static_cast<char*>(std::malloc(s.size() + 1));
+  if (!p) throw std::bad_alloc();
+  std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+template <typename T, typename U>
+T* DupArray(const std::vector<U>& v) {
+  T* p = static_cast<T*>(std::calloc(v.empty() ? 1 : v.size(), sizeof(T)));
+  if (!p) throw std::bad_alloc();
+  for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(v[i]);
+  return p;
+}
+
+}  // namespace
+
+extern "C" int rg_topo_load(const char* conf_path, rg_log_fn log) {
+  try {
+    Diags diags;
+    if (State().Reload(conf_path, &diags)) {
+      const RailSetup& s = *State().current();
+      Log(log, RG_LOG_INFO,
+          "loaded " + std::string(conf_path) + " and " + s.config.topology_path +
+              ": cluster " + s.topology.cluster + ", " + std::to_string(s.topology.sus.size()) +
+              " scalable units, " + std::to_string(s.topology.NodeCount()) + " nodes");
+      return RG_LOAD_OK;
+    }
+    for (const railguard::Diag& d : diags) Log(log, RG_LOG_ERROR, d.ToString());
+    Log(log, RG_LOG_ERROR,
+        std::to_string(diags.size()) + " problem(s) in " + conf_path +
+            " or the topology it names (railctl topology validate shows them too)");
+  } catch (...) {
+    if (log) log(RG_LOG_ERROR, "internal error while loading the rail topology");
+  }
+  return State().current() ? RG_LOAD_KEPT : RG_LOAD_NONE;
+}
+
+extern "C" int rg_topo_plan(const char* const* names, int count, rg_log_fn log,
+                            rg_plan_t** out) {
+  *out = nullptr;
+  rg_plan_t* plan = nullptr;
+  try {
+    std::shared_ptr<const RailSetup> setup = State().current();
+    if (!setup) return -1;
+    std::vector<std::string> nodes(names, names + count);
+    const SwitchPlan sp = PlanSwitches(setup->topology, nodes, setup->config.topology_path);
+    for (const railguard::plugin::PlanNote& note : sp.notes)
+      Log(log, note.warning ? RG_LOG_ERROR : RG_LOG_INFO, note.text);
+
+    plan = static_cast<rg_plan_t*>(std::calloc(1, sizeof(rg_plan_t)));
+    if (!plan) return -1;
+    plan->rank = DupArray<uint32_t>(sp.rank);
+    plan->levels = sp.levels;
+    plan->switches = static_cast<rg_switch_t*>(
+        std::calloc(sp.switches.empty() ? 1 : sp.switches.size(), sizeof(rg_switch_t)));
+    if (!plan->switches) throw std::bad_alloc();
+    for (size_t i = 0; i < sp.switches.size(); ++i) {
+      const railguard::plugin::PlannedSwitch& ps = sp.switches[i];
+      rg_switch_t& sw = plan->switches[i];
+      plan->switch_cnt = static_cast<int>(i + 1);  // from here on rg_topo_plan_free frees it
+      sw.name = Dup(ps.name);
+      sw.level = ps.level;
+      sw.link_speed = ps.link_speed;
+      sw.parent = ps.parent;
+      sw.nodes = DupArray<int>(ps.nodes);
+      sw.node_cnt = static_cast<int>(ps.nodes.size());
+      sw.children = DupArray<int>(ps.children);
+      sw.child_cnt = static_cast<int>(ps.children.size());
+      sw.children_expr = ps.children.empty() ? nullptr : Dup(ps.children_expr);
+      sw.descendants = DupArray<int>(ps.descendants);
+      sw.desc_cnt = static_cast<int>(ps.descendants.size());
+      sw.dist = DupArray<uint32_t>(ps.dist);
+    }
+    *out = plan;
+    return 0;
+  } catch (...) {
+    rg_topo_plan_free(plan);
+    if (log) log(RG_LOG_ERROR, "internal error while planning the switch tree");
+    return -1;
+  }
+}
+
+extern "C" void rg_topo_plan_free(rg_plan_t* plan) {
+  if (!plan) return;
+  for (int i = 0; plan->switches && i < plan->switch_cnt; ++i) {
+    rg_switch_t& sw = plan->switches[i];
+    std::free(sw.name);
+    std::free(sw.nodes);
+    std::free(sw.children);
+    std::free(sw.children_expr);
+    std::free(sw.descendants);
+    std::free(sw.dist);
+  }
+  std::free(plan->switches);
+  std::free(plan->rank);
+  std::free(plan);
+}
+
+extern "C" void rg_topo_fini(void) {
+  try {
+    State().Clear();
+  } catch (...) {
+  }
+}

@@ -1,0 +1,66 @@
+/* C ABI between topology/rail's Slurm-facing C code and its C++ core (topo_bridge.cc).
+ * Every function catches all exceptions; none throws. Not thread-safe: Slurm calls the
+ * topology plugin under its configuration lock. */
+#ifndef RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_BRIDGE_H_
+#define RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_BRIDGE_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Log levels of rg_log_fn. */
+enum { RG_LOG_ERROR = 0, RG_LOG_INFO = 1, RG_LOG_VERBOSE = 2, RG_LOG_DEBUG = 3 };
+
+/* Receives one log line (without prefix); the C side passes it to Slurm's log. */
+typedef void (*rg_log_fn)(int level, const char *msg);
+
+/* One switch of the plan; indexes refer to the node names given to rg_topo_plan and to the
+ * plan's own switch array. */
+typedef struct {
+	char *name;		/* switch name */
+	int level;		/* 0 = leaf, 1 = top */
+	uint32_t link_speed;	/* arbitrary units (Gb/s per node) */
+	int parent;		/* index of the parent; the top switch names itself */
+	int *nodes;		/* leaves: node indexes */
+	int node_cnt;
+	int *children;		/* top: child switch indexes */
+	int child_cnt;
+	char *children_expr;	/* top: child names as a hostlist; NULL for leaves */
+	int *descendants;	/* all switches below */
+	int desc_cnt;
+	uint32_t *dist;		/* hops to each switch of the plan */
+} rg_switch_t;
+
+typedef struct {
+	rg_switch_t *switches;	/* leaves first, the top switch last */
+	int switch_cnt;
+	int levels;		/* highest switch level */
+	uint32_t *rank;		/* per node given: its rank, SU by SU */
+} rg_plan_t;
+
+/* Load results. */
+enum { RG_LOAD_OK = 0, RG_LOAD_KEPT = 1, RG_LOAD_NONE = -1 };
+
+/* Loads railguard.yaml at `conf_path` and the rail topology it names, logging every problem
+ * through `log`. Returns RG_LOAD_OK when loaded; RG_LOAD_KEPT when loading failed but an
+ * earlier setup stays in force; RG_LOAD_NONE when loading failed and there is none. */
+int rg_topo_load(const char *conf_path, rg_log_fn log);
+
+/* Plans the switches and ranks for `count` node names. Notes (nodes missing on either side)
+ * go to `log` unless it is NULL. Returns 0 with *out set (release with rg_topo_plan_free),
+ * or -1 when nothing is loaded or planning failed. */
+int rg_topo_plan(const char *const *names, int count, rg_log_fn log, rg_plan_t **out);
+
+/* Releases a plan from rg_topo_plan; NULL is fine. */
+void rg_topo_plan_free(rg_plan_t *plan);
+
+/* Forgets the loaded setup. */
+void rg_topo_fini(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_BRIDGE_H_ */

@@ -1,0 +1,30 @@
+/* topology/rail against Slurm's internals: one function per plugin entry point
+ * (topology_rail.c routes each entry point here). Plain C types only, so that the entry file
+ * needs no Slurm internal header. */
+#ifndef RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_SLURM_H_
+#define RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_SLURM_H_
+
+#include <stdbool.h>
+
+/* Loads railguard.yaml (found with get_extra_conf_path) and its rail topology. In slurmctld
+ * a failure returns SLURM_ERROR, so that Slurm stops with the problems in its log; in slurmd
+ * it is logged and topology addresses fall back to node names. */
+int rail_topo_init(void);
+
+/* Releases the switch table and the loaded setup. */
+int rail_topo_fini(void);
+
+/* Reloads the setup if this (re)configuration has not loaded it yet (a failed reload keeps
+ * the last good one), then sets node_rank of every node: SU by SU. Returns false when there
+ * is nothing to rank by. */
+bool rail_topo_generate_node_ranking(void);
+
+/* Reloads as above, then rebuilds switch_record_table, switch_record_cnt and switch_levels
+ * for the current node table. Always SLURM_SUCCESS (Slurm ignores the result). */
+int rail_topo_build_config(void);
+
+/* "<top>.<leaf>.<node>" and "switch.switch.node" for `node_name`; the bare node name when
+ * there are no switches or the node is under none. SLURM_ERROR for an unknown node. */
+int rail_topo_get_node_addr(char *node_name, char **addr, char **pattern);
+
+#endif /* RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_SLURM_H_ */
