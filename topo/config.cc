@@ -85,6 +85,14 @@ class Loader {
 
   void LoadPlacement(const YAML::Node& map, PlacementConfig* p);
 
+  // The key node of `key` in `map` (for positions: yaml-cpp marks an empty value at the
+  // token after it), or an undefined node.
+  static YAML::Node KeyNode(const YAML::Node& map, const char* key) {
+    for (const auto& kv : map)
+      if (kv.first.Scalar() == key) return kv.first;
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+
   std::string file_;
   Diags* diags_;
   int errors_ = 0;
@@ -157,7 +165,7 @@ bool Loader::Load(const std::string& text, Config* out) {
     if (!topo.IsDefined()) {
       Error(root, "missing key 'topology' in the railguard config");
     } else if (!topo.IsScalar() || topo.Scalar().empty()) {
-      Error(topo, "expected a non-empty path for topology, such as /etc/slurm/rails.yaml");
+      Error(topo.IsNull() ? KeyNode(root, "topology") : topo, "expected a non-empty path for topology, such as /etc/slurm/rails.yaml");
     } else {
       const std::string& p = topo.Scalar();
       out->topology_path = p[0] == '/' ? p : DirName(file_) + p;

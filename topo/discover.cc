@@ -116,7 +116,7 @@ Key Mode(const std::map<Key, int>& counts, Better better, Key fallback) {
 std::string TokenMode(const std::map<std::string, int>& counts) {
   std::map<std::string, int> valid;
   for (const auto& [token, n] : counts)
-    if (LinkSpecFromIbToken(token) && token.find_first_of("xX") <= 2) valid[token] = n;
+    if (ParseLinkToken(token)) valid[token] = n;
   const std::map<std::string, int>& use = valid.empty() ? counts : valid;
   return Mode<std::string>(
       use, [](const std::string& a, const std::string& b) { return LinkSlower(b, a); }, "");
@@ -214,6 +214,11 @@ class Discoverer {
   }
   std::string RailLabel(int rail) const {
     return "rail " + std::to_string(rail) + " (" + rails_[rail] + ")";
+  }
+  std::string RailList() const {
+    std::string list;
+    for (const std::string& r : rails_) list += (list.empty() ? "" : ", ") + r;
+    return list;
   }
   std::string ExpectedToken(int sw) const {
     return sws_[sw].rail >= 0 ? rail_token_[sws_[sw].rail] : host_token_;
@@ -434,6 +439,9 @@ void Discoverer::InferRails() {
   for (const Attach& a : unnamed_) ++all[f_.links[a.link].Token()];
   for (const auto& counts : per_rail) rail_token_.push_back(TokenMode(counts));
   host_token_ = TokenMode(all);
+  // A rail no leaf carries (named only by --rail-order) gets the fabric's usual HCA link.
+  for (std::string& token : rail_token_)
+    if (token.empty()) token = host_token_;
 }
 
 void Discoverer::GroupSus() {
@@ -574,23 +582,21 @@ void Discoverer::CheckAttachments() {
                 "); expected unique host names");
       }
     }
-    if (sw.rail < 0 || sw.su == kDuplicate) continue;  // stray-leaf or duplicate-leaf says it
+    if (sw.rail < 0) continue;  // stray-leaf says it
     int rail = sw.rail;
     if (ci.dev >= 0) {
       rail = dev_rail_[ci.dev];
       if (rail < 0) {
-        Add(
-            "stray-hca", host, dev, a.sw, a.sw_port,
+        Add("stray-hca", host, dev, a.sw, a.sw_port,
             host + " " + dev + " on " + SwPort(a.sw, a.sw_port) +
-                " is not an HCA of any rail; expected one of the rail HCAs (" +
-                [&] {
-                  std::string list;
-                  for (const std::string& r : rails_) list += (list.empty() ? "" : ", ") + r;
-                  return list;
-                }() +
-                ")");
+                " is not an HCA of any rail; expected one of the rail HCAs (" + RailList() + ")");
         continue;
       }
+    }
+    if (sw.su == kDuplicate) {
+      // duplicate-leaf says it; the host is not missing this rail.
+      if (rail == sw.rail) host_has_[ci.host][rail] = 1;
+      continue;
     }
     host_has_[ci.host][rail] = 1;
     const int home = host_su_[ci.host];
@@ -814,7 +820,7 @@ void Discoverer::BuildTopology() {
     rail.index = r;
     rail.name = "rail" + std::to_string(r);
     std::optional<LinkSpec> spec =
-        rail_token_[r].empty() ? std::nullopt : LinkSpecFromIbToken(rail_token_[r]);
+        rail_token_[r].empty() ? std::nullopt : ParseLinkToken(rail_token_[r]);
     if (spec) rail.link = *spec;
     t.rails.push_back(rail);
   }

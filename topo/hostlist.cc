@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <utility>
 
 namespace railguard {
 namespace {
@@ -24,6 +25,7 @@ constexpr uint64_t kMaxNumber = UINT64_MAX - 1;
 constexpr char kNameForm[] = "expected name[ranges] such as n[001-032,040]";
 constexpr char kRangeForm[] = "expected a number or lo-hi such as 7 or 001-032";
 
+// ASCII digits only, as Slurm's isdigit() in the "C" locale.
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Whitespace as C's isspace() sees it in the "C" locale (Slurm's natural compare skips it).
@@ -32,6 +34,7 @@ bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 // Item separators of Slurm's hostlist_create().
 bool IsSeparator(char c) { return c == ',' || c == ' ' || c == '\t'; }
 
+// Bytes that cannot be part of a host name; tab is a separator, not one of these.
 bool IsControl(char c) {
   unsigned char u = static_cast<unsigned char>(c);
   return (u < 0x20 && c != '\t') || u == 0x7f;
@@ -89,6 +92,7 @@ size_t ItemEnd(std::string_view expr, size_t start) {
 
 // ---- expansion ----------------------------------------------------------------------------
 
+// One "lo" or "lo-hi" between brackets.
 struct NumRange {
   uint64_t lo = 0;
   uint64_t hi = 0;
@@ -124,16 +128,13 @@ bool ParseRange(std::string_view text, std::string_view item, NumRange* range, s
     *err = "bad range " + Quote(text) + " in " + Quote(item) + "; " + kRangeForm;
     return false;
   }
-  for (std::string_view number : {lo, hi}) {
-    uint64_t ignored;
-    if (!ParseNumber(number, &ignored)) {
+  for (auto [number, value] : {std::pair(lo, &range->lo), std::pair(hi, &range->hi)}) {
+    if (!ParseNumber(number, value)) {
       *err = "number " + Quote(number) + " in " + Quote(item) + " is too large; expected at most " +
              std::to_string(kMaxNumber);
       return false;
     }
   }
-  ParseNumber(lo, &range->lo);
-  ParseNumber(hi, &range->hi);
   range->width = static_cast<int>(lo.size());
   if (range->lo > range->hi) {
     *err = "descending range " + Quote(text) + " in " + Quote(item) + "; expected lo <= hi";
@@ -281,9 +282,12 @@ struct HostRange {
   uint64_t hi = 0;
   int width = 0;
 
+  // True if the first number prints with leading zeros ("n01", not "n1" or "n10").
   bool padded() const { return width > Digits(lo); }
 };
 
+// Splits `name` into prefix and numeric suffix as Slurm's hostname_create() does; a suffix
+// above kMaxNumber stays part of the name.
 HostRange ParseHost(std::string_view name) {
   size_t digits_start = name.size();
   while (digits_start > 0 && IsDigit(name[digits_start - 1])) --digits_start;
@@ -411,6 +415,7 @@ void PushRange(const HostRange& r, std::vector<HostRange>* ranges) {
   }
 }
 
+// The ranges Slurm builds from `hosts` pushed one by one, before any sorting.
 std::vector<HostRange> ParseHosts(const std::vector<std::string>& hosts) {
   std::vector<HostRange> ranges;
   ranges.reserve(hosts.size());

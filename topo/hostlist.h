@@ -3,18 +3,18 @@
 // `scontrol show hostlist`, `scontrol show hostlistsorted`) for valid input.
 //
 // Where Slurm itself misbehaves we are deliberately different, and only there:
-//  - Expansion rejects input that Slurm silently mangles: unbalanced or nested brackets,
-//    text after the last bracket group ("n[1-" gives "n]" in Slurm), ranges that are not
-//    plain digits ("n[+1]", "n[1-]", "n[ 2]"), numbers above 18446744073709551614, control
-//    characters, and any error inside a third or later bracket group (Slurm drops those
-//    hosts without a word).
+//  - Expansion rejects input that Slurm silently mangles: unbalanced or nested brackets
+//    ("n[1-" gives "n]" in Slurm), ranges that are not plain digits ("n[+1]", "n[1-]",
+//    "n[ 2]"), numbers above 18446744073709551614, control characters, and errors in a
+//    bracket group before the last two (Slurm drops those hosts: "a[x]b[1]c[2],z" gives z).
 //  - Compression takes every name literally. A trailing digit run above 18446744073709551614
 //    stays part of the name (Slurm would print a different number). Two prefixes are the
 //    same only if their bytes are equal (Slurm's natural compare also equates "a b" and "ab").
 //  - The sorted form orders numbers numerically even when they differ by 2^31 or more
-//    (Slurm's comparison overflows there) and keeps every host where Slurm's duplicate
-//    splitting reads freed memory (duplicates plus mixed zero-padding under one prefix,
-//    e.g. "n[05-200],n[06-150],n[001-005]", which Slurm prints without n[001-005]).
+//    (Slurm's comparison overflows there, and "n0,n3000000000" comes out as
+//    "n[3000000000]") and keeps every host where Slurm's duplicate splitting reads freed memory
+//    (duplicates plus mixed zero-padding under one prefix, e.g. "n[05-200],n[06-150],n[001-005]",
+//    which Slurm prints without n[151-200] and n[001-005]).
 #pragma once
 
 #include <cstddef>

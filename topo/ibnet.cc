@@ -7,8 +7,6 @@
 #include <optional>
 #include <sstream>
 
-#include "topo/model.h"
-
 namespace railguard::topo {
 namespace {
 
@@ -183,13 +181,6 @@ bool IsLinkToken(std::string_view w) {
   for (char c : w)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '?')) return false;
   return true;
-}
-
-std::optional<LinkSpec> TokenSpec(const std::string& token) {
-  // Guard the width before LinkSpecFromIbToken converts it.
-  size_t x = token.find_first_of("xX");
-  if (x == std::string::npos || x == 0 || x > 2) return std::nullopt;
-  return LinkSpecFromIbToken(token);
 }
 
 uint64_t PortKey(int node, int port) {
@@ -592,9 +583,16 @@ size_t IbFabric::CountNodes(IbNodeType type) const {
   return n;
 }
 
+std::optional<LinkSpec> ParseLinkToken(const std::string& token) {
+  // LinkSpecFromIbToken converts the width with std::stoi: keep it to 1 or 2 digits.
+  size_t x = token.find_first_of("xX");
+  if (x == std::string::npos || x == 0 || x > 2) return std::nullopt;
+  return LinkSpecFromIbToken(token);
+}
+
 bool LinkSlower(const std::string& a, const std::string& b) {
-  std::optional<LinkSpec> sa = TokenSpec(a);
-  std::optional<LinkSpec> sb = TokenSpec(b);
+  std::optional<LinkSpec> sa = ParseLinkToken(a);
+  std::optional<LinkSpec> sb = ParseLinkToken(b);
   if (!sa || !sb) return !sa && sb;
   if (sa->rate_gbps != sb->rate_gbps) return sa->rate_gbps < sb->rate_gbps;
   return sa->width < sb->width;

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "topo/diag.h"
+#include "topo/model.h"
 
 namespace railguard::topo {
 
@@ -62,6 +64,10 @@ struct IbFabric {
   std::unordered_map<uint64_t, int> by_guid;
   std::unordered_map<uint64_t, int> by_port;  // (node index << 16 | port) -> link index
 };
+
+// The LinkSpec of an ibnetdiscover link token such as "4xNDR", or nullopt when the token is not
+// a known width and speed ("4x???", "99999999999xNDR"). Never throws.
+std::optional<LinkSpec> ParseLinkToken(const std::string& token);
 
 // True when `a` is a slower link than `b` (by data rate; ties by fewer lanes). Tokens that do
 // not parse (e.g. "4x???") count as slower than any that do.

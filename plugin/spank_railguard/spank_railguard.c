@@ -8,7 +8,7 @@
 
 #include "plugin/spank_railguard/spank_bridge.h"
 
-SPANK_PLUGIN(railguard, 1);
+SPANK_PLUGIN(railguard, 1)
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
