@@ -43,7 +43,8 @@ std::string LayoutYaml(int sus, int per_su) {
       y += "      - {rail: " + std::to_string(r) + ", ports: 64}\n";
   }
   y += "spines:\n";
-  for (int i = 1; i <= 16; ++i) y += "  - {name: spine" + std::to_string(i) + ", ports: 64}\n";
+  // No port count: the simulator sizes spines for 1024 leaves.
+  for (int i = 1; i <= 16; ++i) y += "  - {name: spine" + std::to_string(i) + "}\n";
   return y;
 }
 
@@ -138,14 +139,13 @@ int main(int argc, char** argv) {
     return !tree.empty() && !block.empty();
   };
   auto discover = [&] {
-    topo::Fabric fabric;
+    topo::IbFabric fabric;
     Diags d;
     if (!topo::ParseIbnetdiscover(dump, "bench.topo", &fabric, &d)) return false;
     topo::DiscoverOptions opts;
     opts.cluster = "bench";
     opts.node_type = "dgx-h100";
-    topo::DiscoverResult result;
-    if (!topo::Discover(fabric, opts, &result, &err)) return false;
+    topo::Discovery result = topo::Discover(fabric, opts);
     return result.topology.NodeCount() == layout.NodeCount() && result.findings.empty();
   };
   std::vector<Sample> a, b;

@@ -51,10 +51,19 @@ source "$here/tests/harness/cluster.sh"
 cluster_up=1
 rg_cluster_start --no-trap --topo etc/dev-4su.yaml --topology-plugin tree
 run scontrol show topology
-run sinfo -N -o '%N %t %G' | head -5
-echo "Submitting 2-, 4- and 8-node jobs with --switches=1 ..."
-for n in 2 4 8; do
-  sbatch -N "$n" --gpus-per-node=8 --switches=1 -o /dev/null --wrap 'sleep 2' >/dev/null
+"$railctl" topology show etc/dev-4su.yaml --format nodes > "$tmp/nodes"
+echo "Submitting 2-, 4-, 8- and 12-node jobs (8 GPUs per node) with --switches=1 ..."
+for n in 2 4 8 12; do
+  sbatch -N "$n" --gpus-per-node=8 --switches=1@60 -o /dev/null --wrap 'sleep 30' >/dev/null
 done
-sleep 4
-run squeue -o '%.6i %.4D %.10T %N'
+sleep 3
+printf '%-6s %-6s %-10s %-16s %s\n' JOBID NODES STATE NODELIST "SCALABLE UNITS"
+squeue -h -o '%i %D %T %N' | while read -r id n state list; do
+  sus=$(scontrol show hostnames "$list" | awk 'NR==FNR {su[$1]=$2; next} {print su[$1]}' \
+          "$tmp/nodes" - | sort -u | paste -sd, -)
+  printf '%-6s %-6s %-10s %-16s %s\n' "$id" "$n" "$state" "$list" "$sus"
+done
+echo "With the exported topology and --switches=1, jobs that fit one SU land in one SU. The"
+echo "12-node job cannot fit one SU and idles until its 60 s switch wait runs out: stock Slurm"
+echo "makes every user pick --switches by hand; job_submit/rail (next step) picks it per job."
+scancel --user="$(id -un)"

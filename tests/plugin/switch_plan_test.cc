@@ -1,0 +1,170 @@
+// Tests for the switch tree and node ranking that topology/rail gives Slurm, and for the
+// NCCL_IB_HCA value of the SPANK plugin.
+#include "plugin/core/switch_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "plugin/core/nccl.h"
+#include "plugin/core/rail_setup.h"
+#include "topo/hostlist.h"
+#include "topo/topology_yaml.h"
+
+namespace railguard::plugin {
+namespace {
+
+topo::Topology Dev4Su() {
+  topo::Topology t;
+  Diags diags;
+  EXPECT_TRUE(topo::LoadTopologyFile(RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml", &t, &diags))
+      << FormatDiags(diags);
+  return t;
+}
+
+std::vector<std::string> Hosts(const char* expr) {
+  std::vector<std::string> out;
+  std::string err;
+  EXPECT_TRUE(ExpandHostlist(expr, &out, &err)) << err;
+  return out;
+}
+
+// The names of `plan`'s nodes under switch `sw`, as a hostlist.
+std::string NodesOf(const SwitchPlan& plan, const std::vector<std::string>& names, int sw) {
+  std::vector<std::string> nodes;
+  for (int i : plan.switches[sw].nodes) nodes.push_back(names[i]);
+  return CompressHostlist(nodes);
+}
+
+TEST(SwitchPlan, EachSuIsALeafUnderOneTopSwitch) {
+  const std::vector<std::string> nodes = Hosts("n[001-032]");
+  SwitchPlan plan = PlanSwitches(Dev4Su(), nodes, "dev-4su.yaml");
+  ASSERT_EQ(plan.switches.size(), 5u);
+  EXPECT_EQ(plan.levels, 1);
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(plan.switches[s].name, "su" + std::to_string(s + 1));
+    EXPECT_EQ(plan.switches[s].level, 0);
+    EXPECT_EQ(plan.switches[s].parent, 4);
+    EXPECT_EQ(plan.switches[s].link_speed, 3200u);  // 8 rails x 400 Gb/s
+    EXPECT_TRUE(plan.switches[s].children.empty());
+  }
+  EXPECT_EQ(NodesOf(plan, nodes, 0), "n[001-008]");
+  EXPECT_EQ(NodesOf(plan, nodes, 3), "n[025-032]");
+  const PlannedSwitch& top = plan.switches[4];
+  EXPECT_EQ(top.name, "raildev-spine");
+  EXPECT_EQ(top.level, 1);
+  EXPECT_EQ(top.parent, 4);
+  EXPECT_EQ(top.children, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(top.descendants, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(top.children_expr, "su[1-4]");
+  EXPECT_EQ(plan.switches[0].dist, (std::vector<uint32_t>{0, 2, 2, 2, 1}));
+  EXPECT_EQ(top.dist, (std::vector<uint32_t>{1, 1, 1, 1, 0}));
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_FALSE(plan.notes[0].warning);
+  EXPECT_EQ(plan.notes[0].text,
+            "cluster raildev: 4 leaf switch(es) su[1-4] under raildev-spine, 32 nodes ranked "
+            "scalable unit by scalable unit");
+}
+
+TEST(SwitchPlan, NodesAreRankedSuBySuWhateverOrderSlurmListsThem) {
+  // slurm.conf order: SU 4 first, then the others backwards.
+  std::vector<std::string> nodes = Hosts("n[025-032]");
+  std::vector<std::string> rest = Hosts("n[001-024]");
+  nodes.insert(nodes.end(), rest.rbegin(), rest.rend());
+  SwitchPlan plan = PlanSwitches(Dev4Su(), nodes, "dev-4su.yaml");
+  std::vector<std::string> by_rank(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) by_rank.at(plan.rank[i]) = nodes[i];
+  EXPECT_EQ(CompressHostlist(by_rank), "n[001-032]");
+}
+
+TEST(SwitchPlan, NodesOnOneSideOnlyAreNamedAndUnknownNodesStayUsable) {
+  // slurm.conf lacks SU 4 and n009, and has two nodes the rail topology does not list.
+  std::vector<std::string> nodes = Hosts("n[001-008,010-024],login[2,1]");
+  SwitchPlan plan = PlanSwitches(Dev4Su(), nodes, "dev-4su.yaml");
+  ASSERT_EQ(plan.switches.size(), 5u);  // su1..su3, the unmapped leaf, the top
+  EXPECT_EQ(plan.switches[1].name, "su2");
+  EXPECT_EQ(NodesOf(plan, nodes, 1), "n[010-016]");
+  EXPECT_EQ(plan.switches[3].name, "raildev-unmapped");
+  EXPECT_EQ(plan.switches[3].level, 0);
+  EXPECT_EQ(NodesOf(plan, nodes, 3), "login[1-2]");
+  EXPECT_EQ(plan.switches[4].children_expr, "su[1-3],raildev-unmapped");
+  // Unmapped nodes rank after every SU node, in sorted order.
+  EXPECT_EQ(plan.rank[nodes.size() - 1], 23u);  // login1
+  EXPECT_EQ(plan.rank[nodes.size() - 2], 24u);  // login2
+  ASSERT_EQ(plan.notes.size(), 4u);
+  EXPECT_TRUE(plan.notes[0].warning);
+  EXPECT_EQ(plan.notes[0].text,
+            "scalable unit su4 has none of its nodes in slurm.conf; it gets no switch");
+  EXPECT_EQ(plan.notes[1].text,
+            "9 node(s) of dev-4su.yaml are not in slurm.conf: n[009,025-032]; left out of "
+            "the topology");
+  EXPECT_EQ(plan.notes[2].text,
+            "2 node(s) of slurm.conf are not in dev-4su.yaml: login[1-2]; they go under "
+            "switch raildev-unmapped, usable but outside every scalable unit");
+  EXPECT_FALSE(plan.notes[3].warning);
+}
+
+TEST(SwitchPlan, GeneratedNamesDoNotCollideWithTheTopologysSwitches) {
+  topo::Topology t;
+  Diags diags;
+  ASSERT_TRUE(topo::LoadTopologyString(
+      "cluster: c\n"
+      "rails:\n"
+      "  - {index: 0, link: {rate_gbps: 200, width: 4X, speed: HDR}}\n"
+      "node_types:\n"
+      "  - {name: x, gpus: 4, nics: [mlx5_0]}\n"
+      "scalable_units:\n"
+      "  - {name: c-spine, nodes: 'a[1-2]', node_type: x, leaves: [{rail: 0}]}\n"
+      "  - {name: c-unmapped, nodes: 'b[1-2]', node_type: x, leaves: [{rail: 0}]}\n",
+      "t.yaml", &t, &diags))
+      << FormatDiags(diags);
+  SwitchPlan plan = PlanSwitches(t, {"a1", "a2", "b1", "b2", "z1"}, "t.yaml");
+  ASSERT_EQ(plan.switches.size(), 4u);
+  EXPECT_EQ(plan.switches[2].name, "c-unmapped-2");
+  EXPECT_EQ(plan.switches[3].name, "c-spine-2");
+  EXPECT_EQ(plan.switches[0].link_speed, 200u);
+}
+
+TEST(SwitchPlan, NoNodesMeansNoSwitches) {
+  SwitchPlan plan = PlanSwitches(Dev4Su(), {}, "dev-4su.yaml");
+  EXPECT_TRUE(plan.switches.empty());
+  EXPECT_EQ(plan.levels, 0);
+}
+
+TEST(NcclIbHca, ListsTheNodesRailNicsInRailOrderForExactMatch) {
+  const topo::Topology t = Dev4Su();
+  EXPECT_EQ(NcclIbHca(t, "n017").value_or("none"),
+            "=mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11");
+  EXPECT_FALSE(NcclIbHca(t, "login1").has_value());
+}
+
+TEST(RailSetup, LoadsTheConfigAndTheTopologyItNames) {
+  Diags diags;
+  auto setup = LoadRailSetup(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &diags);
+  ASSERT_NE(setup, nullptr) << FormatDiags(diags);
+  EXPECT_EQ(setup->topology.cluster, "raildev");
+  EXPECT_EQ(setup->config.topology_path, RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml");
+}
+
+TEST(RailState, AFailedReloadKeepsTheLastGoodSetup) {
+  RailState state;
+  Diags diags;
+  ASSERT_TRUE(state.Reload(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &diags));
+  auto good = state.current();
+  EXPECT_FALSE(state.Reload("/nonexistent/railguard.yaml", &diags));
+  EXPECT_EQ(state.current(), good);
+  EXPECT_EQ(FormatDiags(diags),
+            "/nonexistent/railguard.yaml: cannot open: No such file or directory\n");
+}
+
+TEST(RailState, ADirectoryIsNotTakenForAConfigFile) {
+  Diags diags;
+  // The SuperPOD reference has no problems; a directory where a file should be does.
+  const std::string dir = RAILGUARD_SOURCE_DIR "/etc";
+  EXPECT_EQ(LoadRailSetup(dir, &diags), nullptr);
+  EXPECT_EQ(FormatDiags(diags), dir + ": not a regular file; expected a YAML file\n");
+}
+
+}  // namespace
+}  // namespace railguard::plugin
