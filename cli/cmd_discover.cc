@@ -17,7 +17,7 @@
 namespace railguard::cli {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // keys in the order a reader expects
 
 const char kDiscoverUsage[] =
     "usage: railctl topology discover DUMP [-o OUT.yaml] [--json] [--cluster NAME]\n"
@@ -31,14 +31,18 @@ const char kDiscoverUsage[] =
     "  --cluster NAME     cluster name (default: discovered)\n"
     "  --node-type NAME   name of the node type all hosts get (default: gpu-node)\n"
     "  --gpus N           GPUs of that node type (default: 8)\n"
-    "  --rail-order LIST  HCA names in rail order, e.g. from `railctl topology rails`\n"
+    "  --rail-order LIST  HCA names in rail order, a,b,... or the [a, b, ...] list that\n"
+    "                     `railctl topology rails` prints\n"
     "                     (default: natural order of the HCA names: mlx5_0 < mlx5_3 < mlx5_10)\n"
     "  --node-map FILE    GUID -> \"<host> [<device>]\" lines (\"H-<guid> <host>\" or\n"
     "                     \"0x<guid> \\\"<host>\\\"\") naming HCAs left with the default "
     "description\n"
     "  --exclude REGEX    CAs whose description matches are not compute nodes\n"
-    "Findings go to stderr, one per line as <kind>: <message>, then a summary line.\n"
-    "Exit: 0 no findings, 1 findings or invalid input, 2 usage error.\n";
+    "Findings go to stderr, one per line as <kind>: <message>, then a summary line. Kinds:\n"
+    "  ibnetdiscover-error not-rail-optimized missing-leaf duplicate-leaf stray-leaf\n"
+    "  rail-mismatch su-mismatch missing-link duplicate-hca stray-hca unnamed-hca link-speed\n"
+    "  link-disagree uplink-deficit leaf-link loopback non-compute (see topo/discover.h)\n"
+    "Exit: 0 no findings (or only non-compute ones), 1 findings or invalid input, 2 usage error.\n";
 
 const char kSimulateUsage[] =
     "usage: railctl topology simulate TOPO.yaml [-o OUT] [--uplinks N] [FAULT...]\n"
@@ -123,7 +127,7 @@ json DiscoveryJson(const topo::Discovery& d) {
                         {"guid", r.guid},
                         {"description", r.description},
                         {"ports", r.ports},
-                        {"role", r.has_hosts ? "leaf" : "spine"},
+                        {"role", r.has_hcas ? "leaf" : "spine"},
                         {"su", r.su},
                         {"rail", r.rail},
                         {"hosts", CompressHostlistSorted(r.hosts)},
@@ -139,11 +143,12 @@ json DiscoveryJson(const topo::Discovery& d) {
                   {"hcas", c.hcas},         {"hosts", c.hosts},
                   {"unnamed", c.unnamed},   {"non_compute", c.non_compute},
                   {"links", c.links}};
-  return {{"cluster", t.cluster}, {"sus", sus},           {"rails", rails},    {"spines", spines},
-          {"switches", switches}, {"findings", findings}, {"summary", summary}};
+  return {{"cluster", t.cluster}, {"sus", sus},       {"rails", rails},
+          {"findings", findings}, {"spines", spines}, {"switches", switches},
+          {"summary", summary}};
 }
 
-// Reads DUMP ("-" = stdin) and parses it; reports errors and warnings on stderr.
+// Reads DUMP ("-" = stdin) and parses it; reports parse errors on stderr.
 bool ReadDump(const std::string& path, topo::IbFabric* fabric) {
   Diags errors;
   bool ok;
@@ -195,15 +200,20 @@ int TopologyDiscover(int argc, char** argv) {
                       "invalid --gpus '" + args.Get("gpus") + "'; expected an integer from 0 to 64",
                       kDiscoverUsage);
   if (args.Has("rail-order")) {
-    const std::string list = args.Get("rail-order");
+    // "mlx5_0,mlx5_3", or the "[mlx5_0, mlx5_3]" list `railctl topology rails` prints.
+    std::string list = args.Get("rail-order");
+    if (list.size() >= 2 && list.front() == '[' && list.back() == ']')
+      list = list.substr(1, list.size() - 2);
     std::set<std::string> seen;
     size_t start = 0;
     while (true) {
       const size_t comma = list.find(',', start);
-      const std::string name = list.substr(start, comma - start);
+      std::string name = list.substr(start, comma - start);
+      name.erase(0, name.find_first_not_of(' '));
+      name.erase(name.find_last_not_of(' ') + 1);
       if (!IsName(name) || !seen.insert(name).second)
         return UsageError("discover",
-                          "invalid --rail-order '" + list +
+                          "invalid --rail-order '" + args.Get("rail-order") +
                               "'; expected distinct HCA names separated by commas, e.g. "
                               "mlx5_0,mlx5_3,mlx5_4",
                           kDiscoverUsage);
@@ -232,7 +242,10 @@ int TopologyDiscover(int argc, char** argv) {
   for (const topo::Finding& f : d.findings) std::fprintf(stderr, "%s\n", f.ToString().c_str());
   std::fprintf(stderr, "%s: %s\n", dump.c_str(), topo::DiscoverySummary(d).c_str());
 
-  int rc = d.findings.empty() ? 0 : 1;
+  // Non-compute CAs (UFM, SHARP) are reported but are not faults: they alone exit 0.
+  int rc = 0;
+  for (const topo::Finding& f : d.findings)
+    if (f.kind != "non-compute") rc = 1;
   const std::string out_path = args.Get("output");
   if (d.topology.sus.empty()) {
     std::fprintf(stderr,

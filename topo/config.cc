@@ -165,7 +165,8 @@ bool Loader::Load(const std::string& text, Config* out) {
     if (!topo.IsDefined()) {
       Error(root, "missing key 'topology' in the railguard config");
     } else if (!topo.IsScalar() || topo.Scalar().empty()) {
-      Error(topo.IsNull() ? KeyNode(root, "topology") : topo, "expected a non-empty path for topology, such as /etc/slurm/rails.yaml");
+      Error(topo.IsNull() ? KeyNode(root, "topology") : topo,
+            "expected a non-empty path for topology, such as /etc/slurm/rails.yaml");
     } else {
       const std::string& p = topo.Scalar();
       out->topology_path = p[0] == '/' ? p : DirName(file_) + p;

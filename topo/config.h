@@ -26,7 +26,7 @@ bool ParsePlacementMode(std::string_view text, PlacementMode* out);
 // The `placement:` section. Every field has its default here and nowhere else.
 struct PlacementConfig {
   PlacementMode default_mode = PlacementMode::kPrefer;  // when the job names no mode
-  std::string healthy_feature = "rail_healthy";  // node feature the health checks maintain
+  std::string healthy_feature = "rail_healthy";         // node feature the health checks maintain
   // How long Slurm may hold a job for its SUs (wait4switch): base + per_node * nodes, at most
   // max. The defaults give 2 nodes 70 s, 8 nodes 100 s, 32 nodes 220 s, 48 and more 300 s,
   // and never exceed Slurm's own default max_switch_wait (300 s).

@@ -34,25 +34,37 @@ int KindRank(const std::string& kind) {
 // have a handful of HCAs, and the cap keeps a pathological dump from going quadratic.
 constexpr size_t kMaxLeavesPerHost = 64;
 
-std::vector<std::string_view> Words(std::string_view s) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    size_t j = i;
-    while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
-    if (j > i) words.push_back(s.substr(i, j - i));
-    i = j;
-  }
-  return words;
+bool IsBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
 // The alphabet topology YAML accepts for names.
 bool IsSafeName(std::string_view s) {
   if (s.empty() || s.size() > 64) return false;
-  for (unsigned char c : s)
-    if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.')) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
   return true;
+}
+
+// The host and device a CA description names: "<host> <device>" as rdma-ndd sets it, or
+// "<host>" alone (device left empty). False for anything else.
+bool SplitHcaName(std::string_view desc, std::string_view* host, std::string_view* dev) {
+  size_t b = 0;
+  while (b < desc.size() && IsBlank(desc[b])) ++b;
+  size_t e = b;
+  while (e < desc.size() && !IsBlank(desc[e])) ++e;
+  *host = desc.substr(b, e - b);
+  size_t d = e;
+  while (d < desc.size() && IsBlank(desc[d])) ++d;
+  size_t de = d;
+  while (de < desc.size() && !IsBlank(desc[de])) ++de;
+  *dev = desc.substr(d, de - d);
+  size_t end = de;
+  while (end < desc.size() && IsBlank(desc[end])) ++end;
+  return end == desc.size() && IsSafeName(*host) && (dev->empty() || IsSafeName(*dev));
 }
 
 // The description an HCA has before anyone names it: "MT4129 ConnectX7 Mellanox Technologies",
@@ -116,7 +128,7 @@ Key Mode(const std::map<Key, int>& counts, Better better, Key fallback) {
 std::string TokenMode(const std::map<std::string, int>& counts) {
   std::map<std::string, int> valid;
   for (const auto& [token, n] : counts)
-    if (ParseLinkToken(token)) valid[token] = n;
+    if (LinkSpecFromIbToken(token)) valid[token] = n;
   const std::map<std::string, int>& use = valid.empty() ? counts : valid;
   return Mode<std::string>(
       use, [](const std::string& a, const std::string& b) { return LinkSlower(b, a); }, "");
@@ -161,12 +173,15 @@ struct SwInfo {
   std::string display;    // how findings name it
   std::string guid;
   std::vector<int> attaches;  // compute attachments (indexes into attaches_)
-  bool has_hosts = false;
+  bool has_hosts = false;     // compute HCAs are cabled to it
+  bool has_unnamed = false;   // unnamed HCAs are cabled to it
+  bool HasHcas() const { return has_hosts || has_unnamed; }
   int rail = -1;  // rail index when it is a leaf of a known rail
   int su = -1;    // SU index; kNoSu or kDuplicate otherwise
   int uplinks = 0;
 };
 
+const std::string kEmpty;
 constexpr int kNoSu = -1;
 constexpr int kDuplicate = -2;
 
@@ -199,10 +214,12 @@ class Discoverer {
     return it->second;
   }
 
-  std::string HostName(int ca) const {
-    return ca_[ca].host >= 0 ? hosts_[ca_[ca].host] : std::string();
+  const std::string& HostName(int ca) const {
+    return ca_[ca].host >= 0 ? hosts_[ca_[ca].host] : kEmpty;
   }
-  std::string DevName(int ca) const { return ca_[ca].dev >= 0 ? devs_[ca_[ca].dev] : ""; }
+  const std::string& DevName(int ca) const {
+    return ca_[ca].dev >= 0 ? devs_[ca_[ca].dev] : kEmpty;
+  }
   // "n001 mlx5_3", or the CA's id when it has no name.
   std::string CaLabel(int ca) const {
     if (ca_[ca].host < 0) return "\"" + f_.nodes[ca].id + "\"";
@@ -264,6 +281,7 @@ class Discoverer {
   std::vector<std::vector<int>> su_leaf_;    // per SU, per rail: switch node or -1
   std::vector<std::vector<char>> host_has_;  // per host, per rail: a link is there
   std::vector<int> host_port_;               // per host: its port on all its leaves, or 0
+  std::vector<int> host_rank_;               // per host: its place in Slurm host order
 };
 
 void Discoverer::ClassifyCas() {
@@ -288,32 +306,31 @@ void Discoverer::ClassifyCas() {
       continue;
     }
     // "<host> <device>" as rdma-ndd sets it; "<host>" alone names the host only.
-    std::string text = n.description;
-    std::vector<std::string_view> w = Words(text);
-    bool named = !LooksDefault(text) && (w.size() == 1 || w.size() == 2) && IsSafeName(w[0]) &&
-                 (w.size() == 1 || IsSafeName(w[1]));
+    std::string_view text = n.description;
+    std::string_view host;
+    std::string_view dev;
+    bool named = !LooksDefault(text) && SplitHcaName(text, &host, &dev);
     if (!named) {
       auto it = opts_.node_map.find(n.guid);
-      if (it != opts_.node_map.end()) {
+      if (it != opts_.node_map.end() && SplitHcaName(it->second, &host, &dev)) {
         text = it->second;
-        w = Words(text);
-        named = (w.size() == 1 || w.size() == 2) && IsSafeName(w[0]) &&
-                (w.size() == 1 || IsSafeName(w[1]));
-        if (!named) text = n.description;
+        named = true;
       }
+    }
+    if (named) {
+      ci.host = Intern(&hosts_, &host_index_, host);
+      if (!dev.empty()) ci.dev = Intern(&devs_, &dev_index_, dev);
     }
     if (opts_.exclude) {
       bool match = false;
       try {
-        match = std::regex_search(text, *opts_.exclude);
+        match = std::regex_search(text.begin(), text.end(), *opts_.exclude);
       } catch (const std::regex_error&) {
         match = false;  // too complex to evaluate: treat as no match
       }
       if (match) {
         ci.role = CaRole::kNonCompute;
         ci.reason = "matched by --exclude";
-        if (named) ci.host = Intern(&hosts_, &host_index_, Words(text)[0]);
-        if (named && w.size() == 2) ci.dev = Intern(&devs_, &dev_index_, Words(text)[1]);
         continue;
       }
     }
@@ -321,10 +338,7 @@ void Discoverer::ClassifyCas() {
       ci.role = CaRole::kUnnamed;
       continue;
     }
-    w = Words(text);  // `text` may have been reassigned
-    ci.host = Intern(&hosts_, &host_index_, w[0]);
-    if (w.size() == 2) ci.dev = Intern(&devs_, &dev_index_, w[1]);
-    if (IsUfmHost(w[0])) {
+    if (IsUfmHost(host)) {
       ci.role = CaRole::kNonCompute;
       ci.reason = "a UFM host";
       continue;
@@ -356,6 +370,7 @@ void Discoverer::ClassifyLinks() {
       sws_[sw.node].has_hosts = true;
       attaches_.push_back(at);
     } else if (ca_[ca.node].role == CaRole::kUnnamed) {
+      sws_[sw.node].has_unnamed = true;
       unnamed_.push_back(at);
     }
   }
@@ -428,6 +443,14 @@ void Discoverer::InferRails() {
             Plural(static_cast<long>(sws_[sw].attaches.size()), "host HCA") + ", " + why +
             "; left out of the topology");
   }
+  for (size_t sw = 0; sw < sws_.size() && !rails_.empty(); ++sw) {
+    if (sws_[sw].has_hosts || !sws_[sw].has_unnamed) continue;
+    int n = 0;
+    for (const Attach& a : unnamed_) n += a.sw == static_cast<int>(sw);
+    Add("stray-leaf", "", "", static_cast<int>(sw), 0,
+        sws_[sw].display + " has " + Plural(n, "unnamed HCA") +
+            " and no named one, so its rail and SU cannot be told; left out of the topology");
+  }
   // What each rail's links should train to: the most common link on its leaves.
   std::vector<std::map<std::string, int>> per_rail(rails_.size());
   std::map<std::string, int> all;
@@ -486,11 +509,17 @@ void Discoverer::GroupSus() {
   for (size_t h = 0; h < hosts_.size(); ++h)
     if (host_group[h] >= 0) group_hosts[host_group[h]].push_back(static_cast<int>(h));
   std::vector<std::pair<int, std::vector<int>>> groups(group_hosts.begin(), group_hosts.end());
-  for (auto& [group, members] : groups)
-    std::sort(members.begin(), members.end(),
-              [&](int a, int b) { return HostLess(hosts_[a], hosts_[b]); });
+  // Slurm host order, computed once: HostLess is far dearer than comparing ranks.
+  std::vector<int> by_name(hosts_.size());
+  std::iota(by_name.begin(), by_name.end(), 0);
+  std::sort(by_name.begin(), by_name.end(),
+            [&](int a, int b) { return HostLess(hosts_[a], hosts_[b]); });
+  host_rank_.assign(hosts_.size(), 0);
+  for (size_t i = 0; i < by_name.size(); ++i) host_rank_[by_name[i]] = static_cast<int>(i);
+  auto rank_less = [&](int a, int b) { return host_rank_[a] < host_rank_[b]; };
+  for (auto& [group, members] : groups) std::sort(members.begin(), members.end(), rank_less);
   std::sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
-    return HostLess(hosts_[a.second.front()], hosts_[b.second.front()]);
+    return rank_less(a.second.front(), b.second.front());
   });
   std::unordered_map<int, int> group_su;
   host_su_.assign(hosts_.size(), -1);
@@ -567,11 +596,12 @@ void Discoverer::PickLeaves() {
 void Discoverer::CheckAttachments() {
   host_has_.assign(hosts_.size(), std::vector<char>(rails_.size(), 0));
   std::unordered_map<uint64_t, int> seen;  // (host << 32 | dev) -> CA
+  seen.reserve(attaches_.size());
   for (const Attach& a : attaches_) {
     const SwInfo& sw = sws_[a.sw];
     const CaInfo& ci = ca_[a.ca];
-    const std::string host = HostName(a.ca);
-    const std::string dev = DevName(a.ca);
+    const std::string& host = HostName(a.ca);
+    const std::string& dev = DevName(a.ca);
     if (ci.dev >= 0) {
       const uint64_t key = static_cast<uint64_t>(ci.host) << 32 | static_cast<uint64_t>(ci.dev);
       auto [it, fresh] = seen.emplace(key, a.ca);
@@ -600,8 +630,8 @@ void Discoverer::CheckAttachments() {
     }
     host_has_[ci.host][rail] = 1;
     const int home = host_su_[ci.host];
-    const std::string label = CaLabel(a.ca);
     if (sw.su != home) {
+      const std::string label = CaLabel(a.ca);
       const int expected = home >= 0 ? su_leaf_[home][rail] : -1;
       const std::string where = sw.su >= 0 ? "a leaf of su" + std::to_string(sw.su + 1)
                                            : "a leaf that serves no SU of its own";
@@ -616,7 +646,7 @@ void Discoverer::CheckAttachments() {
     } else if (sw.rail != rail) {
       const int expected = su_leaf_[home][rail];
       Add("rail-mismatch", host, dev, a.sw, a.sw_port,
-          label + " is cabled to " + SwPort(a.sw, a.sw_port) + ", the leaf of " +
+          CaLabel(a.ca) + " is cabled to " + SwPort(a.sw, a.sw_port) + ", the leaf of " +
               RailLabel(sw.rail) + "; expected " +
               (expected >= 0 ? sws_[expected].display + ", the leaf of " + RailLabel(rail)
                              : "the leaf of " + RailLabel(rail) + ", which is missing") +
@@ -624,10 +654,10 @@ void Discoverer::CheckAttachments() {
     }
     const std::string& token = f_.links[a.link].Token();
     const std::string& want = rail_token_[sw.rail];
-    if (!want.empty() && LinkSlower(token, want)) {
+    if (!want.empty() && token != want && LinkSlower(token, want)) {
       Add("link-speed", host, dev, a.sw, a.sw_port,
-          label + " on " + SwPort(a.sw, a.sw_port) + " trains at " + token + "; expected " + want +
-              " like most links of " + RailLabel(sw.rail));
+          CaLabel(a.ca) + " on " + SwPort(a.sw, a.sw_port) + " trains at " + token + "; expected " +
+              want + " like most links of " + RailLabel(sw.rail));
     }
   }
 }
@@ -706,18 +736,20 @@ void Discoverer::CheckSwitchLinks() {
     ++counts[l.Token()];
     const SwInfo& a = sws_[l.a.node];
     const SwInfo& b = sws_[l.b.node];
-    if (a.has_hosts && b.has_hosts) {
+    if (a.HasHcas() && b.HasHcas()) {
+      // Without rails there are no leaves in the rail sense (not-rail-optimized says so).
+      if (rails_.empty()) continue;
       Add("leaf-link", "", "", l.a.node, l.a.port,
           SwPort(l.a.node, l.a.port) + " is cabled to " + SwPort(l.b.node, l.b.port) +
               ", another leaf; expected leaves to connect only to spines");
-    } else if (a.has_hosts != b.has_hosts) {
-      ++sws_[a.has_hosts ? l.a.node : l.b.node].uplinks;
+    } else if (a.HasHcas() != b.HasHcas()) {
+      ++sws_[a.HasHcas() ? l.a.node : l.b.node].uplinks;
     }
   }
   const std::string want = TokenMode(counts);
   for (int li : switch_links_) {
     const IbLink& l = f_.links[li];
-    if (LinkSlower(l.Token(), want)) {
+    if (l.Token() != want && LinkSlower(l.Token(), want)) {
       Add("link-speed", "", "", l.a.node, l.a.port,
           "switch link " + SwPort(l.a.node, l.a.port) + " - " + SwPort(l.b.node, l.b.port) +
               " trains at " + l.Token() + "; expected " + want + " like most switch links");
@@ -773,7 +805,7 @@ void Discoverer::CheckNonRailLinks() {
     }
     const std::string want = ExpectedToken(a.sw);
     const std::string& token = f_.links[a.link].Token();
-    if (want.empty() || !LinkSlower(token, want)) return;
+    if (want.empty() || token == want || !LinkSlower(token, want)) return;
     Add("link-speed", HostName(a.ca), DevName(a.ca), a.sw, a.sw_port,
         CaLabel(a.ca) + " on " + SwPort(a.sw, a.sw_port) + " trains at " + token + "; expected " +
             want +
@@ -820,7 +852,7 @@ void Discoverer::BuildTopology() {
     rail.index = r;
     rail.name = "rail" + std::to_string(r);
     std::optional<LinkSpec> spec =
-        rail_token_[r].empty() ? std::nullopt : ParseLinkToken(rail_token_[r]);
+        rail_token_[r].empty() ? std::nullopt : LinkSpecFromIbToken(rail_token_[r]);
     if (spec) rail.link = *spec;
     t.rails.push_back(rail);
   }
@@ -849,7 +881,7 @@ void Discoverer::BuildTopology() {
     t.sus.push_back(std::move(su));
   }
   for (size_t i = 0; i < f_.nodes.size(); ++i) {
-    if (f_.nodes[i].type != IbNodeType::kSwitch || sws_[i].has_hosts) continue;
+    if (f_.nodes[i].type != IbNodeType::kSwitch || sws_[i].HasHcas()) continue;
     Switch sw;
     sw.name = sws_[i].display;
     sw.guid = sws_[i].guid;
@@ -888,14 +920,21 @@ void Discoverer::ReportSwitches() {
     r.guid = sws_[i].guid;
     r.description = f_.nodes[i].description;
     r.ports = f_.nodes[i].ports;
-    r.has_hosts = sws_[i].has_hosts;
+    r.has_hcas = sws_[i].HasHcas();
     if (sws_[i].su >= 0) {
       r.su = "su" + std::to_string(sws_[i].su + 1);
       r.rail = sws_[i].rail;
     }
     v.push_back(std::move(r));
   }
-  for (const Attach& a : attaches_) v[index[a.sw]].hosts.push_back(HostName(a.ca));
+  std::vector<std::vector<int>> hosts(v.size());
+  for (const Attach& a : attaches_) hosts[index[a.sw]].push_back(ca_[a.ca].host);
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::sort(hosts[i].begin(), hosts[i].end(),
+              [&](int a, int b) { return host_rank_[a] < host_rank_[b]; });
+    hosts[i].erase(std::unique(hosts[i].begin(), hosts[i].end()), hosts[i].end());
+    for (int h : hosts[i]) v[i].hosts.push_back(hosts_[h]);
+  }
   for (const Attach& a : unnamed_) ++v[index[a.sw]].unnamed;
   for (int li : switch_links_) {
     ++v[index[f_.links[li].a.node]].switch_links;
@@ -907,15 +946,11 @@ void Discoverer::ReportSwitches() {
         ++v[index[sw.node]].non_compute;
     }
   }
-  for (SwitchReport& r : v) {
-    std::sort(r.hosts.begin(), r.hosts.end(), HostLess);
-    r.hosts.erase(std::unique(r.hosts.begin(), r.hosts.end()), r.hosts.end());
-  }
   std::stable_sort(v.begin(), v.end(), [](const SwitchReport& a, const SwitchReport& b) {
     if (a.su.empty() != b.su.empty()) return !a.su.empty();
     if (a.su != b.su) return NaturalLess(a.su, b.su);
     if (a.rail != b.rail) return a.rail < b.rail;
-    if (a.has_hosts != b.has_hosts) return a.has_hosts;
+    if (a.has_hcas != b.has_hcas) return a.has_hcas;
     return NaturalLess(a.name, b.name);
   });
 }

@@ -16,25 +16,54 @@
 
 namespace railguard::topo {
 
-// One anomaly found in the fabric. Kinds (see discover.cc for each one's exact rule):
-//   ibnetdiscover-error  the dump holds an error line of ibnetdiscover; it may be incomplete
-//   not-rail-optimized   no HCA description names a device, so no rail can be inferred
-//   missing-leaf         an SU has no leaf for a rail (one finding per SU and rail)
-//   duplicate-leaf       an SU has two leaves for one rail; the one with fewer hosts is left out
-//   stray-leaf           a switch with hosts whose rail cannot be told; left out
-//   rail-mismatch        an HCA is cabled to its own SU's leaf of another rail
-//   su-mismatch          an HCA is cabled to a leaf of another SU
-//   missing-link         a host has no link on a rail its SU has a leaf for
-//   duplicate-hca        two HCAs carry the same "<host> <device>" description
-//   stray-hca            a host's HCA whose device name is no rail's
-//   unnamed-hca          an HCA with a default description that no --node-map entry names
-//   link-speed           a link trains slower than expected (its rail's most common link)
-//   link-disagree        the two ends of a link print different widths or speeds
-//   uplink-deficit       a leaf has fewer uplinks than most leaves
-//   leaf-link            a leaf is cabled directly to another leaf
-//   loopback             a switch port is cabled to another port of the same switch
-//   non-compute          a CA that is not a compute HCA (UFM host, SHARP aggregation node,
-//                        router, --exclude match); left out of the topology
+// How discovery reads a dump:
+//  - A CA is a compute HCA when its description is "<host> <device>" (as rdma-ndd sets it) or
+//    "<host>" alone (device unknown), names made of letters, digits, '-', '_' and '.'. A
+//    firmware default ("MT4129 ConnectX7 Mellanox Technologies", anything "MT<digits>..." or
+//    naming Mellanox Technologies or ConnectX) is unnamed unless DiscoverOptions::node_map names
+//    its GUID. Routers, SHARP aggregation nodes ("... Aggregation Node"), hosts named like UFM
+//    servers ("ufm01", "r-ufm216": "ufm" at the start or after '-', '_', '.') and descriptions
+//    matching DiscoverOptions::exclude are non-compute.
+//  - A leaf is a switch with compute HCAs; its rail is the device most of them are. Rails are
+//    those devices in --rail-order, else in natural order. Leaves are grouped into one SU when
+//    more than half the hosts of the smaller leaf are on both; a host belongs to the SU that
+//    holds most of its links. A switch with no compute or unnamed HCAs is a spine.
+//  - A fabric whose HCAs name no device at all (X5 in shared/data: a QDR fat tree whose HCAs keep
+//    their default description, named by its map as bare host names) yields no rails and no SUs:
+//    one not-rail-optimized finding says what was found, unnamed-hca and link-speed findings
+//    still cover every HCA, and Discovery::switches lists each switch's hosts.
+//
+// One anomaly found in the fabric. The kinds, in the order findings are reported:
+//   ibnetdiscover-error  the dump holds an error line of ibnetdiscover itself (file:line);
+//                        the dump may be incomplete
+//   not-rail-optimized   no HCA description names its device, so no rail can be inferred
+//   missing-leaf         an SU has no leaf for a rail: one finding per SU and rail (hca = the
+//                        rail's device), not one per host; the SU keeps an empty leaf there
+//   duplicate-leaf       an SU has two leaves for one rail; the one with fewer of the SU's
+//                        hosts (the later one on a tie) is named and left out
+//   stray-leaf           a switch with HCAs whose rail cannot be told (its majority device is
+//                        not in --rail-order, or none of its HCAs names a device); left out
+//   rail-mismatch        an HCA is cabled to a leaf of its own SU that serves another rail
+//                        (swapped cables: one finding per HCA); switch/port = where it is
+//   su-mismatch          an HCA is cabled to a leaf of another SU (or of no SU)
+//   missing-link         a host lacks any HCA of a rail its SU has a leaf for; port = the port
+//                        the host uses on all its other leaves when that port is free, else 0
+//   duplicate-hca        a second HCA with the same "<host> <device>"; switch/port = the second
+//   stray-hca            an HCA whose device is no rail's, on a rail leaf
+//   unnamed-hca          an HCA that cannot be named, with the switch port it is cabled to; on
+//                        an SU's leaf, node/hca name the host of that SU that lacks this rail
+//                        and uses this port on its other leaves (or the only one lacking it),
+//                        and that host gets no missing-link
+//   link-speed           a link slower (rate, then width) than expected: an HCA link on a rail
+//                        leaf against the rail's most common link; other HCA links against the
+//                        fabric's most common HCA link; switch links against the most common
+//                        switch link
+//   link-disagree        the two ends of one link print different widths or speeds; the
+//                        slower one counts everywhere else
+//   uplink-deficit       an SU leaf with fewer cables to spines than most SU leaves
+//   leaf-link            a cable between two leaves
+//   loopback             a cable between two ports of the same switch
+//   non-compute          a CA that is not a compute HCA (see above); left out of the topology
 struct Finding {
   std::string kind;
   std::string node;         // host name, "" when unknown or not about one host
@@ -93,7 +122,8 @@ struct SwitchReport {
   std::string guid;                // "0x" + 16 hex digits
   std::string description;         // its NodeDescription
   int ports = 0;                   // port count (0 if the dump has no record of its own)
-  bool has_hosts = false;          // compute HCAs are cabled to it (a leaf); else a spine
+  bool has_hcas = false;           // compute or unnamed HCAs are cabled to it (a leaf), or
+                                   // none are (a spine)
   std::string su;                  // "su3" when it is that SU's leaf, else ""
   int rail = -1;                   // the rail it serves as a leaf, else -1
   std::vector<std::string> hosts;  // hosts of its compute HCAs, in Slurm host order

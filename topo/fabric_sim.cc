@@ -539,7 +539,7 @@ bool AddSimFault(const Topology& topo, const std::string& flag, const std::strin
     const char form[] = "NODE:RAIL:WIDTHxSPEED (e.g. n001:0:4xHDR)";
     if (parts.size() != 3) return bad("wrong number of fields", form);
     if (!node_rails(form, 1, &r)) return false;
-    if (!ParseLinkToken(parts[2]))
+    if (!LinkSpecFromIbToken(parts[2]))
       return bad("bad link '" + parts[2] + "'", "a width and speed such as 4xHDR");
     faults->slow_links.push_back({parts[0], r[0], parts[2]});
   } else if (flag == "cross-su") {

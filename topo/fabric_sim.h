@@ -62,8 +62,10 @@ struct SimOptions {
 };
 
 // Gives every leaf and spine without a GUID the deterministic one SimulateFabric uses:
-// 0xfc6a1c03000000SR for the leaf of SU index S (from 1) and rail R, 0xfc6a1c03ff0000NN for
-// spine NN (from 1); see the .cc for the exact layout.
+// 0xfc6a1c0300000000 | s << 8 | r for the leaf of rail r in the s-th SU (from 1), and
+// 0xfc6a1c03ff000000 | i for the i-th spine (from 1). HCAs get 0x0c42a10300000000 | n << 8 | r
+// (n-th node from 1, rail r), UFM hosts 0x0c42a103ff000000 | i << 8, SHARP nodes
+// 0x0c42a103fe000000 | i.
 void AssignSwitchGuids(Topology* topo);
 
 // Writes to `*out` the ibnetdiscover output (default format) of the fabric `topo` describes:

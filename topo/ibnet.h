@@ -14,6 +14,7 @@
 
 namespace railguard::topo {
 
+// What a node is; ibnetdiscover tags them "Switch"/"S-", "Ca"/"H-" and "Rt"/"R-".
 enum class IbNodeType { kSwitch, kCa, kRouter };
 
 // One InfiniBand node: a switch ASIC, an HCA (CA) or a router.
@@ -24,7 +25,13 @@ struct IbNode {
   std::string description;  // NodeDescription, e.g. "n001 mlx5_3" or "MF0;su1-rail0:MQM9700/U1"
   int ports = 0;            // port count from the node's own record; 0 if it has none
   int line = 0;             // line of the node's own record; 0 if only peers mention it
+  std::vector<int> links;   // links[p]: index into IbFabric::links of port p's link, or -1;
+                            // ports up to kDensePorts only (see IbFabric::high_ports)
 };
+
+// Ports below this are looked up in IbNode::links; InfiniBand switches have at most 254, so only
+// simulated giant spines use IbFabric::high_ports.
+constexpr int kDensePorts = 256;
 
 // One end of a link: a port of a node.
 struct IbPort {
@@ -58,16 +65,14 @@ struct IbFabric {
   // REQUIRES: `link` holds `node`'s port `port`. The port at the far end.
   IbPort Peer(const IbLink& link, int node, int port) const;
 
+  // How many nodes are of `type`.
   size_t CountNodes(IbNodeType type) const;
 
   // Lookup tables, kept up to date by the parser.
-  std::unordered_map<uint64_t, int> by_guid;
-  std::unordered_map<uint64_t, int> by_port;  // (node index << 16 | port) -> link index
+  std::unordered_map<uint64_t, int> by_guid;     // GUID -> index into nodes
+  std::unordered_map<uint64_t, int> high_ports;  // (node << 16 | port) -> link, for ports from
+                                                 // kDensePorts on
 };
-
-// The LinkSpec of an ibnetdiscover link token such as "4xNDR", or nullopt when the token is not
-// a known width and speed ("4x???", "99999999999xNDR"). Never throws.
-std::optional<LinkSpec> ParseLinkToken(const std::string& token);
 
 // True when `a` is a slower link than `b` (by data rate; ties by fewer lanes). Tokens that do
 // not parse (e.g. "4x???") count as slower than any that do.

@@ -26,7 +26,7 @@ std::string LinkSpec::ToSysfsRate() const {
 std::optional<LinkSpec> LinkSpecFromIbToken(const std::string& token) {
   // "4xNDR", "1xSDR", "12xQDR"
   size_t x = token.find_first_of("xX");
-  if (x == std::string::npos || x == 0) return std::nullopt;
+  if (x == std::string::npos || x == 0 || x > 2) return std::nullopt;  // 1 to 12 lanes
   for (size_t i = 0; i < x; ++i)
     if (!std::isdigit(static_cast<unsigned char>(token[i]))) return std::nullopt;
   LinkSpec spec;

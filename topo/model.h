@@ -24,7 +24,8 @@ struct LinkSpec {
 };
 
 // Parses an ibnetdiscover link token such as "4xNDR" (lanes x speed) into a LinkSpec with the
-// nominal data rate of that speed (4xNDR -> 400 Gb/s). Returns nullopt for unknown speeds.
+// nominal data rate of that speed (4xNDR -> 400 Gb/s). Returns nullopt for unknown widths
+// or speeds ("4x???", "99999999999xNDR"). Never throws.
 std::optional<LinkSpec> LinkSpecFromIbToken(const std::string& token);
 
 // "400", "2.5": a rate in Gb/s as sysfs prints it.

@@ -4,8 +4,8 @@ namespace railguard::plugin {
 
 bool ParsePlacementOption(std::string_view value, PlacementMode* out, std::string* err) {
   if (ParsePlacementMode(value, out)) return true;
-  *err = "invalid --rail-placement value '" + std::string(value) +
-         "'; expected strict, prefer or off";
+  *err =
+      "invalid --rail-placement value '" + std::string(value) + "'; expected strict, prefer or off";
   return false;
 }
 

@@ -10,17 +10,16 @@ namespace {
 
 constexpr uint32_t kSlurmDefaultMaxSwitchWait = 300;
 
-// The value of "NAME=value" for the first entry named `name`, or nullptr.
-const std::string* FindEnv(const std::vector<std::string>& env, std::string_view name,
-                           std::string* value) {
+// Whether `env` has an entry "NAME=value" for `name`; the first one's value goes to *value.
+bool FindEnv(const std::vector<std::string>& env, std::string_view name, std::string* value) {
   for (const std::string& entry : env) {
     if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
         entry[name.size()] == '=') {
       *value = entry.substr(name.size() + 1);
-      return &entry;
+      return true;
     }
   }
-  return nullptr;
+  return false;
 }
 
 uint32_t CeilDiv(uint64_t a, uint64_t b) {
@@ -208,21 +207,20 @@ Constraint RequireFeature(std::string_view user, std::string_view feature) {
   return c;
 }
 
-Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config,
-                         const Fabric& fabric) {
+Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, const Fabric& fabric) {
   Decision d;
   std::string err;
   std::string value;
 
   PlacementMode mode = config.default_mode;
-  const bool explicit_mode = FindEnv(job.spank_env, kPlacementEnv, &value) != nullptr;
+  const bool explicit_mode = FindEnv(job.spank_env, kPlacementEnv, &value);
   if (explicit_mode && !ParsePlacementOption(value, &mode, &err)) {
     d.refuse = Decision::kBadOption;
     d.message = "railguard: " + err;
     return d;
   }
   int limit = config.max_sus_default;
-  const bool explicit_limit = FindEnv(job.spank_env, kMaxSusEnv, &value) != nullptr;
+  const bool explicit_limit = FindEnv(job.spank_env, kMaxSusEnv, &value);
   if (explicit_limit && !ParseMaxSusOption(value, &limit, &err)) {
     d.refuse = Decision::kBadOption;
     d.message = "railguard: " + err;
@@ -271,10 +269,9 @@ Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config,
   const std::string job_nodes = std::to_string(nodes) + " nodes";
   const std::string sus = Plural(needed, "scalable unit", "scalable units");
   if (limit > 0 && needed > static_cast<uint32_t>(limit)) {
-    const std::string source = explicit_limit
-                                   ? "--rail-max-sus=" + std::to_string(limit)
-                                   : "the site limit of " + std::to_string(limit) +
-                                         " (max_sus_default)";
+    const std::string source =
+        explicit_limit ? "--rail-max-sus=" + std::to_string(limit)
+                       : "the site limit of " + std::to_string(limit) + " (max_sus_default)";
     if (mode == PlacementMode::kStrict) {
       d = Decision();
       d.refuse = Decision::kTooManySus;
@@ -297,8 +294,8 @@ Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config,
   const std::string it = needed == 1 ? "it" : "them";
   const std::string cap = capped ? ", the max_switch_wait limit" : "";
   if (mode == PlacementMode::kStrict) {
-    d.message = head + job_nodes + " in " + sus + " (Slurm waits up to " +
-                std::to_string(wait) + " s for " + it + cap + "); " + feature_note;
+    d.message = head + job_nodes + " in " + sus + " (Slurm waits up to " + std::to_string(wait) +
+                " s for " + it + cap + "); " + feature_note;
   } else {
     d.message = head + job_nodes + " in " + sus + " if Slurm finds " + it + " within " +
                 std::to_string(wait) + " s" + cap + ", else spread; " + feature_note;

@@ -16,17 +16,17 @@ namespace railguard::plugin {
 
 // What a submitted job asks for, as job_submit sees it.
 struct JobFacts {
-  uint32_t min_nodes = 0;           // --nodes (minimum); 0 = not given
-  bool has_switches = false;        // --switches given: req_switch is the user's
-  bool has_nodelist = false;        // --nodelist given
-  std::string features;             // --constraint as submitted; "" = none
-  uint32_t num_tasks = 0;           // --ntasks; 0 = not given
-  uint32_t ntasks_per_node = 0;     // --ntasks-per-node; 0 = not given
-  std::string tres_per_job;         // e.g. "gres:gpu:16" from --gpus
-  std::string tres_per_task;        // e.g. "gres:gpu:1" from --gpus-per-task
-  std::vector<std::string> spank_env;  // "NAME=value" entries of the job's SPANK environment
+  uint32_t min_nodes = 0;               // --nodes (minimum); 0 = not given
+  bool has_switches = false;            // --switches given: req_switch is the user's
+  bool has_nodelist = false;            // --nodelist given
+  std::string features;                 // --constraint as submitted; "" = none
+  uint32_t num_tasks = 0;               // --ntasks; 0 = not given
+  uint32_t ntasks_per_node = 0;         // --ntasks-per-node; 0 = not given
+  std::string tres_per_job;             // e.g. "gres:gpu:16" from --gpus
+  std::string tres_per_task;            // e.g. "gres:gpu:1" from --gpus-per-task
+  std::vector<std::string> spank_env;   // "NAME=value" entries of the job's SPANK environment
   bool healthy_feature_defined = true;  // some node in the cluster has the healthy feature
-  uint32_t max_switch_wait = 300;   // Slurm's cap on wait4switch (SchedulerParameters)
+  uint32_t max_switch_wait = 300;       // Slurm's cap on wait4switch (SchedulerParameters)
 };
 
 // What placement needs to know about the fabric.
@@ -41,16 +41,16 @@ Fabric FabricOf(const topo::Topology& topo);
 // What to do with the job.
 struct Decision {
   enum Refusal {
-    kAccept = 0,    // the job goes on (possibly changed as below)
-    kBadOption,     // a --rail-* value is wrong; `message` says what is allowed
-    kTooManySus,    // strict, and the job needs more SUs than its limit; `message` says so
+    kAccept = 0,  // the job goes on (possibly changed as below)
+    kBadOption,   // a --rail-* value is wrong; `message` says what is allowed
+    kTooManySus,  // strict, and the job needs more SUs than its limit; `message` says so
   } refuse = kAccept;
   bool set_switches = false;  // set the job's req_switch and wait4switch to these
   uint32_t req_switch = 0;    // most leaf switches (= SUs) Slurm should use
   uint32_t wait4switch = 0;   // seconds Slurm may hold the job for them
   bool set_features = false;  // replace the job's --constraint with `features`
   std::string features;
-  std::string message;        // one line for the user, "railguard: ..."; "" = nothing to say
+  std::string message;  // one line for the user, "railguard: ..."; "" = nothing to say
 };
 
 // The decision for one job. Rules, in order:
@@ -65,8 +65,7 @@ struct Decision {
 //    spread under prefer.
 // The node count is min_nodes; without it, ceil(GPUs / gpus_per_node) from --gpus or from
 // --gpus-per-task x --ntasks, or ceil(ntasks / ntasks_per_node).
-Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config,
-                         const Fabric& fabric);
+Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, const Fabric& fabric);
 
 // Seconds Slurm may hold a job of `nodes` nodes for its SUs: base + per_node * nodes, at most
 // wait_max, for strict; a quarter of that for prefer; 0 for off.
@@ -87,9 +86,9 @@ uint64_t GpuCount(std::string_view tres);
 // The result of adding a required feature to a --constraint expression.
 struct Constraint {
   enum Kind {
-    kAdded,          // `features` requires the feature too
-    kAlreadyThere,   // the user's expression already requires it; `features` == user's
-    kTooComplex,     // cannot be combined safely (brackets with a top-level '|')
+    kAdded,         // `features` requires the feature too
+    kAlreadyThere,  // the user's expression already requires it; `features` == user's
+    kTooComplex,    // cannot be combined safely (brackets with a top-level '|')
   } kind = kAdded;
   std::string features;  // the expression to submit
 };

@@ -23,8 +23,7 @@ bool CheckFile(const std::string& path, Diags* diags) {
   }
   if (st.st_size > kMaxSetupFileBytes) {
     diags->push_back(Diag{path, 0, 0,
-                          "file is " + std::to_string(st.st_size) +
-                              " bytes; expected at most " +
+                          "file is " + std::to_string(st.st_size) + " bytes; expected at most " +
                               std::to_string(kMaxSetupFileBytes) + " bytes"});
     return false;
   }
@@ -38,8 +37,7 @@ std::shared_ptr<const RailSetup> LoadRailSetup(const std::string& config_path, D
   if (!CheckFile(config_path, diags) || !LoadConfigFile(config_path, &setup->config, diags))
     return nullptr;
   const std::string& topo_path = setup->config.topology_path;
-  if (!CheckFile(topo_path, diags) ||
-      !topo::LoadTopologyFile(topo_path, &setup->topology, diags)) {
+  if (!CheckFile(topo_path, diags) || !topo::LoadTopologyFile(topo_path, &setup->topology, diags)) {
     return nullptr;
   }
   return setup;

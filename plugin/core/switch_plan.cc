@@ -86,8 +86,10 @@ SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::strin
       leaf.nodes.push_back(i);
       plan.rank[i] = next_rank++;
     }
-    plan.notes.push_back({true, std::to_string(unmapped.size()) + " node(s) of slurm.conf are "
-                                    "not in " + source + ": " + CompressHostlist(unmapped) +
+    plan.notes.push_back({true, std::to_string(unmapped.size()) +
+                                    " node(s) of slurm.conf are "
+                                    "not in " +
+                                    source + ": " + CompressHostlist(unmapped) +
                                     "; they go under switch " + leaf.name +
                                     ", usable but outside every scalable unit"});
     plan.switches.push_back(std::move(leaf));
@@ -125,8 +127,8 @@ SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::strin
   for (const PlannedSwitch& sw : plan.switches) ranked += sw.nodes.size();
   plan.notes.push_back(
       {false, "cluster " + topo.cluster + ": " + std::to_string(top) + " leaf switch(es) " +
-                  plan.switches[top].children_expr + " under " + plan.switches[top].name +
-                  ", " + std::to_string(ranked) + " nodes ranked scalable unit by scalable unit"});
+                  plan.switches[top].children_expr + " under " + plan.switches[top].name + ", " +
+                  std::to_string(ranked) + " nodes ranked scalable unit by scalable unit"});
   return plan;
 }
 

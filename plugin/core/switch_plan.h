@@ -18,7 +18,8 @@ inline constexpr uint32_t kNoPath = 0xffffffff;
 struct PlannedSwitch {
   std::string name;
   int level = 0;                 // 0 = leaf (an SU or the unmapped nodes), 1 = top
-  uint32_t link_speed = 1;       // Gb/s per node over all rails (Slurm: arbitrary units)
+  uint32_t link_speed = 1;       // Gb/s per node over all rails; 1 (Slurm's default) when
+                                 // unknown, as for the unmapped leaf
   std::vector<int> nodes;        // leaves: indexes into the node list given to PlanSwitches
   std::vector<int> children;     // top: indexes into SwitchPlan::switches
   std::string children_expr;     // top: the children as a compressed hostlist ("su[1-4]")

@@ -48,17 +48,20 @@ int LoadLocked(Bridge& b, const std::string& conf_path, int64_t conf_update, rg_
     const RailSetup& s = *b.state.current();
     Log(log, RG_JS_LOG_INFO,
         "loaded " + conf_path + " and " + s.config.topology_path + ": default placement " +
-            railguard::PlacementModeName(s.config.placement.default_mode) +
-            ", healthy feature " + s.config.placement.healthy_feature);
+            railguard::PlacementModeName(s.config.placement.default_mode) + ", healthy feature " +
+            s.config.placement.healthy_feature);
     return 0;
   }
   for (const railguard::Diag& d : diags) Log(log, RG_JS_LOG_ERROR, d.ToString());
   if (b.state.current()) {
     Log(log, RG_JS_LOG_ERROR,
-        conf_path + " has problems (above); the placement setup loaded before stays in force");
+        conf_path +
+            " or the topology it names has problems (above); the placement setup loaded "
+            "before stays in force");
     return 1;
   }
-  Log(log, RG_JS_LOG_ERROR, conf_path + " has problems (above); no placement setup loaded");
+  Log(log, RG_JS_LOG_ERROR,
+      conf_path + " or the topology it names has problems (above); no placement setup");
   return -1;
 }
 
@@ -75,8 +78,7 @@ extern "C" int rg_js_load(const char* conf_path, int64_t conf_update, rg_js_log_
   }
 }
 
-extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_js_log_fn log,
-                            rg_js_decision_t* out) {
+extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_js_log_fn log, rg_js_decision_t* out) {
   std::memset(out, 0, sizeof(*out));
   try {
     Bridge& b = Get();

@@ -18,34 +18,34 @@ typedef void (*rg_js_log_fn)(int level, const char *msg);
 
 /* What the job asks for; 0 and NULL mean "not given". Strings are borrowed. */
 typedef struct {
-	uint32_t min_nodes;
-	int has_switches;		/* --switches given */
-	int has_nodelist;		/* --nodelist given */
-	const char *features;		/* --constraint */
-	uint32_t num_tasks;
-	uint32_t ntasks_per_node;
-	const char *tres_per_job;	/* "gres:gpu:16" */
-	const char *tres_per_task;
-	const char *const *spank_env;	/* "NAME=value" */
-	uint32_t spank_env_cnt;
-	/* Answers whether some node has feature `name` (1) or none (0). */
-	int (*feature_defined)(const char *name);
-	const char *sched_params;	/* SchedulerParameters, for max_switch_wait */
-	int64_t conf_update;		/* slurm_conf.last_update: a change means reconfigure */
+  uint32_t min_nodes;
+  int has_switches;     /* --switches given */
+  int has_nodelist;     /* --nodelist given */
+  const char *features; /* --constraint */
+  uint32_t num_tasks;
+  uint32_t ntasks_per_node;
+  const char *tres_per_job; /* "gres:gpu:16" */
+  const char *tres_per_task;
+  const char *const *spank_env; /* "NAME=value" */
+  uint32_t spank_env_cnt;
+  /* Answers whether some node has feature `name` (1) or none (0). */
+  int (*feature_defined)(const char *name);
+  const char *sched_params; /* SchedulerParameters, for max_switch_wait */
+  int64_t conf_update;      /* slurm_conf.last_update: a change means reconfigure */
 } rg_js_facts_t;
 
 enum { RG_JS_BAD_OPTION = 1, RG_JS_TOO_MANY_SUS = 2 };
 
 /* What to do; strings are malloc'd and released by rg_js_decision_free. */
 typedef struct {
-	int refuse;			/* 0 = accept; RG_JS_BAD_OPTION or
-					 * RG_JS_TOO_MANY_SUS = reject, message
-					 * says why */
-	int set_switches;		/* set req_switch and wait4switch */
-	uint32_t req_switch;
-	uint32_t wait4switch;
-	char *features;			/* new --constraint, or NULL to keep it */
-	char *message;			/* one line for the user, or NULL */
+  int refuse;       /* 0 = accept; RG_JS_BAD_OPTION or
+                     * RG_JS_TOO_MANY_SUS = reject, message
+                     * says why */
+  int set_switches; /* set req_switch and wait4switch */
+  uint32_t req_switch;
+  uint32_t wait4switch;
+  char *features; /* new --constraint, or NULL to keep it */
+  char *message;  /* one line for the user, or NULL */
 } rg_js_decision_t;
 
 /* Loads railguard.yaml at `conf_path` and its rail topology, for decisions from now on;

@@ -2,6 +2,7 @@
 // environment for job_submit/rail, and NCCL_IB_HCA in each task. See spank_bridge.h.
 #include "plugin/spank_railguard/spank_bridge.h"
 
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -15,12 +16,16 @@ using railguard::plugin::RailSetup;
 
 enum OptionId { kOptPlacement = 1, kOptMaxSus = 2 };
 
+// Holds the NCCL_IB_HCA value railguard set, so that a nested step can tell it from the
+// user's own.
+constexpr char kMarkerEnv[] = "RAILGUARD_NCCL_IB_HCA";
+
 // What this process learned; one SPANK stack per process, so plain globals suffice.
 struct State {
-  std::string conf_path;                    // config= argument of plugstack.conf
-  std::string placement;                    // --rail-placement, "" = not given
-  std::string max_sus;                      // --rail-max-sus, "" = not given
-  std::shared_ptr<const RailSetup> setup;   // slurmstepd only
+  std::string conf_path;                   // config= argument of plugstack.conf
+  std::string placement;                   // --rail-placement, "" = not given
+  std::string max_sus;                     // --rail-max-sus, "" = not given
+  std::shared_ptr<const RailSetup> setup;  // slurmstepd only
 };
 
 State& Get() {
@@ -55,13 +60,13 @@ extern "C" int OptionCallback(int val, const char* optarg, int remote) {
 }
 
 // Registered once per process; Slurm keeps pointers to these.
-struct spank_option kOptions[] = {
+struct spank_option option_table[] = {
     {const_cast<char*>("rail-placement"), const_cast<char*>("strict|prefer|off"),
      const_cast<char*>("railguard: keep the job in the fewest scalable units (strict), "
                        "prefer that for a short while (prefer), or leave it alone (off)"),
      1, kOptPlacement, OptionCallback},
     {const_cast<char*>("rail-max-sus"), const_cast<char*>("N"),
-     const_cast<char*>("railguard: most scalable units the job may span (1 or more)"), 1,
+     const_cast<char*>("railguard: most scalable units the job may span (1 to 4096)"), 1,
      kOptMaxSus, OptionCallback},
 };
 
@@ -83,18 +88,18 @@ extern "C" int rg_spank_init(spank_t sp, int ac, char** av) {
       if (arg.rfind("config=", 0) == 0 && arg.size() > 7) {
         s.conf_path = arg.substr(7);
       } else {
-        slurm_error("railguard: spank: unknown plugstack.conf argument '%s'; expected "
-                    "config=PATH",
-                    arg.c_str());
+        slurm_error(
+            "railguard: spank: unknown plugstack.conf argument '%s'; expected "
+            "config=PATH",
+            arg.c_str());
       }
     }
     const spank_context_t ctx = spank_context();
     if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE) {
-      for (struct spank_option& opt : kOptions) {
+      for (struct spank_option& opt : option_table) {
         spank_err_t rc = spank_option_register(sp, &opt);
         if (rc != ESPANK_SUCCESS) {
-          slurm_error("railguard: spank: cannot register --%s: %s", opt.name,
-                      spank_strerror(rc));
+          slurm_error("railguard: spank: cannot register --%s: %s", opt.name, spank_strerror(rc));
         }
       }
     }
@@ -135,21 +140,31 @@ extern "C" int rg_spank_task_init(spank_t sp, int ac, char** av) {
     (void)av;
     const State& s = Get();
     if (!spank_remote(sp) || !s.setup) return 0;
-    char buf[256];
-    if (spank_getenv(sp, "NCCL_IB_HCA", buf, sizeof(buf)) == ESPANK_SUCCESS) {
-      slurm_verbose("railguard: spank: NCCL_IB_HCA=%s set by the job; left as is", buf);
+    char node[256];
+    char have[1024];
+    char ours[1024];
+    if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS) return 0;
+    // A value the job brought along is the user's, unless it is the one railguard set in an
+    // enclosing step (a batch script's srun): that one is redone for this node.
+    if (spank_getenv(sp, "NCCL_IB_HCA", have, sizeof(have)) == ESPANK_SUCCESS &&
+        !(spank_getenv(sp, kMarkerEnv, ours, sizeof(ours)) == ESPANK_SUCCESS &&
+          std::strcmp(have, ours) == 0)) {
+      slurm_verbose("railguard: spank: NCCL_IB_HCA=%s set by the job; left as is", have);
       return 0;
     }
-    if (spank_getenv(sp, "SLURMD_NODENAME", buf, sizeof(buf)) != ESPANK_SUCCESS) return 0;
-    const std::optional<std::string> hca = railguard::plugin::NcclIbHca(s.setup->topology, buf);
+    const std::optional<std::string> hca = railguard::plugin::NcclIbHca(s.setup->topology, node);
     if (!hca) {
-      slurm_verbose("railguard: spank: node %s is not in %s; NCCL_IB_HCA not set", buf,
+      slurm_verbose("railguard: spank: node %s is not in %s; NCCL_IB_HCA not set", node,
                     s.setup->config.topology_path.c_str());
       return 0;
     }
-    spank_err_t rc = spank_setenv(sp, "NCCL_IB_HCA", hca->c_str(), 0);
-    if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_EXISTS)
-      slurm_error("railguard: spank: cannot set NCCL_IB_HCA: %s", spank_strerror(rc));
+    for (const char* name : {"NCCL_IB_HCA", kMarkerEnv}) {
+      spank_err_t rc = spank_setenv(sp, name, hca->c_str(), 1);
+      if (rc != ESPANK_SUCCESS) {
+        slurm_error("railguard: spank: cannot set %s: %s", name, spank_strerror(rc));
+        return 0;
+      }
+    }
     return 0;
   } catch (...) {
     return -1;

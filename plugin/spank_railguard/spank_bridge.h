@@ -19,8 +19,9 @@ int rg_spank_init(spank_t sp, int ac, char **av);
  * (SPANK_RAIL_PLACEMENT, SPANK_RAIL_MAX_SUS) for job_submit/rail. */
 int rg_spank_init_post_opt(spank_t sp, int ac, char **av);
 
-/* In each task (slurmstepd): sets NCCL_IB_HCA to this node's rail NICs in rail order,
- * unless the job's environment already has NCCL_IB_HCA. From memory: no file I/O. */
+/* In each task (slurmstepd): sets NCCL_IB_HCA (and RAILGUARD_NCCL_IB_HCA, the same value)
+ * to this node's rail NICs in rail order, unless the job's environment has an NCCL_IB_HCA
+ * of its own (one that differs from RAILGUARD_NCCL_IB_HCA). From memory: no file I/O. */
 int rg_spank_task_init(spank_t sp, int ac, char **av);
 
 /* Releases what init loaded. */

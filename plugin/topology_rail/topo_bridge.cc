@@ -51,23 +51,19 @@ extern "C" int rg_topo_load(const char* conf_path, rg_log_fn log) {
     if (State().Reload(conf_path, &diags)) {
       const RailSetup& s = *State().current();
       Log(log, RG_LOG_INFO,
-          "loaded " + std::string(conf_path) + " and " + s.config.topology_path +
-              ": cluster " + s.topology.cluster + ", " + std::to_string(s.topology.sus.size()) +
+          "loaded " + std::string(conf_path) + " and " + s.config.topology_path + ": cluster " +
+              s.topology.cluster + ", " + std::to_string(s.topology.sus.size()) +
               " scalable units, " + std::to_string(s.topology.NodeCount()) + " nodes");
       return RG_LOAD_OK;
     }
     for (const railguard::Diag& d : diags) Log(log, RG_LOG_ERROR, d.ToString());
-    Log(log, RG_LOG_ERROR,
-        std::to_string(diags.size()) + " problem(s) in " + conf_path +
-            " or the topology it names (railctl topology validate shows them too)");
   } catch (...) {
     if (log) log(RG_LOG_ERROR, "internal error while loading the rail topology");
   }
   return State().current() ? RG_LOAD_KEPT : RG_LOAD_NONE;
 }
 
-extern "C" int rg_topo_plan(const char* const* names, int count, rg_log_fn log,
-                            rg_plan_t** out) {
+extern "C" int rg_topo_plan(const char* const* names, int count, rg_log_fn log, rg_plan_t** out) {
   *out = nullptr;
   rg_plan_t* plan = nullptr;
   try {

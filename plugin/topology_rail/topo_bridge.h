@@ -19,25 +19,25 @@ typedef void (*rg_log_fn)(int level, const char *msg);
 /* One switch of the plan; indexes refer to the node names given to rg_topo_plan and to the
  * plan's own switch array. */
 typedef struct {
-	char *name;		/* switch name */
-	int level;		/* 0 = leaf, 1 = top */
-	uint32_t link_speed;	/* arbitrary units (Gb/s per node) */
-	int parent;		/* index of the parent; the top switch names itself */
-	int *nodes;		/* leaves: node indexes */
-	int node_cnt;
-	int *children;		/* top: child switch indexes */
-	int child_cnt;
-	char *children_expr;	/* top: child names as a hostlist; NULL for leaves */
-	int *descendants;	/* all switches below */
-	int desc_cnt;
-	uint32_t *dist;		/* hops to each switch of the plan */
+  char *name;          /* switch name */
+  int level;           /* 0 = leaf, 1 = top */
+  uint32_t link_speed; /* arbitrary units (Gb/s per node) */
+  int parent;          /* index of the parent; the top switch names itself */
+  int *nodes;          /* leaves: node indexes */
+  int node_cnt;
+  int *children; /* top: child switch indexes */
+  int child_cnt;
+  char *children_expr; /* top: child names as a hostlist; NULL for leaves */
+  int *descendants;    /* all switches below */
+  int desc_cnt;
+  uint32_t *dist; /* hops to each switch of the plan */
 } rg_switch_t;
 
 typedef struct {
-	rg_switch_t *switches;	/* leaves first, the top switch last */
-	int switch_cnt;
-	int levels;		/* highest switch level */
-	uint32_t *rank;		/* per node given: its rank, SU by SU */
+  rg_switch_t *switches; /* leaves first, the top switch last */
+  int switch_cnt;
+  int levels;     /* highest switch level */
+  uint32_t *rank; /* per node given: its rank, SU by SU */
 } rg_plan_t;
 
 /* Load results. */

@@ -1,6 +1,8 @@
 /* topology/rail against Slurm's internals: gathers the node table, hands it to the C++ core
  * (topo_bridge.h) and turns the plan into Slurm's switch_record_table. */
 
+// slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
+// clang-format off
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +21,7 @@
 
 #include "plugin/topology_rail/topo_bridge.h"
 #include "plugin/topology_rail/topo_slurm.h"
+// clang-format on
 
 #define PREFIX "railguard: topology/rail:"
 
@@ -27,224 +30,208 @@
  * so its reconfiguration reloads in build. */
 static bool loaded_since_build = false;
 
-static void _log(int level, const char *msg)
-{
-	switch (level) {
-	case RG_LOG_ERROR:
-		error("%s %s", PREFIX, msg);
-		break;
-	case RG_LOG_INFO:
-		info("%s %s", PREFIX, msg);
-		break;
-	case RG_LOG_VERBOSE:
-		verbose("%s %s", PREFIX, msg);
-		break;
-	default:
-		debug("%s %s", PREFIX, msg);
-		break;
-	}
+static void _log(int level, const char *msg) {
+  switch (level) {
+    case RG_LOG_ERROR:
+      error("%s %s", PREFIX, msg);
+      break;
+    case RG_LOG_INFO:
+      info("%s %s", PREFIX, msg);
+      break;
+    case RG_LOG_VERBOSE:
+      verbose("%s %s", PREFIX, msg);
+      break;
+    default:
+      debug("%s %s", PREFIX, msg);
+      break;
+  }
 }
 
 /* Loads the setup; returns the rg_topo_load result. */
-static int _load(void)
-{
-	char *path = get_extra_conf_path("railguard.yaml");
-	int rc = rg_topo_load(path, _log);
+static int _load(void) {
+  char *path = get_extra_conf_path("railguard.yaml");
+  int rc = rg_topo_load(path, _log);
 
-	if (rc == RG_LOAD_KEPT)
-		error("%s %s has problems (above); the rail topology loaded before stays in force",
-		      PREFIX, path);
-	else if (rc == RG_LOAD_NONE && running_in_slurmctld())
-		error("%s cannot run without a valid %s; fix it (or use another TopologyPlugin) and start slurmctld again",
-		      PREFIX, path);
-	else if (rc == RG_LOAD_NONE)
-		error("%s no valid %s on this node; topology addresses fall back to node names",
-		      PREFIX, path);
-	xfree(path);
-	loaded_since_build = true;
-	return rc;
+  if (rc == RG_LOAD_KEPT)
+    error(
+        "%s %s or the topology it names has problems (above); the rail topology loaded before "
+        "stays in force",
+        PREFIX, path);
+  else if (rc == RG_LOAD_NONE && running_in_slurmctld())
+    error(
+        "%s %s or the topology it names has problems (above); slurmctld stops rather than run "
+        "without the rail topology",
+        PREFIX, path);
+  else if (rc == RG_LOAD_NONE)
+    error(
+        "%s %s or the topology it names has problems (above); topology addresses on this node fall "
+        "back to node names",
+        PREFIX, path);
+  xfree(path);
+  loaded_since_build = true;
+  return rc;
 }
 
-static void _reload_if_stale(void)
-{
-	if (!loaded_since_build)
-		(void) _load();
+static void _reload_if_stale(void) {
+  if (!loaded_since_build) (void)_load();
 }
 
 /* The nodes of the node table: names[i] is nodes[i]->name. Returns the count. */
-static int _gather_nodes(const char ***names, node_record_t ***nodes)
-{
-	node_record_t *node_ptr;
-	int n = 0;
+static int _gather_nodes(const char ***names, node_record_t ***nodes) {
+  node_record_t *node_ptr;
+  int n = 0;
 
-	*names = xcalloc(node_record_count + 1, sizeof(char *));
-	*nodes = xcalloc(node_record_count + 1, sizeof(node_record_t *));
-	for (int i = 0; (node_ptr = next_node(&i)); i++) {
-		(*names)[n] = node_ptr->name;
-		(*nodes)[n] = node_ptr;
-		n++;
-	}
-	return n;
+  *names = xcalloc(node_record_count + 1, sizeof(char *));
+  *nodes = xcalloc(node_record_count + 1, sizeof(node_record_t *));
+  for (int i = 0; (node_ptr = next_node(&i)); i++) {
+    (*names)[n] = node_ptr->name;
+    (*nodes)[n] = node_ptr;
+    n++;
+  }
+  return n;
 }
 
-static void _free_table(void)
-{
-	if (!switch_record_table)
-		return;
-	for (int i = 0; i < switch_record_cnt; i++) {
-		switch_record_t *s = &switch_record_table[i];
-		xfree(s->name);
-		xfree(s->nodes);
-		xfree(s->switches);
-		xfree(s->switches_dist);
-		xfree(s->switch_desc_index);
-		xfree(s->switch_index);
-		FREE_NULL_BITMAP(s->node_bitmap);
-	}
-	xfree(switch_record_table);
-	switch_record_cnt = 0;
-	switch_levels = 0;
+static void _free_table(void) {
+  if (!switch_record_table) return;
+  for (int i = 0; i < switch_record_cnt; i++) {
+    switch_record_t *s = &switch_record_table[i];
+    xfree(s->name);
+    xfree(s->nodes);
+    xfree(s->switches);
+    xfree(s->switches_dist);
+    xfree(s->switch_desc_index);
+    xfree(s->switch_index);
+    FREE_NULL_BITMAP(s->node_bitmap);
+  }
+  xfree(switch_record_table);
+  switch_record_cnt = 0;
+  switch_levels = 0;
 }
 
 /* Replaces Slurm's switch table with `plan`. REQUIRES: children precede their parents. */
-static void _install(const rg_plan_t *plan, node_record_t **nodes)
-{
-	int cnt = plan->switch_cnt;
-	switch_record_t *table = xcalloc(cnt, sizeof(switch_record_t));
+static void _install(const rg_plan_t *plan, node_record_t **nodes) {
+  int cnt = plan->switch_cnt;
+  switch_record_t *table = xcalloc(cnt, sizeof(switch_record_t));
 
-	for (int i = 0; i < cnt; i++) {
-		const rg_switch_t *p = &plan->switches[i];
-		switch_record_t *s = &table[i];
+  for (int i = 0; i < cnt; i++) {
+    const rg_switch_t *p = &plan->switches[i];
+    switch_record_t *s = &table[i];
 
-		s->name = xstrdup(p->name);
-		s->level = p->level;
-		s->link_speed = p->link_speed;
-		s->parent = (uint16_t) p->parent;
-		s->node_bitmap = bit_alloc(node_record_count);
-		for (int k = 0; k < p->node_cnt; k++)
-			bit_set(s->node_bitmap, nodes[p->nodes[k]]->index);
-		s->num_switches = (uint16_t) p->child_cnt;
-		s->switch_index = xcalloc(p->child_cnt + 1, sizeof(uint16_t));
-		for (int k = 0; k < p->child_cnt; k++) {
-			s->switch_index[k] = (uint16_t) p->children[k];
-			bit_or(s->node_bitmap, table[p->children[k]].node_bitmap);
-		}
-		if (p->children_expr)
-			s->switches = xstrdup(p->children_expr);
-		s->num_desc_switches = (uint16_t) p->desc_cnt;
-		s->switch_desc_index = xcalloc(cnt, sizeof(uint16_t));
-		for (int k = 0; k < p->desc_cnt; k++)
-			s->switch_desc_index[k] = (uint16_t) p->descendants[k];
-		s->switches_dist = xcalloc(cnt, sizeof(uint32_t));
-		for (int k = 0; k < cnt; k++)
-			s->switches_dist[k] = p->dist[k];
-		s->nodes = bitmap2node_name(s->node_bitmap);
-	}
-	_free_table();
-	switch_record_table = table;
-	switch_record_cnt = cnt;
-	switch_levels = plan->levels;
+    s->name = xstrdup(p->name);
+    s->level = p->level;
+    s->link_speed = p->link_speed;
+    s->parent = (uint16_t)p->parent;
+    s->node_bitmap = bit_alloc(node_record_count);
+    for (int k = 0; k < p->node_cnt; k++) bit_set(s->node_bitmap, nodes[p->nodes[k]]->index);
+    s->num_switches = (uint16_t)p->child_cnt;
+    s->switch_index = xcalloc(p->child_cnt + 1, sizeof(uint16_t));
+    for (int k = 0; k < p->child_cnt; k++) {
+      s->switch_index[k] = (uint16_t)p->children[k];
+      bit_or(s->node_bitmap, table[p->children[k]].node_bitmap);
+    }
+    if (p->children_expr) s->switches = xstrdup(p->children_expr);
+    s->num_desc_switches = (uint16_t)p->desc_cnt;
+    s->switch_desc_index = xcalloc(cnt, sizeof(uint16_t));
+    for (int k = 0; k < p->desc_cnt; k++) s->switch_desc_index[k] = (uint16_t)p->descendants[k];
+    s->switches_dist = xcalloc(cnt, sizeof(uint32_t));
+    for (int k = 0; k < cnt; k++) s->switches_dist[k] = p->dist[k];
+    s->nodes = bitmap2node_name(s->node_bitmap);
+  }
+  _free_table();
+  switch_record_table = table;
+  switch_record_cnt = cnt;
+  switch_levels = plan->levels;
 }
 
-extern int rail_topo_init(void)
-{
-	if ((_load() == RG_LOAD_NONE) && running_in_slurmctld())
-		return SLURM_ERROR;
-	return SLURM_SUCCESS;
+extern int rail_topo_init(void) {
+  if ((_load() == RG_LOAD_NONE) && running_in_slurmctld()) return SLURM_ERROR;
+  return SLURM_SUCCESS;
 }
 
-extern int rail_topo_fini(void)
-{
-	_free_table();
-	rg_topo_fini();
-	return SLURM_SUCCESS;
+extern int rail_topo_fini(void) {
+  _free_table();
+  rg_topo_fini();
+  return SLURM_SUCCESS;
 }
 
-extern bool rail_topo_generate_node_ranking(void)
-{
-	const char **names = NULL;
-	node_record_t **nodes = NULL;
-	rg_plan_t *plan = NULL;
-	bool ranked = false;
-	int n;
+extern bool rail_topo_generate_node_ranking(void) {
+  const char **names = NULL;
+  node_record_t **nodes = NULL;
+  rg_plan_t *plan = NULL;
+  bool ranked = false;
+  int n;
 
-	_reload_if_stale();
-	if (!node_record_count)
-		return false;
-	n = _gather_nodes(&names, &nodes);
-	if (rg_topo_plan(names, n, NULL, &plan) == 0) {
-		for (int i = 0; i < n; i++)
-			nodes[i]->node_rank = plan->rank[i];
-		ranked = true;
-	}
-	rg_topo_plan_free(plan);
-	xfree(names);
-	xfree(nodes);
-	return ranked;
+  _reload_if_stale();
+  if (!node_record_count) return false;
+  n = _gather_nodes(&names, &nodes);
+  if (rg_topo_plan(names, n, NULL, &plan) == 0) {
+    for (int i = 0; i < n; i++) nodes[i]->node_rank = plan->rank[i];
+    ranked = true;
+  }
+  rg_topo_plan_free(plan);
+  xfree(names);
+  xfree(nodes);
+  return ranked;
 }
 
-extern int rail_topo_build_config(void)
-{
-	const char **names = NULL;
-	node_record_t **nodes = NULL;
-	rg_plan_t *plan = NULL;
-	int n;
+extern int rail_topo_build_config(void) {
+  const char **names = NULL;
+  node_record_t **nodes = NULL;
+  rg_plan_t *plan = NULL;
+  int n;
 
-	_reload_if_stale();
-	loaded_since_build = false;
-	if (!node_record_count)
-		return SLURM_SUCCESS;
-	n = _gather_nodes(&names, &nodes);
-	/* Every slurmd would repeat the same notes; slurmctld's log is the place for them. */
-	if (rg_topo_plan(names, n, running_in_slurmctld() ? _log : NULL, &plan) != 0) {
-		error("%s no rail topology loaded; no switches", PREFIX);
-		_free_table();
-	} else if (plan->switch_cnt > UINT16_MAX) {
-		error("%s %d switches is more than Slurm's switch table holds", PREFIX,
-		      plan->switch_cnt);
-		_free_table();
-	} else {
-		_install(plan, nodes);
-	}
-	rg_topo_plan_free(plan);
-	xfree(names);
-	xfree(nodes);
-	return SLURM_SUCCESS;
+  _reload_if_stale();
+  loaded_since_build = false;
+  if (!node_record_count) return SLURM_SUCCESS;
+  n = _gather_nodes(&names, &nodes);
+  /* Every slurmd would repeat the same notes; slurmctld's log is the place for them. */
+  if (rg_topo_plan(names, n, running_in_slurmctld() ? _log : NULL, &plan) != 0) {
+    error("%s no rail topology loaded; no switches", PREFIX);
+    _free_table();
+  } else if (plan->switch_cnt == 0) {
+    _free_table(); /* no nodes: no switches */
+  } else if (plan->switch_cnt > UINT16_MAX) {
+    error("%s %d switches is more than Slurm's switch table holds", PREFIX, plan->switch_cnt);
+    _free_table();
+  } else {
+    _install(plan, nodes);
+  }
+  rg_topo_plan_free(plan);
+  xfree(names);
+  xfree(nodes);
+  return SLURM_SUCCESS;
 }
 
-extern int rail_topo_get_node_addr(char *node_name, char **addr, char **pattern)
-{
-	node_record_t *node_ptr;
-	int chain[64], depth = 0, sw = -1;
+extern int rail_topo_get_node_addr(char *node_name, char **addr, char **pattern) {
+  node_record_t *node_ptr;
+  int chain[64], depth = 0, sw = -1;
 
-	if (!switch_record_cnt) {
-		*addr = xstrdup(node_name);
-		*pattern = xstrdup("node");
-		return SLURM_SUCCESS;
-	}
-	if (!(node_ptr = find_node_record(node_name)))
-		return SLURM_ERROR;
-	for (int i = 0; i < switch_record_cnt; i++) {
-		if ((switch_record_table[i].level == 0) &&
-		    bit_test(switch_record_table[i].node_bitmap, node_ptr->index)) {
-			sw = i;
-			break;
-		}
-	}
-	/* Leaf first, then each parent, until the switch that is its own parent. */
-	while ((sw >= 0) && (depth < 64)) {
-		chain[depth++] = sw;
-		if (switch_record_table[sw].parent == sw)
-			break;
-		sw = switch_record_table[sw].parent;
-	}
-	*addr = NULL;
-	*pattern = NULL;
-	while (depth > 0) {
-		xstrfmtcat(*addr, "%s.", switch_record_table[chain[--depth]].name);
-		xstrcat(*pattern, "switch.");
-	}
-	xstrcat(*addr, node_name);
-	xstrcat(*pattern, "node");
-	return SLURM_SUCCESS;
+  if (!switch_record_cnt) {
+    *addr = xstrdup(node_name);
+    *pattern = xstrdup("node");
+    return SLURM_SUCCESS;
+  }
+  if (!(node_ptr = find_node_record(node_name))) return SLURM_ERROR;
+  for (int i = 0; i < switch_record_cnt; i++) {
+    if ((switch_record_table[i].level == 0) &&
+        bit_test(switch_record_table[i].node_bitmap, node_ptr->index)) {
+      sw = i;
+      break;
+    }
+  }
+  /* Leaf first, then each parent, until the switch that is its own parent. */
+  while ((sw >= 0) && (depth < 64)) {
+    chain[depth++] = sw;
+    if (switch_record_table[sw].parent == sw) break;
+    sw = switch_record_table[sw].parent;
+  }
+  *addr = NULL;
+  *pattern = NULL;
+  while (depth > 0) {
+    xstrfmtcat(*addr, "%s.", switch_record_table[chain[--depth]].name);
+    xstrcat(*pattern, "switch.");
+  }
+  xstrcat(*addr, node_name);
+  xstrcat(*pattern, "node");
+  return SLURM_SUCCESS;
 }

@@ -12,14 +12,14 @@ namespace {
 
 // Every key, each with a value other than its default; the tests break it one line at a time.
 const char kFull[] =
-    "topology: rails/dev.yaml\n"         // 1
-    "placement:\n"                       // 2
-    "  default_mode: strict\n"           // 3
-    "  healthy_feature: fabric_ok\n"     // 4
-    "  wait_base_seconds: 30\n"          // 5
-    "  wait_per_node_seconds: 2\n"       // 6
-    "  wait_max_seconds: 120\n"          // 7
-    "  max_sus_default: 3\n";            // 8
+    "topology: rails/dev.yaml\n"      // 1
+    "placement:\n"                    // 2
+    "  default_mode: strict\n"        // 3
+    "  healthy_feature: fabric_ok\n"  // 4
+    "  wait_base_seconds: 30\n"       // 5
+    "  wait_per_node_seconds: 2\n"    // 6
+    "  wait_max_seconds: 120\n"       // 7
+    "  max_sus_default: 3\n";         // 8
 
 std::string Replace(std::string text, const std::string& from, const std::string& to) {
   size_t at = text.find(from);

@@ -188,8 +188,7 @@ TEST(Placement, StrictRefusesAJobThatNeedsMoreSusThanItAllows) {
             "(max_sus_default) allows; ask for fewer nodes, raise --rail-max-sus or use "
             "--rail-placement=prefer");
   // Within the limit, the limit changes nothing.
-  EXPECT_EQ(DecidePlacement(WithEnv(Nodes(12), "SPANK_RAIL_MAX_SUS=3"), site, Dev4Su())
-                .req_switch,
+  EXPECT_EQ(DecidePlacement(WithEnv(Nodes(12), "SPANK_RAIL_MAX_SUS=3"), site, Dev4Su()).req_switch,
             2u);
 }
 
@@ -306,8 +305,8 @@ TEST(ParseMaxSwitchWait, ReadsSchedulerParametersLikeSlurmctld) {
   EXPECT_EQ(ParseMaxSwitchWait(""), 300u);
   EXPECT_EQ(ParseMaxSwitchWait("bf_interval=2,max_switch_wait=600"), 600u);
   EXPECT_EQ(ParseMaxSwitchWait("MAX_SWITCH_WAIT=50,bf_interval=2"), 50u);
-  EXPECT_EQ(ParseMaxSwitchWait("max_switch_wait=-5"), 300u);   // slurmctld ignores negatives
-  EXPECT_EQ(ParseMaxSwitchWait("max_switch_wait=abc"), 0u);    // atoi("abc") is 0
+  EXPECT_EQ(ParseMaxSwitchWait("max_switch_wait=-5"), 300u);  // slurmctld ignores negatives
+  EXPECT_EQ(ParseMaxSwitchWait("max_switch_wait=abc"), 0u);   // atoi("abc") is 0
 }
 
 TEST(GpuCount, SumsEveryGpuEntry) {

@@ -292,6 +292,21 @@ TEST(DiscoverFaults, TwoUnnamedHcasOnOneLeafAreEachMatchedByPort) {
                                       "unnamed-hca n006/mlx5_0 su1-rail0 0xfc6a1c0300000100 6"}));
 }
 
+TEST(DiscoverFaults, ALeafWithOnlyUnnamedHcasIsAStrayLeafAndNoSpine) {
+  std::vector<std::pair<std::string, std::string>> faults;
+  for (int n = 25; n <= 32; ++n) faults.push_back({"unnamed", "n0" + std::to_string(n) + ":7"});
+  const Discovery d = DiscoverDev(faults);
+  EXPECT_EQ(KindCounts(d), (std::map<std::string, int>{
+                               {"missing-leaf", 1}, {"stray-leaf", 1}, {"unnamed-hca", 8}}));
+  auto it = std::find_if(d.findings.begin(), d.findings.end(),
+                         [](const Finding& f) { return f.kind == "stray-leaf"; });
+  ASSERT_NE(it, d.findings.end());
+  EXPECT_EQ(it->message,
+            "su4-rail7 has 8 unnamed HCAs and no named one, so its rail and SU cannot be told; "
+            "left out of the topology");
+  EXPECT_EQ(d.topology.spines.size(), 2u);
+}
+
 TEST(DiscoverFaults, ANodeMapEntryNamesAnUnnamedHca) {
   DiscoverOptions o = DevOptions();
   o.node_map[0x0c42a10300000704ULL] = "n007 mlx5_6";
@@ -605,7 +620,7 @@ TEST(DiscoverRealDumps, X5WithItsMapGroupsHostsAsTheSitesTopologyConfDoes) {
   const auto conf = ConfNodes(kX5 + "X5.topology.conf");
   int leaves = 0;
   for (const SwitchReport& r : d.switches) {
-    if (!r.has_hosts) continue;
+    if (!r.has_hcas) continue;
     ++leaves;
     auto c = conf.find(r.name);
     ASSERT_NE(c, conf.end()) << r.name;
@@ -630,7 +645,7 @@ TEST(DiscoverRealDumps, X5WithItsMapGroupsHostsAsTheSitesTopologyConfDoes) {
     if (line.rfind("S-", 0) == 0) want.push_back(line);
   std::vector<std::string> got;
   for (const SwitchReport& r : d.switches)
-    if (!r.has_hosts) got.push_back(r.name);
+    if (!r.has_hcas) got.push_back(r.name);
   std::sort(want.begin(), want.end());
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, want);
@@ -846,6 +861,16 @@ TEST(DiscoverCli, ListsFindingsOnStderrAndExitsOne) {
   std::remove(out.c_str());
 }
 
+TEST(DiscoverCli, ExitsZeroWhenOnlyNonComputeCasAreFound) {
+  // UFM hosts and SHARP aggregation nodes are reported and left out, but are not faults.
+  const std::string dump = DevDumpFile({{"ufm", "ufm01"}, {"sharp", "1"}}, "ufm.topo");
+  const CliResult r = RunDiscover({dump, "--cluster", "raildev", "--node-type", "dgx-h100"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("non-compute: ufm01 mlx5_0 on spine1 port"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, DevYamlWithSimulatedGuids());
+  std::remove(dump.c_str());
+}
+
 TEST(DiscoverCli, PrintsJsonWithSusRailsAndFindings) {
   const std::string dump = DevDumpFile({{"swap", "n001:1:2"}}, "swap.topo");
   const CliResult r = RunDiscover({dump, "--json"});
@@ -905,6 +930,9 @@ TEST(DiscoverCli, ExitsTwoOnUsageErrors) {
             "railctl topology discover: invalid --rail-order 'mlx5_0,,mlx5_1'; expected distinct "
             "HCA names separated by commas, e.g. mlx5_0,mlx5_3,mlx5_4");
   EXPECT_EQ(RunDiscover({dump, "--rail-order", "a,a"}).rc, 2);
+  // The list `railctl topology rails` prints is accepted as it is.
+  EXPECT_EQ(RunDiscover({dump, "--rail-order", "[HCA-1]"}).rc, 0);
+  EXPECT_EQ(RunDiscover({dump, "--rail-order", "[HCA-1, mlx5_0]"}).rc, 1);
   EXPECT_EQ(RunDiscover({dump, "--exclude", "(("}).rc, 2);
   EXPECT_EQ(RunDiscover({dump, "--cluster", "a b"}).rc, 2);
   EXPECT_EQ(RunDiscover({dump, "--frobnicate"}).rc, 2);

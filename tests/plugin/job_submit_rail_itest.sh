@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Integration test of job_submit/rail (with topology/rail and the SPANK plugin) in a real
+# slurmctld on etc/dev-4su.yaml, default_mode strict, every node rail_healthy unless said:
+#  - 2-, 4- and 8-node jobs each land inside one SU, with --switches=1 and a size-dependent
+#    wait; the user sees one railguard line;
+#  - a 12-node job gets --switches=2 and spans exactly 2 SUs; --gpus=16 alone counts as 2
+#    nodes;
+#  - --rail-placement=off leaves req_switch and features untouched; an explicit --switches
+#    is kept;
+#  - bad --rail-placement / --rail-max-sus values and a job over its SU limit are refused
+#    with the message;
+#  - a node without rail_healthy gets single-node jobs but no multi-node job;
+#  - SLOW (about 20 s of the test's 30 s): strict holds an 8-node job until one SU is free,
+#    while an "off" job of the same size starts at once across SUs;
+#  - a changed default_mode takes effect at `scontrol reconfigure`.
+set -euo pipefail
+src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# shellcheck source=itest_lib.sh
+source "$src/tests/plugin/itest_lib.sh"
+
+rgp_write_configs "default_mode: strict"
+rgp_start || rgp_fail "the cluster did not start (see the messages above)"
+rgp_set_healthy
+
+# all_done: cancels every job and waits until none is left.
+all_done() {
+  scancel --user="$(id -un)" || true
+  local deadline=$((SECONDS + 30))
+  while [ -n "$(squeue -h -t PD,R,CG -o %i)" ]; do
+    [ "$SECONDS" -le "$deadline" ] || rgp_fail "jobs still there 30 s after scancel: $(squeue -h)"
+    sleep 0.5
+  done
+}
+
+# told JOB-ARGS: the railguard line sbatch printed for the last rgp_submit.
+told() {
+  sed -n 's/^sbatch: railguard: /railguard: /p' "$rgp_tmp/submit.err"
+}
+
+# --- 2, 4 and 8 nodes: one SU each ---------------------------------------------------------
+declare -A wait_of=([2]=00:01:10 [4]=00:01:20 [8]=00:01:40)
+declare -A job_of=()
+for n in 2 4 8; do
+  job_of[$n]=$(rgp_submit -N"$n" --exclusive -t 5 --wrap 'sleep 120')
+  rgp_expect_eq "message for $n nodes" "$(told)" \
+    "railguard: strict placement: $n nodes in 1 scalable unit (Slurm waits up to $((60 + 5 * n)) s for it); healthy nodes only (feature rail_healthy)"
+done
+for n in 2 4 8; do
+  job=${job_of[$n]}
+  rgp_wait_state "$job" RUNNING 30
+  rgp_expect_eq "Switches of the $n-node job" "$(rgp_job "$job" Switches)" "1@${wait_of[$n]}"
+  rgp_expect_eq "Features of the $n-node job" "$(rgp_job "$job" Features)" rail_healthy
+  sus=$(rgp_sus_of_job "$job")
+  [ "$(wc -w <<<"$sus")" = 1 ] ||
+    rgp_fail "the $n-node job $job runs on $(rgp_job "$job" NodeList): SUs $sus, expected one"
+  rgp_ok "$n-node job $job inside $sus ($(rgp_job "$job" NodeList)), Switches=1@${wait_of[$n]}"
+done
+all_done
+
+# --- 12 nodes: two SUs ---------------------------------------------------------------------
+job=$(rgp_submit -N12 --exclusive -t 5 --wrap 'sleep 60')
+rgp_expect_eq "message for 12 nodes" "$(told)" \
+  "railguard: strict placement: 12 nodes in 2 scalable units (Slurm waits up to 120 s for them); healthy nodes only (feature rail_healthy)"
+rgp_wait_state "$job" RUNNING 30
+rgp_expect_eq "Switches of the 12-node job" "$(rgp_job "$job" Switches)" "2@00:02:00"
+rgp_expect_eq "SUs of the 12-node job $(rgp_job "$job" NodeList)" "$(rgp_sus_of_job "$job" | wc -w)" 2
+rgp_ok "12-node job $job spans 2 SUs: $(rgp_sus_of_job "$job") ($(rgp_job "$job" NodeList))"
+all_done
+
+job=$(rgp_submit --gpus=16 --exclusive -t 5 --wrap 'sleep 1')
+rgp_expect_eq "Switches of a --gpus=16 job" "$(rgp_job "$job" Switches)" "1@00:01:10"
+rgp_ok "--gpus=16 without --nodes is placed as 2 nodes (Switches=1@00:01:10)"
+all_done
+
+# --- off and explicit --switches -------------------------------------------------------------
+job=$(rgp_submit -N4 --exclusive --rail-placement=off -t 5 --wrap 'sleep 1')
+rgp_expect_eq "message for --rail-placement=off" "$(told)" \
+  "railguard: --rail-placement=off: job left as submitted"
+rgp_expect_eq "Switches with --rail-placement=off" "$(rgp_job "$job" Switches)" ""
+rgp_expect_eq "Features with --rail-placement=off" "$(rgp_job "$job" Features)" "(null)"
+rgp_ok "--rail-placement=off leaves req_switch and features untouched"
+
+job=$(rgp_submit -N4 --exclusive --switches=3@5:00 -t 5 --wrap 'sleep 1')
+rgp_expect_eq "message for --switches" "$(told)" \
+  "railguard: strict placement: your --switches is kept; healthy nodes only (feature rail_healthy)"
+rgp_expect_eq "Switches of an explicit --switches=3@5:00" "$(rgp_job "$job" Switches)" "3@00:05:00"
+rgp_expect_eq "Features with an explicit --switches" "$(rgp_job "$job" Features)" rail_healthy
+rgp_ok "an explicit --switches=3@5:00 is kept"
+all_done
+
+# --- refusals --------------------------------------------------------------------------------
+# refused EXPECTED-LINE... -- SBATCH-ARGS: sbatch must fail and print each line.
+refused() {
+  local -a want=()
+  while [ "$1" != -- ]; do want+=("$1"); shift; done
+  shift
+  local out line
+  if out=$(sbatch "$@" --wrap true 2>&1); then
+    rgp_fail "sbatch $* was accepted: $out"
+  fi
+  for line in "${want[@]}"; do
+    grep -qxF -- "$line" <<<"$out" || rgp_fail "sbatch $* printed:"$'\n'"$out"$'\n'"expected the line: $line"
+  done
+}
+refused "sbatch: error: railguard: invalid --rail-placement value 'bogus'; expected strict, prefer or off" \
+  -- -N2 --rail-placement=bogus
+rgp_ok "--rail-placement=bogus is refused with what is allowed"
+refused "sbatch: error: railguard: invalid --rail-max-sus value '0'; expected a whole number from 1 to 4096" \
+  -- -N2 --rail-max-sus=0
+rgp_ok "--rail-max-sus=0 is refused with what is allowed"
+refused "sbatch: error: railguard: 12 nodes need 2 scalable units, more than --rail-max-sus=1 allows; ask for fewer nodes, raise --rail-max-sus or use --rail-placement=prefer" \
+  "sbatch: error: Batch job submission failed: Requested node configuration is not available" \
+  -- -N12 --rail-max-sus=1
+rgp_ok "a strict job needing more SUs than --rail-max-sus is refused by job_submit/rail"
+
+# --- a node without rail_healthy -------------------------------------------------------------
+rgp_set_healthy n005
+seven=$(rgp_submit -N7 -C su1 --exclusive -t 5 --wrap 'sleep 120')
+rgp_wait_state "$seven" RUNNING 30
+rgp_expect_eq "nodes of a 7-node job in su1 with n005 unhealthy" "$(rgp_job "$seven" NodeList)" "n[001-004,006-008]"
+single=$(rgp_submit -N1 -C su1 --exclusive -t 5 --wrap 'sleep 1')
+rgp_wait_state "$single" COMPLETED 30
+rgp_expect_eq "node of a single-node job in su1" "$(rgp_job "$single" NodeList)" n005
+rgp_expect_eq "Features of the single-node job" "$(rgp_job "$single" Features)" su1
+eight=$(rgp_submit -N8 --exclusive -t 5 --wrap 'sleep 1')
+rgp_wait_state "$eight" COMPLETED 30
+case " $(scontrol show hostnames "$(rgp_job "$eight" NodeList)" | tr '\n' ' ') " in
+  *" n005 "*) rgp_fail "multi-node job $eight ran on the unhealthy n005" ;;
+esac
+rgp_ok "unhealthy n005 gets a single-node job ($single) but no multi-node job ($seven, $eight: $(rgp_job "$eight" NodeList))"
+all_done
+rgp_set_healthy
+
+# --- slow: strict waits for a whole SU ---------------------------------------------------------
+echo "$rgp_name: slow part: an 8-node job waits for a free SU (about 20 s)"
+declare -A blocker=()
+for node in n001 n009 n017 n025; do
+  blocker[$node]=$(rgp_submit -w "$node" --exclusive -t 10 --wrap 'sleep 300')
+done
+for node in "${!blocker[@]}"; do rgp_wait_state "${blocker[$node]}" RUNNING 30; done
+strict=$(rgp_submit -N8 --exclusive -t 5 --wrap 'sleep 30')
+sleep 8
+rgp_expect_eq "state of the strict 8-node job while no SU is free" "$(rgp_job "$strict" JobState)" PENDING
+off=$(rgp_submit -N8 --exclusive --rail-placement=off -t 5 --wrap 'sleep 30')
+rgp_wait_state "$off" RUNNING 30
+[ "$(rgp_sus_of_job "$off" | wc -w)" -ge 2 ] ||
+  rgp_fail "the off job $off runs in one SU ($(rgp_job "$off" NodeList)) though none is free"
+rgp_ok "while no SU is free, strict job $strict waits and off job $off starts across $(rgp_sus_of_job "$off")"
+scancel "$off"
+scancel "${blocker[n017]}"
+rgp_wait_state "$strict" RUNNING 60
+rgp_expect_eq "nodes of the strict 8-node job once su3 is free" "$(rgp_job "$strict" NodeList)" "n[017-024]"
+rgp_ok "strict job $strict starts on su3 as soon as it is free"
+all_done
+
+# --- a changed placement section takes effect at reconfigure --------------------------------
+sed -i 's/default_mode: strict/default_mode: prefer/' "$RAILGUARD_CLUSTER_DIR/railguard.yaml"
+scontrol reconfigure || rgp_fail "scontrol reconfigure failed"
+rgp_set_healthy
+job=$(rgp_submit -N2 --exclusive -t 5 --wrap 'sleep 1')
+rgp_expect_eq "Switches of a 2-node job after switching to prefer" "$(rgp_job "$job" Switches)" "1@00:00:17"
+rgp_log_has "railguard: job_submit/rail: loaded $RAILGUARD_CLUSTER_DIR/railguard.yaml and $RAILGUARD_CLUSTER_DIR/topology.yaml: default placement prefer"
+rgp_ok "default_mode changed to prefer takes effect after scontrol reconfigure"
+all_done
+rgp_done
