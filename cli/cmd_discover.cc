@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/args.h"
+#include "cli/topology_json.h"
 #include "cli/commands.h"
 #include "topo/discover.h"
 #include "topo/fabric_sim.h"
@@ -95,32 +96,9 @@ json FindingJson(const topo::Finding& f) {
 
 json DiscoveryJson(const topo::Discovery& d) {
   const topo::Topology& t = d.topology;
-  json rails = json::array();
-  const topo::NodeType* type = t.node_types.empty() ? nullptr : &t.node_types[0];
-  for (const topo::Rail& r : t.rails) {
-    rails.push_back(
-        {{"index", r.index},
-         {"name", r.name},
-         {"hca", type && r.index < static_cast<int>(type->nics.size()) ? type->nics[r.index] : ""},
-         {"link", std::to_string(r.link.width) + "x" + r.link.speed},
-         {"rate_gbps", r.link.rate_gbps}});
-  }
-  json sus = json::array();
-  for (const topo::ScalableUnit& su : t.sus) {
-    json leaves = json::array();
-    for (const topo::Leaf& l : su.leaves)
-      leaves.push_back({{"rail", l.rail},
-                        {"name", topo::LeafName(su, l)},
-                        {"guid", l.sw.guid},
-                        {"ports", l.sw.ports}});
-    sus.push_back({{"name", su.name},
-                   {"nodes", CompressHostlistSorted(su.nodes)},
-                   {"node_count", su.nodes.size()},
-                   {"leaves", leaves}});
-  }
-  json spines = json::array();
-  for (const topo::Switch& sw : t.spines)
-    spines.push_back({{"name", sw.name}, {"guid", sw.guid}, {"ports", sw.ports}});
+  json rails = RailsJson(t);
+  json sus = ScalableUnitsJson(t);
+  json spines = SpinesJson(t);
   json switches = json::array();
   for (const topo::SwitchReport& r : d.switches)
     switches.push_back({{"name", r.name},

@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/topology_json.h"
 #include "topo/export.h"
 #include "topo/hostlist.h"
 #include "topo/topology_yaml.h"
@@ -19,14 +20,6 @@ int UsageError(const char* cmd, const std::string& msg, const char* usage) {
   return 2;
 }
 
-json DiagsJson(const Diags& diags) {
-  json out = json::array();
-  for (const Diag& d : diags)
-    out.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column},
-                   {"message", d.message}});
-  return out;
-}
-
 // Loads `path`; on failure prints every diagnostic to stderr. Returns false on errors.
 bool LoadOrReport(const std::string& path, topo::Topology* t) {
   Diags diags;
@@ -38,14 +31,6 @@ bool LoadOrReport(const std::string& path, topo::Topology* t) {
 }
 
 json TopologyJson(const topo::Topology& t) {
-  json rails = json::array();
-  for (const topo::Rail& r : t.rails)
-    rails.push_back({{"index", r.index},
-                     {"name", r.name},
-                     {"rate_gbps", r.link.rate_gbps},
-                     {"width", r.link.width},
-                     {"speed", r.link.speed},
-                     {"sysfs_rate", r.link.ToSysfsRate()}});
   json types = json::array();
   for (const topo::NodeType& nt : t.node_types)
     types.push_back({{"name", nt.name},
@@ -53,25 +38,12 @@ json TopologyJson(const topo::Topology& t) {
                      {"nics", nt.nics},
                      {"nic_pci", nt.nic_pci},
                      {"gpu_pci", nt.gpu_pci}});
-  json sus = json::array();
-  for (const topo::ScalableUnit& su : t.sus) {
-    json leaves = json::array();
-    for (const topo::Leaf& l : su.leaves)
-      leaves.push_back({{"rail", l.rail},
-                        {"name", topo::LeafName(su, l)},
-                        {"guid", l.sw.guid},
-                        {"ports", l.sw.ports}});
-    sus.push_back({{"name", su.name},
-                   {"nodes", CompressHostlistSorted(su.nodes)},
-                   {"node_count", su.nodes.size()},
-                   {"node_type", su.node_type},
-                   {"leaves", leaves}});
-  }
-  json spines = json::array();
-  for (const topo::Switch& sw : t.spines)
-    spines.push_back({{"name", sw.name}, {"guid", sw.guid}, {"ports", sw.ports}});
-  return {{"cluster", t.cluster}, {"node_count", t.NodeCount()}, {"rails", rails},
-          {"node_types", types},  {"scalable_units", sus},       {"spines", spines}};
+  return {{"cluster", t.cluster},
+          {"node_count", t.NodeCount()},
+          {"rails", RailsJson(t)},
+          {"node_types", types},
+          {"scalable_units", ScalableUnitsJson(t)},
+          {"spines", SpinesJson(t)}};
 }
 
 std::string Pad(const std::string& s, size_t width) {

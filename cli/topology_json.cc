@@ -1,0 +1,58 @@
+#include "cli/topology_json.h"
+
+#include "topo/hostlist.h"
+
+namespace railguard::cli {
+
+using nlohmann::json;
+
+json RailsJson(const topo::Topology& t) {
+  const topo::NodeType* type = t.node_types.empty() ? nullptr : &t.node_types[0];
+  json rails = json::array();
+  for (const topo::Rail& r : t.rails)
+    rails.push_back(
+        {{"index", r.index},
+         {"name", r.name},
+         {"hca", type && r.index < static_cast<int>(type->nics.size()) ? type->nics[r.index] : ""},
+         {"link", std::to_string(r.link.width) + "x" + r.link.speed},
+         {"rate_gbps", r.link.rate_gbps},
+         {"width", r.link.width},
+         {"speed", r.link.speed},
+         {"sysfs_rate", r.link.ToSysfsRate()}});
+  return rails;
+}
+
+json ScalableUnitsJson(const topo::Topology& t) {
+  json sus = json::array();
+  for (const topo::ScalableUnit& su : t.sus) {
+    json leaves = json::array();
+    for (const topo::Leaf& l : su.leaves)
+      leaves.push_back({{"rail", l.rail},
+                        {"name", topo::LeafName(su, l)},
+                        {"guid", l.sw.guid},
+                        {"ports", l.sw.ports}});
+    sus.push_back({{"name", su.name},
+                   {"nodes", CompressHostlistSorted(su.nodes)},
+                   {"node_count", su.nodes.size()},
+                   {"node_type", su.node_type},
+                   {"leaves", leaves}});
+  }
+  return sus;
+}
+
+json SpinesJson(const topo::Topology& t) {
+  json spines = json::array();
+  for (const topo::Switch& sw : t.spines)
+    spines.push_back({{"name", sw.name}, {"guid", sw.guid}, {"ports", sw.ports}});
+  return spines;
+}
+
+json DiagsJson(const Diags& diags) {
+  json out = json::array();
+  for (const Diag& d : diags)
+    out.push_back(
+        {{"file", d.file}, {"line", d.line}, {"column", d.column}, {"message", d.message}});
+  return out;
+}
+
+}  // namespace railguard::cli
