@@ -101,6 +101,9 @@ start options:
                               --format tree`; none: topology/none; rail: topology/rail
   --plugin-dir DIR            put DIR first in PluginDir (before the Debian plugin dir)
   --conf-extra FILE           append FILE to slurm.conf; its keys replace the generated ones
+  --railguard-conf FILE       copy FILE to <dir>/railguard.yaml (beside slurm.conf, where the
+                              plugins look); with --topology-plugin rail and no FILE, a
+                              one-line railguard.yaml naming <dir>/topology.yaml is written
   --slurm-bin DIR             Slurm commands and daemons from DIR (or DIR/bin + DIR/sbin)
   --railctl PATH              railctl to use (default $RAILGUARD_BINARY_DIR/railctl, then
                               <repo>/build/railctl)
@@ -681,6 +684,7 @@ _rg_cmd_start() {
   local print=env foreground=0 i
   _rg_t0=${EPOCHREALTIME/./}
   _rg_topo="" _rg_dir="" _rg_topology_plugin=tree _rg_plugin_dir="" _rg_conf_extra=""
+  _rg_railguard_conf=""
   _rg_slurm_bin="" _rg_railctl="" _rg_timeout=90 _rg_keep=0 _rg_started=0
   while [ $# -gt 0 ]; do
     case $1 in
@@ -689,6 +693,7 @@ _rg_cmd_start() {
       --topology-plugin) _rg_need_value "$@"; _rg_topology_plugin=$2; shift 2 ;;
       --plugin-dir) _rg_need_value "$@"; _rg_plugin_dir=$2; shift 2 ;;
       --conf-extra) _rg_need_value "$@"; _rg_conf_extra=$2; shift 2 ;;
+      --railguard-conf) _rg_need_value "$@"; _rg_railguard_conf=$2; shift 2 ;;
       --slurm-bin) _rg_need_value "$@"; _rg_slurm_bin=$2; shift 2 ;;
       --railctl) _rg_need_value "$@"; _rg_railctl=$2; shift 2 ;;
       --timeout) _rg_need_value "$@"; _rg_timeout=$2; shift 2 ;;
@@ -712,6 +717,9 @@ _rg_cmd_start() {
   fi
   if [ -n "$_rg_conf_extra" ]; then
     [ -f "$_rg_conf_extra" ] || _rg_die "--conf-extra $_rg_conf_extra not found"
+  fi
+  if [ -n "$_rg_railguard_conf" ]; then
+    [ -f "$_rg_railguard_conf" ] || _rg_die "--railguard-conf $_rg_railguard_conf not found"
   fi
   if [ -n "$_rg_slurm_bin" ]; then
     [ -d "$_rg_slurm_bin" ] || _rg_die "--slurm-bin $_rg_slurm_bin is not a directory"
@@ -755,6 +763,12 @@ _rg_cmd_start() {
   done >"$_rg_dir/tools"
   [ -z "$_rg_slurm_bin" ] || dirname "${_rg_tool[sinfo]}" >"$_rg_dir/slurm-bin"
   cp "$_rg_topo" "$_rg_dir/topology.yaml"
+  # railguard.yaml sits beside slurm.conf: the plugins find it through get_extra_conf_path().
+  if [ -n "$_rg_railguard_conf" ]; then
+    cp "$_rg_railguard_conf" "$_rg_dir/railguard.yaml"
+  elif [ "$_rg_topology_plugin" = rail ]; then
+    echo "topology: topology.yaml" >"$_rg_dir/railguard.yaml"
+  fi
   printf '%s\n' "${_rg_nodes[@]}" >"$_rg_dir/nodes.txt"
 
   _rg_claim_ports $((${#_rg_nodes[@]} + 1)) "$_rg_dir"

@@ -40,33 +40,15 @@ for f in topology_rail.so job_submit_rail.so spank_railguard.so; do
 done
 [ -x "$rgp_bin/railctl" ] || rgp_fail "$rgp_bin/railctl not built"
 
-# The harness must put railguard.yaml beside slurm.conf before slurmctld starts (the plugins
-# look for it there). Until cluster.sh has an option for that, a copy of it with one added
-# line does it (STOPGAP: remove once cluster.sh has --railguard-conf).
-if bash "$rgp_src/tests/harness/cluster.sh" help 2>&1 | grep -q -- '--railguard-conf'; then
-  rgp_harness=$rgp_src/tests/harness/cluster.sh
-  rgp_harness_has_option=1
-else
-  rgp_stopgap=$(mktemp -d "${TMPDIR:-/tmp}/rgp-harness.XXXXXX")
-  mkdir -p "$rgp_stopgap/tests/harness"
-  anchor='  cp "$_rg_topo" "$_rg_dir/topology.yaml"'
-  grep -qxF "$anchor" "$rgp_src/tests/harness/cluster.sh" ||
-    rgp_fail "tests/harness/cluster.sh has neither --railguard-conf nor the line this stopgap extends"
-  awk -v anchor="$anchor" '
-    { print }
-    $0 == anchor { print "  [ -z \"${RGP_RAILGUARD_CONF:-}\" ] || cp \"$RGP_RAILGUARD_CONF\" \"$_rg_dir/railguard.yaml\"" }
-  ' "$rgp_src/tests/harness/cluster.sh" >"$rgp_stopgap/tests/harness/cluster.sh"
-  rgp_harness=$rgp_stopgap/tests/harness/cluster.sh
-  rgp_harness_has_option=0
-fi
+rgp_harness=$rgp_src/tests/harness/cluster.sh
 # shellcheck source=../harness/cluster.sh
 source "$rgp_harness"
 
 # Scratch files of this test (configs, job output); removed at exit with the cluster.
 rgp_tmp=$(mktemp -d "${TMPDIR:-/tmp}/rgp-${rgp_name}.XXXXXX")
 rgp_cleanup() {
-  rg_cluster_stop
-  rm -rf -- "$rgp_tmp" "${rgp_stopgap:-}"
+  rg_cluster_stop || true  # it returns the exit status it preserves
+  rm -rf -- "$rgp_tmp"
 }
 trap rgp_cleanup EXIT
 
@@ -96,12 +78,8 @@ EOF
 # Returns 1 if the start failed.
 rgp_start() {
   local -a opts=(--topo "$rgp_src/etc/dev-4su.yaml" --topology-plugin rail
-    --plugin-dir "$rgp_plugins" --conf-extra "$rgp_tmp/extra.conf" --railctl "$rgp_bin/railctl")
-  if [ "$rgp_harness_has_option" = 1 ]; then
-    opts+=(--railguard-conf "$rgp_tmp/railguard.yaml")
-  else
-    export RGP_RAILGUARD_CONF=$rgp_tmp/railguard.yaml
-  fi
+    --plugin-dir "$rgp_plugins" --conf-extra "$rgp_tmp/extra.conf" --railctl "$rgp_bin/railctl"
+    --railguard-conf "$rgp_tmp/railguard.yaml")
   trap 'exit 130' INT
   trap 'exit 143' TERM
   trap 'exit 129' HUP
