@@ -1,5 +1,7 @@
 #include "topo/discover.h"
 
+#include "topo/text_file.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -1108,15 +1110,8 @@ bool ParseNodeMap(std::string_view text, const std::string& filename, NodeMap* o
 }
 
 bool LoadNodeMapFile(const std::string& path, NodeMap* out, Diags* errors) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    errors->push_back(Diag{path, 0, 0, std::string("cannot open: ") + std::strerror(errno)});
-    return false;
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  return ParseNodeMap(text, path, out, errors);
+  std::string text;
+  return ReadTextFile(path, &text, errors) && ParseNodeMap(text, path, out, errors);
 }
 
 Discovery Discover(const IbFabric& fabric, const DiscoverOptions& opts) {

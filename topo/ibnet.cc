@@ -1,5 +1,7 @@
 #include "topo/ibnet.h"
 
+#include "topo/text_file.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -620,20 +622,11 @@ bool ParseIbnetdiscover(std::string_view text, const std::string& filename, IbFa
 }
 
 bool ParseIbnetdiscoverFile(const std::string& path, IbFabric* out, Diags* errors) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string text;
+  if (!ReadTextFile(path, &text, errors)) {
     *out = IbFabric();
-    errors->push_back(Diag{path, 0, 0, std::string("cannot open: ") + std::strerror(errno)});
     return false;
   }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) {
-    *out = IbFabric();
-    errors->push_back(Diag{path, 0, 0, "read error"});
-    return false;
-  }
-  const std::string text = buf.str();
   return ParseIbnetdiscover(text, path, out, errors);
 }
 

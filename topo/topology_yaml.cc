@@ -15,6 +15,8 @@
 #include <sstream>
 
 #include "topo/hostlist.h"
+#include "topo/text_file.h"
+#include "topo/yaml_reader.h"
 
 namespace railguard::topo {
 namespace {
@@ -29,21 +31,6 @@ const char* const kTypeKeys[] = {"name", "gpus", "nics", "nic_pci", "gpu_pci"};
 const char* const kSuKeys[] = {"name", "nodes", "node_type", "leaves"};
 const char* const kLeafKeys[] = {"rail", "name", "guid", "ports"};
 const char* const kSpineKeys[] = {"name", "guid", "ports"};
-
-template <size_t N>
-std::string JoinKeys(const char* const (&keys)[N]) {
-  std::string out;
-  for (size_t i = 0; i < N; ++i) out += (i ? ", " : "") + std::string(keys[i]);
-  return out;
-}
-
-// Names that end up in slurm.conf/topology.conf and reports: keep them to a safe alphabet.
-bool IsSafeName(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (unsigned char c : s)
-    if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.')) return false;
-  return true;
-}
 
 bool IsPciAddress(const std::string& s) {
   // DDDD:BB:DD.F, hex digits, as in /sys/bus/pci/devices.
@@ -67,89 +54,14 @@ std::string CanonicalGuid(const std::string& s) {
   return "0x" + std::string(16 - hex.size(), '0') + hex;
 }
 
-class Loader {
+class Loader : public YamlReader {
  public:
-  Loader(std::string file, Diags* diags) : file_(std::move(file)), diags_(diags) {}
+  using YamlReader::YamlReader;
 
   bool Load(const std::string& text, Topology* out);
 
  private:
-  void Error(const YAML::Node& at, const std::string& msg) {
-    Diag d;
-    d.file = file_;
-    if (at.IsDefined() && at.Mark().line >= 0) {
-      d.line = at.Mark().line + 1;
-      d.column = at.Mark().column + 1;
-    }
-    d.message = msg;
-    diags_->push_back(std::move(d));
-    ++errors_;
-  }
-
   static int LineOf(const YAML::Node& n) { return n.Mark().line + 1; }
-
-  // Checks that `node` is a mapping with no unknown or repeated keys.
-  template <size_t N>
-  bool CheckMap(const YAML::Node& node, const char* const (&keys)[N], const std::string& what) {
-    if (!node.IsMap()) {
-      Error(node, what + " must be a mapping with keys: " + JoinKeys(keys));
-      return false;
-    }
-    std::set<std::string> seen;
-    for (const auto& kv : node) {
-      const std::string key = kv.first.Scalar();
-      if (std::find_if(std::begin(keys), std::end(keys),
-                       [&](const char* k) { return key == k; }) == std::end(keys)) {
-        Error(kv.first, "unknown key '" + key + "' in " + what + "; expected one of: " +
-                            JoinKeys(keys));
-      } else if (!seen.insert(key).second) {
-        Error(kv.first, "key '" + key + "' appears twice in " + what);
-      }
-    }
-    return true;
-  }
-
-  // The value of `key` in `map`, or an undefined node (with an error if `required`).
-  YAML::Node Field(const YAML::Node& map, const char* key, const std::string& what,
-                   bool required) {
-    if (!map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-    YAML::Node v = map[key];
-    if (!v.IsDefined() && required) Error(map, "missing key '" + std::string(key) + "' in " + what);
-    return v;
-  }
-
-  bool ReadString(const YAML::Node& v, const std::string& what, std::string* out) {
-    if (!v.IsScalar() || v.Scalar().empty()) {
-      Error(v, "expected a non-empty string for " + what);
-      return false;
-    }
-    *out = v.Scalar();
-    return true;
-  }
-
-  bool ReadName(const YAML::Node& v, const std::string& what, std::string* out) {
-    if (!ReadString(v, what, out)) return false;
-    if (!IsSafeName(*out)) {
-      Error(v, "invalid " + what + " '" + *out +
-                   "'; expected 1 to 64 letters, digits, '-', '_' or '.'");
-      return false;
-    }
-    return true;
-  }
-
-  bool ReadInt(const YAML::Node& v, const std::string& what, long lo, long hi, long* out) {
-    const std::string s = v.IsScalar() ? v.Scalar() : std::string();
-    char* end = nullptr;
-    errno = 0;
-    long n = s.empty() ? 0 : std::strtol(s.c_str(), &end, 10);
-    if (s.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi) {
-      Error(v, "invalid " + what + " '" + s + "'; expected an integer from " +
-                   std::to_string(lo) + " to " + std::to_string(hi));
-      return false;
-    }
-    *out = n;
-    return true;
-  }
 
   bool ReadStringList(const YAML::Node& v, const std::string& what,
                       std::vector<std::string>* out, std::vector<YAML::Node>* nodes) {
@@ -179,9 +91,6 @@ class Loader {
   void LoadSpines(const YAML::Node& seq, Topology* t);
   void CheckSwitchNames(const Topology& t);
 
-  std::string file_;
-  Diags* diags_;
-  int errors_ = 0;
   int rail_count_ = 0;
   // Where things were defined, for cross-reference messages and positions.
   std::map<std::string, YAML::Node> type_nodes_;
@@ -273,11 +182,8 @@ void Loader::LoadRails(const YAML::Node& seq, Topology* t) {
   }
   for (const auto& [index, line] : first_line) {
     if (index >= n) {
-      Diag d{file_, line, 0,
-             "rail index " + std::to_string(index) + " out of range; expected 0 to " +
-                 std::to_string(n - 1) + " (" + std::to_string(n) + " rails listed)"};
-      diags_->push_back(d);
-      ++errors_;
+      ErrorAtLine(line, "rail index " + std::to_string(index) + " out of range; expected 0 to " +
+                            std::to_string(n - 1) + " (" + std::to_string(n) + " rails listed)");
     }
   }
   rail_count_ = static_cast<int>(n);
@@ -533,19 +439,9 @@ void Loader::CheckSwitchNames(const Topology& t) {
 
 bool Loader::Load(const std::string& text, Topology* out) {
   YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    diags_->push_back(Diag{file_, e.mark.line + 1, e.mark.column + 1,
-                           "YAML syntax error: " + e.msg});
-    return false;
-  } catch (const std::exception& e) {
-    diags_->push_back(Diag{file_, 0, 0, std::string("cannot read YAML: ") + e.what()});
-    return false;
-  }
+  if (!ParseYaml(text, file(), &root, diags())) return false;
   if (!root.IsMap()) {
-    diags_->push_back(Diag{file_, 1, 1,
-                           "expected a mapping with keys: " + JoinKeys(kTopKeys)});
+    ErrorAtLine(1, "expected a mapping with keys: " + JoinKeys(kTopKeys), 1);
     return false;
   }
   *out = Topology();
@@ -564,11 +460,10 @@ bool Loader::Load(const std::string& text, Topology* out) {
     CheckSwitchNames(*out);
   } catch (const std::exception& e) {
     // yaml-cpp throws on some malformed trees (e.g. alias cycles); never let it escape.
-    diags_->push_back(Diag{file_, 0, 0, std::string("cannot read YAML: ") + e.what()});
-    ++errors_;
+    ErrorAtLine(0, std::string("cannot read YAML: ") + e.what());
   }
   out->Index();
-  return errors_ == 0;
+  return errors() == 0;
 }
 
 std::string Quote(const std::string& s) {
@@ -597,18 +492,8 @@ bool LoadTopologyString(const std::string& text, const std::string& filename, To
 }
 
 bool LoadTopologyFile(const std::string& path, Topology* out, Diags* diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags->push_back(Diag{path, 0, 0, std::string("cannot open: ") + std::strerror(errno)});
-    return false;
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) {
-    diags->push_back(Diag{path, 0, 0, "read error"});
-    return false;
-  }
-  return LoadTopologyString(buf.str(), path, out, diags);
+  std::string text;
+  return ReadTextFile(path, &text, diags) && LoadTopologyString(text, path, out, diags);
 }
 
 std::string EmitTopologyYaml(const Topology& t) {
