@@ -67,3 +67,36 @@ echo "With the exported topology and --switches=1, jobs that fit one SU land in 
 echo "12-node job cannot fit one SU and idles until its 60 s switch wait runs out: stock Slurm"
 echo "makes every user pick --switches by hand; job_submit/rail (next step) picks it per job."
 scancel --user="$(id -un)"
+rg_cluster_stop >/dev/null 2>&1; cluster_up=0
+
+step "9. railguard's plugins: topology/rail + job_submit/rail + SPANK, jobs WITHOUT --switches"
+plugins="$build/slurm-plugins"
+echo "topology: $here/etc/dev-4su.yaml" >"$tmp/railguard.yaml"
+echo "optional $plugins/spank_railguard.so config=$tmp/railguard.yaml" >"$tmp/plugstack.conf"
+cat >"$tmp/extra.conf" <<CONF
+JobSubmitPlugins=rail
+SchedulerParameters=max_switch_wait=300
+PlugStackConfig=$tmp/plugstack.conf
+CONF
+cluster_up=1
+rg_cluster_start --no-trap --topo etc/dev-4su.yaml --topology-plugin rail --plugin-dir "$plugins" \
+  --conf-extra "$tmp/extra.conf" --railguard-conf "$tmp/railguard.yaml"
+run scontrol show topology
+echo "Submitting 2-, 4-, 8- and 12-node jobs, plain sbatch -N N --gpus-per-node=8:"
+for n in 2 4 8 12; do
+  printf '$ sbatch -N %s ...  ->  ' "$n"
+  sbatch -N "$n" --gpus-per-node=8 -o /dev/null --wrap 'sleep 30' 2>&1 | grep -v '^Submitted' || true
+done
+sleep 4
+printf '%-6s %-6s %-10s %-18s %-10s %s\n' JOBID NODES STATE NODELIST SWITCHES "SCALABLE UNITS"
+squeue -h -o '%i %D %T %N' | while read -r id n state list; do
+  sw=$(scontrol show job "$id" | grep -o 'Switches=[^ ]*' | cut -d= -f2)
+  sus=$(scontrol show hostnames "$list" | awk 'NR==FNR {su[$1]=$2; next} {print su[$1]}' \
+          "$tmp/nodes" - | sort -u | paste -sd, -)
+  printf '%-6s %-6s %-10s %-18s %-10s %s\n' "$id" "$n" "$state" "$list" "$sw" "$sus"
+done
+scancel --user="$(id -un)"; sleep 1
+echo "The SPANK plugin exports the node's rail NICs in rail order for NCCL:"
+run srun -N1 -w n010 --gpus-per-node=8 printenv NCCL_IB_HCA
+echo "Bad option values are refused at submission with what is allowed:"
+run sbatch -N2 --rail-placement=fastest --wrap true
