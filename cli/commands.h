@@ -11,5 +11,6 @@ int TopologyExport(int argc, char** argv);
 int TopologyDiscover(int argc, char** argv);   // cli/cmd_discover.cc
 int TopologyRails(int argc, char** argv);      // cli/cmd_rails.cc
 int TopologySimulate(int argc, char** argv);   // cli/cmd_discover.cc: generated fabric dumps
+int Report(int argc, char** argv);             // cli/cmd_report.cc: railctl report (one word)
 
 }  // namespace railguard::cli

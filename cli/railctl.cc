@@ -28,6 +28,9 @@ const Command kCommands[] = {
      railguard::cli::TopologyRails},
     {"topology", "simulate", "generate ibnetdiscover output for a topology, with injected faults",
      railguard::cli::TopologySimulate},
+    // A command of one word (railctl report [options]) has an empty name.
+    {"report", "", "fleet fabric health: suspects, free capacity; text, JSON, HTML, Prometheus",
+     railguard::cli::Report},
 };
 
 void Usage(FILE* out) {
@@ -46,6 +49,16 @@ int main(int argc, char** argv) {
                     !std::strcmp(argv[1], "help"))) {
     Usage(stdout);
     return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (argc >= 2 && c.name[0] == '\0' && std::strcmp(argv[1], c.group) == 0) {
+      try {
+        return c.run(argc - 1, argv + 1);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "railctl: %s: internal error: %s\n", c.group, e.what());
+        return 1;
+      }
+    }
   }
   if (argc < 3) {
     Usage(stderr);

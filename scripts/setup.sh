@@ -15,6 +15,9 @@ PKGS=(
   libibverbs-dev rdma-core ibverbs-utils infiniband-diags
   slurmctld slurmd slurm-client libslurm-dev munge
   dpkg-dev
+  clang-14 libclang-rt-14-dev llvm-14
+  debhelper lintian man-db
+  chromium
 )
 
 log() { echo "setup: $*"; }

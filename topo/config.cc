@@ -17,10 +17,62 @@
 namespace railguard {
 namespace {
 
-const char* const kTopKeys[] = {"topology", "placement"};
+const char* const kTopKeys[] = {"topology", "placement", "health"};
 const char* const kPlacementKeys[] = {"default_mode",      "healthy_feature",
                                       "wait_base_seconds", "wait_per_node_seconds",
                                       "wait_max_seconds",  "max_sus_default"};
+
+const char* const kHealthKeys[] = {"sysfs_root",
+                                   "state_dir",
+                                   "link_layer",
+                                   "resume_after_clean_runs",
+                                   "flap_window_seconds",
+                                   "min_rate_interval_seconds",
+                                   "read_timeout_ms",
+                                   "prolog_time_limit_seconds",
+                                   "periodic_time_limit_seconds",
+                                   "actions",
+                                   "link_error_limits",
+                                   "aer_limits"};
+const char* const kAerLimitKeys[] = {"correctable_per_hour", "nonfatal_per_hour"};
+
+std::string JoinList(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out;
+}
+
+// An absolute path whose only placeholder is %n: what sysfs_root and state_dir take.
+bool IsPathTemplate(const std::string& s, std::string* why) {
+  if (s.empty() || s[0] != '/') {
+    *why = "expected an absolute path";
+    return false;
+  }
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = s[i];
+    if (c < 0x20 || c == 0x7f) {
+      *why = "expected a path without control characters";
+      return false;
+    }
+    if (c == '%' && (i + 1 >= s.size() || s[i + 1] != 'n')) {
+      *why = "expected '%' only in %n (the node name)";
+      return false;
+    }
+  }
+  return true;
+}
+
+// A driver counter name under ports/N/hw_counters: letters, digits and '_'.
+bool IsCounterName(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (unsigned char c : s)
+    if (!(std::isalnum(c) || c == '_')) return false;
+  return true;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 // A Slurm node feature goes into --constraint expressions, so it may not hold an operator.
 bool IsFeatureName(const std::string& s) {
@@ -45,6 +97,16 @@ class Loader : public YamlReader {
   }
 
   void LoadPlacement(const YAML::Node& map, PlacementConfig* p);
+  void LoadHealth(const YAML::Node& map, HealthConfig* h);
+  void LoadHealthActions(const YAML::Node& map, HealthConfig* h);
+  void LoadLinkErrorLimits(const YAML::Node& map, HealthConfig* h);
+  void LoadAerLimits(const YAML::Node& map, HealthConfig* h);
+  bool ReadLimit(const YAML::Node& v, const std::string& what, long long* out) {
+    long n = 0;
+    if (!YamlReader::ReadInt(v, what, 0, kMaxErrorLimitPerHour, &n)) return false;
+    *out = n;
+    return true;
+  }
 
 };
 
@@ -91,6 +153,139 @@ void Loader::LoadPlacement(const YAML::Node& map, PlacementConfig* p) {
     ReadInt(v, "max_sus_default", 0, kMaxSusLimit, &p->max_sus_default);
 }
 
+void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
+  if (map.IsNull()) return;  // "health:" with nothing under it: all defaults
+  if (!map.IsMap()) {
+    Error(map, "health must be a mapping with keys: " + JoinKeys(kHealthKeys));
+    return;
+  }
+  CheckMap(map, kHealthKeys, "health");
+  for (const std::string key : {"sysfs_root", "state_dir"}) {
+    YAML::Node v = map[key];
+    if (!v.IsDefined()) continue;
+    const std::string s = v.IsScalar() ? v.Scalar() : std::string();
+    std::string why;
+    if (!IsPathTemplate(s, &why)) {
+      Error(v.IsNull() ? KeyNode(map, key.c_str()) : v,
+            "invalid " + key + " '" + s + "'; " + why + ", such as " +
+                (key == "sysfs_root" ? "/ or /srv/fixtures/%n" : "/var/lib/railguard/health"));
+    } else {
+      (key == "sysfs_root" ? h->sysfs_root : h->state_dir) = s;
+    }
+  }
+  if (YAML::Node v = map["link_layer"]; v.IsDefined()) {
+    const std::string s = v.IsScalar() ? v.Scalar() : std::string();
+    if (s == "InfiniBand" || s == "Ethernet") {
+      h->link_layer = s;
+    } else {
+      Error(v, "invalid link_layer '" + s + "'; expected InfiniBand or Ethernet");
+    }
+  }
+  struct IntKey {
+    const char* key;
+    int lo, hi;
+    int* out;
+  };
+  const IntKey ints[] = {
+      {"resume_after_clean_runs", 1, kMaxResumeAfterCleanRuns, &h->resume_after_clean_runs},
+      {"flap_window_seconds", 0, kMaxFlapWindowSeconds, &h->flap_window_seconds},
+      {"min_rate_interval_seconds", 1, kMaxMinRateIntervalSeconds, &h->min_rate_interval_seconds},
+      {"read_timeout_ms", 10, kMaxReadTimeoutMs, &h->read_timeout_ms},
+      {"prolog_time_limit_seconds", 1, kMaxPrologTimeLimitSeconds, &h->prolog_time_limit_seconds},
+      {"periodic_time_limit_seconds", 1, kMaxPeriodicTimeLimitSeconds,
+       &h->periodic_time_limit_seconds},
+  };
+  bool limits_ok = true;
+  for (const IntKey& k : ints) {
+    if (YAML::Node v = map[k.key]; v.IsDefined() && !ReadInt(v, k.key, k.lo, k.hi, k.out))
+      limits_ok = false;
+  }
+  if (limits_ok) {
+    // A read deadline past a run's own limit could never fire: surely a mistake.
+    const int shortest_ms =
+        1000 * std::min(h->prolog_time_limit_seconds, h->periodic_time_limit_seconds);
+    if (h->read_timeout_ms >= shortest_ms) {
+      YAML::Node v = map["read_timeout_ms"];
+      Error(v.IsDefined() ? v : map, "read_timeout_ms " + std::to_string(h->read_timeout_ms) +
+                                         " is not below the shortest run time limit (" +
+                                         std::to_string(shortest_ms) + " ms); expected less than " +
+                                         std::to_string(shortest_ms));
+    }
+  }
+  if (YAML::Node v = map["actions"]; v.IsDefined()) LoadHealthActions(v, h);
+  if (YAML::Node v = map["link_error_limits"]; v.IsDefined()) LoadLinkErrorLimits(v, h);
+  if (YAML::Node v = map["aer_limits"]; v.IsDefined()) LoadAerLimits(v, h);
+}
+
+void Loader::LoadHealthActions(const YAML::Node& map, HealthConfig* h) {
+  if (map.IsNull()) return;
+  const std::string names = JoinList(HealthCheckNames());
+  if (!map.IsMap()) {
+    Error(map,
+          "health.actions must be a mapping of check name to drain, restrict, warn or "
+          "off; checks: " +
+              names);
+    return;
+  }
+  std::set<std::string> seen;
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    if (!Contains(HealthCheckNames(), key)) {
+      Error(kv.first, "unknown check '" + key + "' in health.actions; expected one of: " + names);
+    } else if (!seen.insert(key).second) {
+      Error(kv.first, "check '" + key + "' appears twice in health.actions");
+    } else {
+      const std::string s = kv.second.IsScalar() ? kv.second.Scalar() : std::string();
+      if (!ParseHealthAction(s, &h->actions[key]))
+        Error(kv.second,
+              "invalid action '" + s + "' for " + key + "; expected drain, restrict, warn or off");
+    }
+  }
+}
+
+void Loader::LoadLinkErrorLimits(const YAML::Node& map, HealthConfig* h) {
+  if (map.IsNull()) return;
+  const std::string names = JoinList(LinkErrorCounterNames());
+  if (!map.IsMap()) {
+    Error(map,
+          "health.link_error_limits must be a mapping of counter name to errors per "
+          "hour or off; counters: " +
+              names + ", hw_counters/<name>");
+    return;
+  }
+  std::set<std::string> seen;
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    const bool hw = key.rfind("hw_counters/", 0) == 0 && IsCounterName(key.substr(12));
+    if (!hw && !Contains(LinkErrorCounterNames(), key)) {
+      Error(kv.first, "unknown counter '" + key + "' in health.link_error_limits; expected " +
+                          "one of: " + names + ", or hw_counters/<name>" +
+                          (key == "link_downed" ? " (link_downed is judged by link.flap)" : ""));
+    } else if (!seen.insert(key).second) {
+      Error(kv.first, "counter '" + key + "' appears twice in health.link_error_limits");
+    } else if (kv.second.IsScalar() && kv.second.Scalar() == "off") {
+      h->link_error_limits.erase(key);
+    } else {
+      long long n = 0;
+      if (ReadLimit(kv.second, key + " (errors per hour, or off)", &n))
+        h->link_error_limits[key] = n;
+    }
+  }
+}
+
+void Loader::LoadAerLimits(const YAML::Node& map, HealthConfig* h) {
+  if (map.IsNull()) return;
+  if (!map.IsMap()) {
+    Error(map, "health.aer_limits must be a mapping with keys: " + JoinKeys(kAerLimitKeys));
+    return;
+  }
+  CheckMap(map, kAerLimitKeys, "health.aer_limits");
+  if (YAML::Node v = map["correctable_per_hour"]; v.IsDefined())
+    ReadLimit(v, "correctable_per_hour", &h->aer_correctable_per_hour);
+  if (YAML::Node v = map["nonfatal_per_hour"]; v.IsDefined())
+    ReadLimit(v, "nonfatal_per_hour", &h->aer_nonfatal_per_hour);
+}
+
 bool Loader::Load(const std::string& text, Config* out) {
   YAML::Node root;
   if (!ParseYaml(text, file(), &root, diags())) return false;
@@ -114,6 +309,8 @@ bool Loader::Load(const std::string& text, Config* out) {
     }
     if (YAML::Node placement = root["placement"]; placement.IsDefined())
       LoadPlacement(placement, &out->placement);
+    if (YAML::Node health = root["health"]; health.IsDefined())
+      LoadHealth(health, &out->health);
   } catch (const std::exception& e) {
     // yaml-cpp throws on some malformed trees; never let it escape into a plugin.
     ErrorAtLine(0, std::string("cannot read YAML: ") + e.what());
@@ -144,6 +341,83 @@ bool ParsePlacementMode(std::string_view text, PlacementMode* out) {
   }
   return false;
 }
+
+const char* HealthActionName(HealthAction action) {
+  switch (action) {
+    case HealthAction::kDrain:
+      return "drain";
+    case HealthAction::kRestrict:
+      return "restrict";
+    case HealthAction::kWarn:
+      return "warn";
+    case HealthAction::kOff:
+      return "off";
+  }
+  return "?";
+}
+
+bool ParseHealthAction(std::string_view text, HealthAction* out) {
+  for (HealthAction a :
+       {HealthAction::kDrain, HealthAction::kRestrict, HealthAction::kWarn, HealthAction::kOff}) {
+    if (text == HealthActionName(a)) {
+      *out = a;
+      return true;
+    }
+  }
+  return false;
+}
+
+const std::vector<std::string>& HealthCheckNames() {
+  static const std::vector<std::string> kNames = {
+      "nic.present",   "port.state",    "port.link_layer",      "port.rate",
+      "link.errors",   "link.flap",     "link.counters",        "pcie.speed",
+      "pcie.width",    "pcie.aer",      "pcie.aer_correctable", "gpu.count",
+      "rail.affinity", "gather.timeout"};
+  return kNames;
+}
+
+const std::vector<std::string>& LinkErrorCounterNames() {
+  static const std::vector<std::string> kNames = {"symbol_error",
+                                                  "link_error_recovery",
+                                                  "port_rcv_errors",
+                                                  "port_rcv_remote_physical_errors",
+                                                  "port_rcv_switch_relay_errors",
+                                                  "port_xmit_discards",
+                                                  "port_xmit_constraint_errors",
+                                                  "port_rcv_constraint_errors",
+                                                  "local_link_integrity_errors",
+                                                  "excessive_buffer_overrun_errors",
+                                                  "VL15_dropped",
+                                                  "port_xmit_wait"};
+  return kNames;
+}
+
+std::map<std::string, HealthAction> DefaultHealthActions() {
+  std::map<std::string, HealthAction> a;
+  for (const std::string& name : HealthCheckNames()) a[name] = HealthAction::kDrain;
+  a["link.errors"] = HealthAction::kRestrict;
+  a["pcie.aer_correctable"] = HealthAction::kRestrict;
+  a["rail.affinity"] = HealthAction::kRestrict;
+  a["link.counters"] = HealthAction::kWarn;
+  return a;
+}
+
+std::map<std::string, long long> DefaultLinkErrorLimits() {
+  return {{"symbol_error", 10},
+          {"link_error_recovery", 10},
+          {"port_rcv_errors", 10},
+          {"port_rcv_remote_physical_errors", 100},
+          {"port_rcv_switch_relay_errors", 100},
+          {"port_xmit_discards", 100},
+          {"port_xmit_constraint_errors", 100},
+          {"port_rcv_constraint_errors", 100},
+          {"local_link_integrity_errors", 10},
+          {"excessive_buffer_overrun_errors", 10},
+          {"VL15_dropped", 100}};
+}
+
+HealthConfig::HealthConfig()
+    : actions(DefaultHealthActions()), link_error_limits(DefaultLinkErrorLimits()) {}
 
 std::string DirName(const std::string& path) {
   size_t slash = path.rfind('/');

@@ -2,8 +2,10 @@
 // the cluster has and how jobs are placed on it. Plugins and tools load it through here.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "topo/diag.h"
 
@@ -43,12 +45,97 @@ constexpr int kMaxWaitPerNodeSeconds = 3600;
 constexpr int kMaxWaitMaxSeconds = 604800;
 constexpr int kMaxSusLimit = 4096;
 
+// --- health: the `health:` section, read by railcheck (healthcheck/) ------------------------
+
+// What railcheck does about the findings of one named check.
+enum class HealthAction {
+  kDrain,     // drain the node (reason "railcheck: ..."); it also loses the healthy feature
+  kRestrict,  // the node loses the healthy feature: single-node jobs only, not drained
+  kWarn,      // reported (output, the node's Extra field), nothing else
+  kOff,       // the check is not judged at all
+};
+
+// "drain", "restrict", "warn" or "off".
+const char* HealthActionName(HealthAction action);
+
+// Parses "drain", "restrict", "warn" or "off" (exact, lower case). Returns false for anything
+// else; `*out` is then unchanged.
+bool ParseHealthAction(std::string_view text, HealthAction* out);
+
+// The named checks railcheck runs, in report order; each is a key of health.actions.
+const std::vector<std::string>& HealthCheckNames();
+
+// InfiniBand PortCounters error counters (sysfs ports/N/counters/<name>) that
+// health.link_error_limits may name. link_downed is not among them: link.flap judges it.
+const std::vector<std::string>& LinkErrorCounterNames();
+
+// The `health:` section. Every field has its default here (or in the two Default*()
+// functions beside it) and nowhere else.
+struct HealthConfig {
+  // Where sysfs is mounted. "%n" in it becomes the node name (test clusters give every node
+  // its own tree). Absolute.
+  std::string sysfs_root = "/";
+  // Folder of railcheck's state files (baseline.json, state.json); "%n" as above. Absolute.
+  std::string state_dir = "/var/lib/railguard/health";
+  // The link_layer every rail port must have: "InfiniBand" or "Ethernet" (RoCE).
+  std::string link_layer = "InfiniBand";
+  // A node railcheck drained (or took the healthy feature from) gets it back after this many
+  // consecutive runs without a finding at that level: hysteresis against flapping links.
+  int resume_after_clean_runs = 3;
+  // A rise of link_downed, or a port state change between runs, keeps link.flap failing for
+  // this long; 0 = only in the run that saw it.
+  int flap_window_seconds = 3600;
+  // Error rates (per hour) are computed over at least this interval, so that two runs a few
+  // seconds apart do not turn one error into thousands per hour.
+  int min_rate_interval_seconds = 60;
+  // Every sysfs read of one run must be done within this; a read still pending then is
+  // reported by check gather.timeout, naming the file.
+  int read_timeout_ms = 500;
+  // Hard limit on a whole --prolog/--epilog run, Slurm calls included.
+  int prolog_time_limit_seconds = 10;
+  // Hard limit on a --periodic (HealthCheckProgram) or admin run. Slurm kills a
+  // HealthCheckProgram after 60 s, so at most 59.
+  int periodic_time_limit_seconds = 50;
+  // Per check (every name of HealthCheckNames()): what its findings do.
+  std::map<std::string, HealthAction> actions;
+  // Error counter -> the most increase per hour (since the baseline and since the last run)
+  // before link.errors fails. A port counter of LinkErrorCounterNames(), or
+  // "hw_counters/<name>" for a driver counter in ports/N/hw_counters. Counters not listed
+  // are not judged.
+  std::map<std::string, long long> link_error_limits;
+  // PCIe AER: the most correctable (pcie.aer_correctable) and non-fatal (pcie.aer) errors
+  // per hour per device; any fatal error above the baseline fails pcie.aer.
+  long long aer_correctable_per_hour = 100;
+  long long aer_nonfatal_per_hour = 0;
+
+  HealthConfig();
+};
+
+// The default action of every check: drain for hardware faults, restrict for degraded links
+// (link.errors, pcie.aer_correctable) and PCIe affinity, warn for counter notes.
+std::map<std::string, HealthAction> DefaultHealthActions();
+
+// The default per-hour limits: those of ibcheckerrors' default thresholds (10 for
+// symbol_error, link_error_recovery, port_rcv_errors, local_link_integrity_errors,
+// excessive_buffer_overrun_errors; 100 for the others), applied per hour.
+std::map<std::string, long long> DefaultLinkErrorLimits();
+
+// Limits the loader accepts.
+constexpr int kMaxResumeAfterCleanRuns = 1000;
+constexpr int kMaxFlapWindowSeconds = 7 * 86400;
+constexpr int kMaxMinRateIntervalSeconds = 86400;
+constexpr int kMaxReadTimeoutMs = 60000;
+constexpr int kMaxPrologTimeLimitSeconds = 300;
+constexpr int kMaxPeriodicTimeLimitSeconds = 59;
+constexpr long long kMaxErrorLimitPerHour = 1000000000000LL;
+
 // A loaded railguard.yaml.
 struct Config {
   std::string path;           // the file it came from, as given
   std::string topology_path;  // the rail topology YAML; relative values resolved against
                               // the folder of `path`
   PlacementConfig placement;
+  HealthConfig health;
 };
 
 // Parses and validates a railguard config held in `text`; `filename` names it in diagnostics

@@ -576,7 +576,22 @@ bool ExpandHostlist(std::string_view expr, std::vector<std::string>* out, std::s
     if (item.groups.empty()) {
       out->emplace_back(text);
     } else {
+      const size_t first = out->size();
       ExpandItem(item, out);
+      // As for plain names, every name's numeric suffix must be representable: digits before
+      // the brackets join the number ("184467440737095516151[1-2]" ends in ...1511).
+      for (size_t i = first; i < out->size(); ++i) {
+        const std::string& name = (*out)[i];
+        size_t digits_start = name.size();
+        while (digits_start > 0 && IsDigit(name[digits_start - 1])) --digits_start;
+        uint64_t ignored;
+        if (!ParseNumber(std::string_view(name).substr(digits_start), &ignored)) {
+          *err = "number " + Quote(std::string_view(name).substr(digits_start)) + " in host " +
+                 Quote(name) + " of " + Quote(text) + " is too large; expected at most " +
+                 std::to_string(kMaxNumber);
+          return false;
+        }
+      }
     }
   }
   return true;

@@ -475,9 +475,16 @@ std::string Quote(const std::string& s) {
   return out + "\"";
 }
 
+// A name (letters, digits, '-', '_', '.') as a YAML scalar that reads back as that name:
+// plain, except "-" (a sequence entry) and the spellings of null.
+std::string NameScalar(const std::string& name) {
+  if (name == "-" || name == "null" || name == "Null" || name == "NULL") return Quote(name);
+  return name;
+}
+
 std::string SwitchFields(const Switch& sw, const std::string& default_name) {
   std::string out;
-  if (!sw.name.empty() && sw.name != default_name) out += ", name: " + sw.name;
+  if (!sw.name.empty() && sw.name != default_name) out += ", name: " + NameScalar(sw.name);
   if (!sw.guid.empty()) out += ", guid: " + Quote(sw.guid);
   if (sw.ports > 0) out += ", ports: " + std::to_string(sw.ports);
   return out;
@@ -498,17 +505,18 @@ bool LoadTopologyFile(const std::string& path, Topology* out, Diags* diags) {
 
 std::string EmitTopologyYaml(const Topology& t) {
   std::string y;
-  y += "cluster: " + t.cluster + "\n";
+  y += "cluster: " + NameScalar(t.cluster) + "\n";
   y += "rails:\n";
   for (const Rail& r : t.rails) {
     y += "  - {index: " + std::to_string(r.index);
-    if (!r.name.empty() && r.name != "rail" + std::to_string(r.index)) y += ", name: " + r.name;
+    if (!r.name.empty() && r.name != "rail" + std::to_string(r.index))
+      y += ", name: " + NameScalar(r.name);
     y += ", link: {rate_gbps: " + FormatRate(r.link.rate_gbps) +
          ", width: " + std::to_string(r.link.width) + "X, speed: " + r.link.speed + "}}\n";
   }
   y += "node_types:\n";
   for (const NodeType& nt : t.node_types) {
-    y += "  - name: " + nt.name + "\n";
+    y += "  - name: " + NameScalar(nt.name) + "\n";
     y += "    gpus: " + std::to_string(nt.gpus) + "\n";
     auto list = [&](const char* key, const std::vector<std::string>& v) {
       if (v.empty() && std::string(key) != "nics") return;
@@ -522,9 +530,9 @@ std::string EmitTopologyYaml(const Topology& t) {
   }
   y += "scalable_units:\n";
   for (const ScalableUnit& su : t.sus) {
-    y += "  - name: " + su.name + "\n";
+    y += "  - name: " + NameScalar(su.name) + "\n";
     y += "    nodes: " + Quote(CompressHostlistSorted(su.nodes)) + "\n";
-    y += "    node_type: " + su.node_type + "\n";
+    y += "    node_type: " + NameScalar(su.node_type) + "\n";
     y += "    leaves:\n";
     for (const Leaf& leaf : su.leaves) {
       y += "      - {rail: " + std::to_string(leaf.rail) +

@@ -13,7 +13,9 @@ bool ParseMaxSusOption(std::string_view value, int* out, std::string* err) {
   // Digits only: no sign, no spaces, no suffix; leading zeros are harmless.
   long n = 0;
   bool ok = !value.empty() && value.size() <= 9;
-  for (char c : value) {
+  // Stops at once on a value too long, before n could overflow.
+  for (size_t i = 0; ok && i < value.size(); ++i) {
+    const char c = value[i];
     if (c < '0' || c > '9') {
       ok = false;
       break;

@@ -80,10 +80,9 @@ TEST(Config, AnEmptyPlacementSectionMeansDefaults) {
 }
 
 TEST(Config, UnknownTopLevelKeyIsAnErrorThatListsTheKeys) {
-  // A later health: section is not known yet and is refused like any other unknown key.
-  EXPECT_EQ(Errors(std::string(kFull) + "health:\n  interval: 60\n"),
-            "/etc/slurm/railguard.yaml:9:1: unknown key 'health' in the railguard config; "
-            "expected one of: topology, placement\n");
+  EXPECT_EQ(Errors(std::string(kFull) + "monitoring:\n  interval: 60\n"),
+            "/etc/slurm/railguard.yaml:9:1: unknown key 'monitoring' in the railguard config; "
+            "expected one of: topology, placement, health\n");
 }
 
 TEST(Config, UnknownPlacementKeyIsAnErrorThatListsTheKeys) {
@@ -151,10 +150,10 @@ TEST(Config, PlacementMustBeAMapping) {
 }
 
 TEST(Config, EmptyFileAndNonMappingSayWhatIsExpected) {
-  EXPECT_EQ(Errors(""),
-            "/etc/slurm/railguard.yaml:1:1: expected a mapping with keys: topology, placement\n");
-  EXPECT_EQ(Errors("- topology\n"),
-            "/etc/slurm/railguard.yaml:1:1: expected a mapping with keys: topology, placement\n");
+  EXPECT_EQ(Errors(""), "/etc/slurm/railguard.yaml:1:1: expected a mapping with keys: topology, "
+                        "placement, health\n");
+  EXPECT_EQ(Errors("- topology\n"), "/etc/slurm/railguard.yaml:1:1: expected a mapping with "
+                                    "keys: topology, placement, health\n");
 }
 
 TEST(Config, YamlSyntaxErrorNamesLineAndColumn) {
@@ -198,6 +197,163 @@ TEST(Config, PlacementModesRoundTripThroughTheirNames) {
   EXPECT_FALSE(ParsePlacementMode("STRICT", &unchanged));
   EXPECT_FALSE(ParsePlacementMode("", &unchanged));
   EXPECT_EQ(unchanged, PlacementMode::kPrefer);
+}
+
+// --- the health: section (railcheck) ------------------------------------------------------
+
+// Every health key, each with a value other than its default.
+const char kHealth[] =
+    "topology: t.yaml\n"                                      // 1
+    "health:\n"                                               // 2
+    "  sysfs_root: /srv/fixtures/%n\n"                        // 3
+    "  state_dir: /var/lib/rc/%n\n"                           // 4
+    "  link_layer: Ethernet\n"                                // 5
+    "  resume_after_clean_runs: 5\n"                          // 6
+    "  flap_window_seconds: 600\n"                            // 7
+    "  min_rate_interval_seconds: 30\n"                       // 8
+    "  read_timeout_ms: 250\n"                                // 9
+    "  prolog_time_limit_seconds: 4\n"                        // 10
+    "  periodic_time_limit_seconds: 40\n"                     // 11
+    "  actions: {port.rate: restrict, link.counters: off}\n"  // 12
+    "  link_error_limits: {symbol_error: 50, VL15_dropped: off, "
+    "hw_counters/out_of_buffer: 1000}\n"                                 // 13
+    "  aer_limits: {correctable_per_hour: 10, nonfatal_per_hour: 2}\n";  // 14
+
+TEST(HealthConfig, EveryKeyIsRead) {
+  Config c;
+  Diags diags;
+  ASSERT_TRUE(LoadConfigString(kHealth, "/etc/slurm/railguard.yaml", &c, &diags))
+      << FormatDiags(diags);
+  const HealthConfig& h = c.health;
+  EXPECT_EQ(h.sysfs_root, "/srv/fixtures/%n");
+  EXPECT_EQ(h.state_dir, "/var/lib/rc/%n");
+  EXPECT_EQ(h.link_layer, "Ethernet");
+  EXPECT_EQ(h.resume_after_clean_runs, 5);
+  EXPECT_EQ(h.flap_window_seconds, 600);
+  EXPECT_EQ(h.min_rate_interval_seconds, 30);
+  EXPECT_EQ(h.read_timeout_ms, 250);
+  EXPECT_EQ(h.prolog_time_limit_seconds, 4);
+  EXPECT_EQ(h.periodic_time_limit_seconds, 40);
+  EXPECT_EQ(h.actions.at("port.rate"), HealthAction::kRestrict);
+  EXPECT_EQ(h.actions.at("link.counters"), HealthAction::kOff);
+  EXPECT_EQ(h.actions.at("nic.present"), HealthAction::kDrain);  // untouched default
+  EXPECT_EQ(h.link_error_limits.at("symbol_error"), 50);
+  EXPECT_FALSE(h.link_error_limits.count("VL15_dropped"));
+  EXPECT_EQ(h.link_error_limits.at("hw_counters/out_of_buffer"), 1000);
+  EXPECT_EQ(h.link_error_limits.at("port_rcv_errors"), 10);  // untouched default
+  EXPECT_EQ(h.aer_correctable_per_hour, 10);
+  EXPECT_EQ(h.aer_nonfatal_per_hour, 2);
+}
+
+TEST(HealthConfig, WithoutAHealthSectionEveryDefaultHolds) {
+  Config c;
+  Diags diags;
+  ASSERT_TRUE(LoadConfigString("topology: t.yaml\n", "r.yaml", &c, &diags));
+  const HealthConfig& h = c.health;
+  EXPECT_EQ(h.sysfs_root, "/");
+  EXPECT_EQ(h.state_dir, "/var/lib/railguard/health");
+  EXPECT_EQ(h.link_layer, "InfiniBand");
+  EXPECT_EQ(h.resume_after_clean_runs, 3);
+  EXPECT_EQ(h.flap_window_seconds, 3600);
+  EXPECT_EQ(h.min_rate_interval_seconds, 60);
+  EXPECT_EQ(h.read_timeout_ms, 500);
+  EXPECT_EQ(h.prolog_time_limit_seconds, 10);
+  EXPECT_EQ(h.periodic_time_limit_seconds, 50);
+  EXPECT_EQ(h.actions, DefaultHealthActions());
+  EXPECT_EQ(h.actions.size(), HealthCheckNames().size());
+  EXPECT_EQ(h.actions.at("link.errors"), HealthAction::kRestrict);
+  EXPECT_EQ(h.actions.at("link.counters"), HealthAction::kWarn);
+  EXPECT_EQ(h.link_error_limits, DefaultLinkErrorLimits());
+  EXPECT_EQ(h.aer_correctable_per_hour, 100);
+  EXPECT_EQ(h.aer_nonfatal_per_hour, 0);
+}
+
+TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
+  EXPECT_EQ(Errors("topology: t\nhealth:\n  interval: 5\n"),
+            "/etc/slurm/railguard.yaml:3:3: unknown key 'interval' in health; expected one of: "
+            "sysfs_root, state_dir, link_layer, resume_after_clean_runs, flap_window_seconds, "
+            "min_rate_interval_seconds, read_timeout_ms, prolog_time_limit_seconds, "
+            "periodic_time_limit_seconds, actions, link_error_limits, aer_limits\n");
+  EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "nic.rate: restrict")),
+            "/etc/slurm/railguard.yaml:12:13: unknown check 'nic.rate' in health.actions; "
+            "expected one of: nic.present, port.state, port.link_layer, port.rate, link.errors, "
+            "link.flap, link.counters, pcie.speed, pcie.width, pcie.aer, pcie.aer_correctable, "
+            "gpu.count, rail.affinity, gather.timeout\n");
+  EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "port.rate: reboot")),
+            "/etc/slurm/railguard.yaml:12:24: invalid action 'reboot' for port.rate; expected "
+            "drain, restrict, warn or off\n");
+  EXPECT_EQ(Errors(Replace(kHealth, "symbol_error: 50", "link_downed: 1")),
+            "/etc/slurm/railguard.yaml:13:23: unknown counter 'link_downed' in "
+            "health.link_error_limits; expected one of: symbol_error, link_error_recovery, "
+            "port_rcv_errors, port_rcv_remote_physical_errors, port_rcv_switch_relay_errors, "
+            "port_xmit_discards, port_xmit_constraint_errors, port_rcv_constraint_errors, "
+            "local_link_integrity_errors, excessive_buffer_overrun_errors, VL15_dropped, "
+            "port_xmit_wait, or hw_counters/<name> (link_downed is judged by link.flap)\n");
+  EXPECT_EQ(Errors(Replace(kHealth, "symbol_error: 50", "symbol_error: many")),
+            "/etc/slurm/railguard.yaml:13:37: invalid symbol_error (errors per hour, or off) "
+            "'many'; expected an integer from 0 to 1000000000000\n");
+}
+
+TEST(HealthConfig, PathsMustBeAbsoluteWithOnlyThePercentNPlaceholder) {
+  EXPECT_EQ(Errors(Replace(kHealth, "sysfs_root: /srv/fixtures/%n", "sysfs_root: fixtures")),
+            "/etc/slurm/railguard.yaml:3:15: invalid sysfs_root 'fixtures'; expected an "
+            "absolute path, such as / or /srv/fixtures/%n\n");
+  EXPECT_EQ(Errors(Replace(kHealth, "state_dir: /var/lib/rc/%n", "state_dir: /var/lib/rc/%h")),
+            "/etc/slurm/railguard.yaml:4:14: invalid state_dir '/var/lib/rc/%h'; expected '%' "
+            "only in %n (the node name), such as /var/lib/railguard/health\n");
+}
+
+TEST(HealthConfig, LimitsSayTheirRangeAndWhyHealthCheckTimeStaysBelowSixtySeconds) {
+  EXPECT_EQ(Errors(Replace(kHealth, "periodic_time_limit_seconds: 40",
+                           "periodic_time_limit_seconds: 60")),
+            "/etc/slurm/railguard.yaml:11:32: invalid periodic_time_limit_seconds '60'; "
+            "expected an integer from 1 to 59\n");
+  EXPECT_EQ(Errors(Replace(kHealth, "resume_after_clean_runs: 5", "resume_after_clean_runs: 0")),
+            "/etc/slurm/railguard.yaml:6:28: invalid resume_after_clean_runs '0'; expected an "
+            "integer from 1 to 1000\n");
+  EXPECT_EQ(Errors(Replace(kHealth, "read_timeout_ms: 250", "read_timeout_ms: 4000")),
+            "/etc/slurm/railguard.yaml:9:20: read_timeout_ms 4000 is not below the shortest run "
+            "time limit (4000 ms); expected less than 4000\n");
+  EXPECT_EQ(Errors(Replace(kHealth, "link_layer: Ethernet", "link_layer: RoCE")),
+            "/etc/slurm/railguard.yaml:5:15: invalid link_layer 'RoCE'; expected InfiniBand or "
+            "Ethernet\n");
+  EXPECT_EQ(Errors(Replace(kHealth, "nonfatal_per_hour: 2", "nonfatal: 2")),
+            "/etc/slurm/railguard.yaml:14:42: unknown key 'nonfatal' in health.aer_limits; "
+            "expected one of: correctable_per_hour, nonfatal_per_hour\n");
+}
+
+TEST(HealthConfig, TheShippedExampleDocumentsEveryDefault) {
+  Config c;
+  Diags diags;
+  ASSERT_TRUE(LoadConfigFile(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &c, &diags))
+      << FormatDiags(diags);
+  const HealthConfig d;
+  const HealthConfig& h = c.health;
+  EXPECT_EQ(h.sysfs_root, d.sysfs_root);
+  EXPECT_EQ(h.state_dir, d.state_dir);
+  EXPECT_EQ(h.link_layer, d.link_layer);
+  EXPECT_EQ(h.resume_after_clean_runs, d.resume_after_clean_runs);
+  EXPECT_EQ(h.flap_window_seconds, d.flap_window_seconds);
+  EXPECT_EQ(h.min_rate_interval_seconds, d.min_rate_interval_seconds);
+  EXPECT_EQ(h.read_timeout_ms, d.read_timeout_ms);
+  EXPECT_EQ(h.prolog_time_limit_seconds, d.prolog_time_limit_seconds);
+  EXPECT_EQ(h.periodic_time_limit_seconds, d.periodic_time_limit_seconds);
+  EXPECT_EQ(h.actions, d.actions);
+  EXPECT_EQ(h.link_error_limits, d.link_error_limits);
+  EXPECT_EQ(h.aer_correctable_per_hour, d.aer_correctable_per_hour);
+  EXPECT_EQ(h.aer_nonfatal_per_hour, d.aer_nonfatal_per_hour);
+}
+
+TEST(HealthConfig, HealthActionsRoundTripThroughTheirNames) {
+  for (HealthAction a :
+       {HealthAction::kDrain, HealthAction::kRestrict, HealthAction::kWarn, HealthAction::kOff}) {
+    HealthAction back = HealthAction::kOff;
+    ASSERT_TRUE(ParseHealthAction(HealthActionName(a), &back));
+    EXPECT_EQ(back, a);
+  }
+  HealthAction unchanged = HealthAction::kWarn;
+  EXPECT_FALSE(ParseHealthAction("Drain", &unchanged));
+  EXPECT_EQ(unchanged, HealthAction::kWarn);
 }
 
 }  // namespace

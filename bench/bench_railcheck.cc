@@ -1,0 +1,206 @@
+// Benchmark: railcheck's Prolog time on a DGX H100-like node (8 rail NICs, 8 GPUs): the real
+// `railcheck --prolog` process, as slurmd runs it, against a live local Slurm cluster, on the
+// healthy fixture and on a fault fixture (rail 3 trained down to 200 Gb/s: drained by the
+// first run, "already drained" after), side by side; and the sysfs gather alone, in process.
+//
+// usage: bench_railcheck [--runs N] [--railcheck PATH]
+// Without SLURM_CONF in the environment it starts the local cluster itself
+// (tests/harness/cluster.sh run, etc/dev-4su.yaml) and runs inside it.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "healthcheck/gather.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+const char* const kNics[] = {"mlx5_0", "mlx5_3", "mlx5_4",  "mlx5_5",
+                             "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"};
+
+struct Stats {
+  double p50 = 0, p99 = 0, max = 0;
+};
+
+Stats Summarize(std::vector<double> ms) {
+  Stats s;
+  if (ms.empty()) return s;
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) {
+    return ms[std::min(ms.size() - 1, static_cast<size_t>(q * ms.size()))];
+  };
+  s.p50 = at(0.50);
+  s.p99 = at(0.99);
+  s.max = ms.back();
+  return s;
+}
+
+// Runs `argv` with `env`, stdout and stderr to /dev/null; returns its exit code (-1 when it
+// could not run) and its wall time in `*ms`.
+int Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, double* ms) {
+  std::vector<char*> a, e;
+  for (const std::string& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  for (const std::string& s : env) e.push_back(const_cast<char*>(s.c_str()));
+  e.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  const auto start = Clock::now();
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, a[0], &fa, nullptr, a.data(), e.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  *ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool Shell(const std::string& cmd) { return std::system(cmd.c_str()) == 0; }
+
+std::string Load() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+int Inside(const std::string& railcheck, int runs) {
+  char templ[] = "/tmp/bench-railcheck.XXXXXX";
+  if (!mkdtemp(templ)) {
+    std::perror("mkdtemp");
+    return 1;
+  }
+  const std::string tmp = templ;
+  const std::string gen = "python3 " RAILGUARD_SOURCE_DIR "/tests/data/sysfs/make_sysfs.py ";
+  if (!Shell(gen + tmp + "/sys/n001") ||
+      !Shell(gen + tmp + "/sys/n002 --fault rate-down:3 --node n002")) {
+    std::fprintf(stderr, "bench_railcheck: make_sysfs.py failed\n");
+    return 1;
+  }
+  const std::string config = tmp + "/railguard.yaml";
+  std::ofstream(config) << "topology: " RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml\n"
+                        << "health:\n  sysfs_root: " << tmp << "/sys/%n\n  state_dir: " << tmp
+                        << "/state/%n\n";
+
+  struct Case {
+    const char* node;
+    const char* label;
+    int want;
+    std::vector<double> process_ms, gather_ms;
+    int bad = 0;
+  };
+  Case cases[] = {{"n001", "healthy (n001)", 0, {}, {}, 0},
+                  {"n002", "rail3 200 Gb/s (n002)", 1, {}, {}, 0}};
+  const char* slurm_conf = std::getenv("SLURM_CONF");
+  for (int i = -3; i < runs; ++i) {  // 3 warm-up runs each
+    for (Case& c : cases) {
+      double ms = 0;
+      int rc = Spawn({railcheck, "--prolog", "--config", config},
+                     {std::string("SLURMD_NODENAME=") + c.node,
+                      std::string("SLURM_CONF=") + slurm_conf, "PATH=/usr/bin:/bin"},
+                     &ms);
+      if (rc != c.want) ++c.bad;
+      if (i >= 0) c.process_ms.push_back(ms);
+    }
+  }
+  auto sysfs = std::make_shared<railguard::health::RealSysfs>();
+  for (Case& c : cases) {
+    railguard::health::GatherSpec spec;
+    spec.node = c.node;
+    spec.sysfs_root = tmp + "/sys/" + c.node;
+    spec.nics.assign(std::begin(kNics), std::end(kNics));
+    spec.read_timeout_ms = 5000;
+    for (int i = -3; i < runs; ++i) {
+      railguard::health::NodeFacts f = railguard::health::Gather(spec, sysfs, nullptr);
+      if (i >= 0) c.gather_ms.push_back(f.gather_ms);
+    }
+  }
+
+  std::printf(
+      "railcheck --prolog, DGX H100-like node (8 rail NICs, 8 GPUs), %d runs each "
+      "(load average %s)\n\n",
+      runs, Load().c_str());
+  std::printf("%-40s %22s %22s\n", "", cases[0].label, cases[1].label);
+  auto row = [&](const char* what, const char* stat, double a, double b) {
+    std::printf("%-32s %-7s %19.1f ms %19.1f ms\n", what, stat, a, b);
+  };
+  Stats p0 = Summarize(cases[0].process_ms), p1 = Summarize(cases[1].process_ms);
+  Stats g0 = Summarize(cases[0].gather_ms), g1 = Summarize(cases[1].gather_ms);
+  row("process, Slurm RPCs included", "p50", p0.p50, p1.p50);
+  row("", "p99", p0.p99, p1.p99);
+  row("", "max", p0.max, p1.max);
+  row("sysfs gather alone (in process)", "p50", g0.p50, g1.p50);
+  row("", "p99", g0.p99, g1.p99);
+  std::printf("%-40s %22s %22s\n", "exit code (expected)", "0", "1: drain");
+  std::printf("%-40s %22d %22d\n", "runs with another exit code", cases[0].bad, cases[1].bad);
+  const double worst = std::max(p0.p99, p1.p99);
+  std::printf("\ntarget p99 < 1000 ms: %s (worst p99 %.1f ms)\n", worst < 1000 ? "met" : "MISSED",
+              worst);
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  return worst < 1000 && cases[0].bad == 0 && cases[1].bad == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string self = fs::canonical("/proc/self/exe").string();
+  const std::string bin = fs::path(self).parent_path().string();
+  int runs = 200;
+  std::string railcheck = bin + "/healthcheck/railcheck";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--runs" && i + 1 < argc) {
+      runs = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--railcheck" && i + 1 < argc) {
+      railcheck = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: bench_railcheck [--runs N] [--railcheck PATH]\n");
+      return 2;
+    }
+  }
+  if (access(railcheck.c_str(), X_OK) != 0) {
+    std::fprintf(stderr, "bench_railcheck: %s is not built\n", railcheck.c_str());
+    return 1;
+  }
+  const char* conf = std::getenv("SLURM_CONF");
+  if (conf && *conf) return Inside(railcheck, runs);
+  // No cluster: start the local one and come back inside it.
+  std::vector<std::string> args = {"/bin/bash",
+                                   RAILGUARD_SOURCE_DIR "/tests/harness/cluster.sh",
+                                   "run",
+                                   "--topo",
+                                   RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml",
+                                   "--railctl",
+                                   bin + "/railctl",
+                                   "--",
+                                   self,
+                                   "--runs",
+                                   std::to_string(runs),
+                                   "--railcheck",
+                                   railcheck};
+  std::vector<char*> a;
+  for (std::string& s : args) a.push_back(s.data());
+  a.push_back(nullptr);
+  execv(a[0], a.data());
+  std::perror("bench_railcheck: cannot run tests/harness/cluster.sh");
+  return 1;
+}

@@ -1,0 +1,206 @@
+// railctl report: fleet fabric health, root-cause suspects and placeable capacity, from the
+// live cluster (libslurm) or a saved snapshot, as text, JSON, HTML or Prometheus metrics.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "healthcheck/history.h"
+#include "report/render.h"
+#include "report/report.h"
+#include "report/slurm_source.h"
+#include "report/snapshot.h"
+#include "topo/config.h"
+#include "topo/topology_yaml.h"
+
+namespace railguard::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: railctl report (--topology FILE.yaml | --config railguard.yaml)\n"
+    "                      [--snapshot FILE] [--save-snapshot FILE]\n"
+    "                      [--history FILE]... [--no-history]\n"
+    "                      [--json | --html | --prometheus] [-o OUT]\n"
+    "                      [--feature NAME] [--stale-after SECONDS]\n"
+    "Fabric health of the whole cluster: the SU x rail matrix, root-cause suspects with their\n"
+    "evidence, drained and restricted nodes, free nodes and the largest multi-node job that\n"
+    "could start now per SU, running jobs on degraded paths, and flaps, drains and repeat\n"
+    "offenders from railcheck's event log.\n"
+    "  --topology FILE     the rail topology YAML\n"
+    "  --config FILE       railguard.yaml: its topology and placement.healthy_feature\n"
+    "  --snapshot FILE     report from a snapshot saved earlier instead of asking slurmctld\n"
+    "  --save-snapshot F   also save what was read from Slurm (JSON, versioned) to F\n"
+    "  --history FILE      railcheck's event log (and FILE.1); \"%n\" in FILE becomes each\n"
+    "                      node's name; repeatable. Default: /var/lib/railguard/events.log\n"
+    "  --no-history        read no event log\n"
+    "  --json              JSON, schema railguard-report version 1 (report/SCHEMA.md)\n"
+    "  --html              one self-contained HTML page: heatmap and per-node drill-down\n"
+    "  --prometheus        node_exporter textfile metrics (railguard_*)\n"
+    "  -o OUT              write OUT atomically instead of stdout\n"
+    "  --feature NAME      the healthy node feature (default: the config's, rail_healthy)\n"
+    "  --stale-after SEC   flag railcheck reports older than this (default 7200)\n"
+    "Live reading uses $SLURM_CONF (else /etc/slurm/slurm.conf).\n"
+    "Exit: 0 report written (input problems are listed in it and on stderr), 1 the topology,\n"
+    "snapshot or Slurm could not be read or the output not written, 2 usage error.\n";
+
+int UsageError(const std::string& msg) {
+  std::fprintf(stderr, "railctl report: %s\n%s", msg.c_str(), kUsage);
+  return 2;
+}
+
+int Fail(const std::string& msg) {
+  std::fprintf(stderr, "railctl report: %s\n", msg.c_str());
+  return 1;
+}
+
+// The history files to read: each --history value, with "%n" expanded per topology node.
+std::vector<std::string> HistoryPaths(const std::vector<std::string>& given,
+                                      const topo::Topology& t) {
+  std::vector<std::string> out;
+  for (const std::string& g : given) {
+    if (g.find("%n") == std::string::npos) {
+      out.push_back(g);
+      continue;
+    }
+    for (const topo::ScalableUnit& su : t.sus) {
+      for (const std::string& node : su.nodes) {
+        std::string p;
+        for (size_t i = 0; i < g.size(); ++i) {
+          if (g.compare(i, 2, "%n") == 0) {
+            p += node;
+            ++i;
+          } else {
+            p.push_back(g[i]);
+          }
+        }
+        out.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int Report(int argc, char** argv) {
+  Args args(argc, argv,
+            {{"topology", 0, true},
+             {"config", 0, true},
+             {"snapshot", 0, true},
+             {"save-snapshot", 0, true},
+             {"history", 0, true},
+             {"no-history", 0, false},
+             {"json", 0, false},
+             {"html", 0, false},
+             {"prometheus", 0, false},
+             {"output", 'o', true},
+             {"feature", 0, true},
+             {"stale-after", 0, true},
+             {"help", 'h', false}});
+  if (args.Has("help")) return std::fputs(kUsage, stdout), 0;
+  if (!args.ok()) return UsageError(args.error());
+  if (!args.positional().empty())
+    return UsageError("unexpected argument '" + args.positional()[0] + "'");
+  const int formats = args.Has("json") + args.Has("html") + args.Has("prometheus");
+  if (formats > 1) return UsageError("choose one of --json, --html, --prometheus");
+  if (!args.Has("topology") && !args.Has("config"))
+    return UsageError("no topology: give --topology FILE.yaml or --config railguard.yaml");
+  if (args.Has("no-history") && args.Has("history"))
+    return UsageError("--history and --no-history exclude each other");
+
+  report::ReportOptions options;
+  std::string topology_path = args.Get("topology");
+  if (args.Has("config")) {
+    Config config;
+    Diags diags;
+    if (!LoadConfigFile(args.Get("config"), &config, &diags)) {
+      std::fputs(FormatDiags(diags).c_str(), stderr);
+      return Fail("cannot use the config " + args.Get("config"));
+    }
+    if (topology_path.empty()) topology_path = config.topology_path;
+    options.healthy_feature = config.placement.healthy_feature;
+  }
+  if (args.Has("feature")) options.healthy_feature = args.Get("feature");
+  if (options.healthy_feature.empty()) return UsageError("--feature must not be empty");
+  if (args.Has("stale-after")) {
+    char* end = nullptr;
+    const std::string v = args.Get("stale-after");
+    const double s = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(s > 0) || s > 1e9)
+      return UsageError("--stale-after '" + v + "' is not a number of seconds > 0");
+    options.stale_after_seconds = s;
+  }
+
+  topo::Topology topology;
+  {
+    Diags diags;
+    if (!topo::LoadTopologyFile(topology_path, &topology, &diags)) {
+      std::fputs(FormatDiags(diags).c_str(), stderr);
+      return Fail("cannot use the topology " + topology_path);
+    }
+  }
+
+  report::Snapshot snapshot;
+  std::string snapshot_name;
+  if (args.Has("snapshot")) {
+    snapshot_name = args.Get("snapshot");
+    Diags diags;
+    if (!report::LoadSnapshotFile(snapshot_name, &snapshot, &diags)) {
+      std::fputs(FormatDiags(diags).c_str(), stderr);
+      return Fail("cannot use the snapshot " + snapshot_name);
+    }
+  } else {
+    std::string err;
+    std::unique_ptr<report::ClusterSource> slurm = report::OpenSlurmSource(&err);
+    if (!slurm || !report::TakeSnapshot(slurm.get(), &snapshot, &err)) return Fail(err);
+    snapshot_name = "slurm";
+  }
+  if (args.Has("save-snapshot")) {
+    std::string err;
+    if (!WriteOutput(args.Get("save-snapshot"), report::SnapshotToJson(snapshot), &err))
+      return Fail("cannot save the snapshot: " + err);
+  }
+
+  std::vector<health::HealthEvent> events;
+  Diags history_problems;
+  if (!args.Has("no-history")) {
+    std::vector<std::string> given = args.GetAll("history");
+    if (given.empty()) given.push_back(health::kDefaultEventLogPath);
+    const double since = snapshot.time - report::kWindowSeconds[report::k7d];
+    for (const std::string& path : HistoryPaths(given, topology)) {
+      std::string err;
+      switch (health::ReadEvents(path, since, snapshot.time, &events, &history_problems, &err)) {
+        case health::EventLogStatus::kOk:
+          options.history_read = true;
+          options.history_files.push_back(path);
+          break;
+        case health::EventLogStatus::kMissing:
+          break;
+        case health::EventLogStatus::kError:
+          history_problems.push_back({path, 0, 0, err + "; history from it not shown"});
+          break;
+      }
+    }
+  }
+
+  const report::Report r =
+      report::BuildReport(snapshot, snapshot_name, topology, events, history_problems, options);
+  for (const Diag& d : r.problems) std::fprintf(stderr, "%s\n", d.ToString().c_str());
+  std::string text;
+  if (args.Has("json")) {
+    text = report::RenderJson(r);
+  } else if (args.Has("html")) {
+    text = report::RenderHtml(r);
+  } else if (args.Has("prometheus")) {
+    text = report::RenderPrometheus(r);
+  } else {
+    text = report::RenderText(r);
+  }
+  std::string err;
+  if (!WriteOutput(args.Get("output"), text, &err)) return Fail(err);
+  return 0;
+}
+
+}  // namespace railguard::cli

@@ -1,0 +1,161 @@
+#include "healthcheck/act.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace railguard::health {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> SplitFeatures(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+bool DrainedByRailcheck(const SlurmNode& n) {
+  return n.drain && n.reason.rfind(kReasonPrefix, 0) == 0;
+}
+
+}  // namespace
+
+bool HasFeature(const std::string& list, const std::string& feature) {
+  for (const std::string& f : SplitFeatures(list))
+    if (f == feature) return true;
+  return false;
+}
+
+std::string WithFeature(const std::string& list, const std::string& feature, bool present) {
+  std::string out;
+  bool have = false;
+  for (const std::string& f : SplitFeatures(list)) {
+    if (f == feature) {
+      if (!present || have) continue;
+      have = true;
+    }
+    out += (out.empty() ? "" : ",") + f;
+  }
+  if (present && !have) out += (out.empty() ? "" : ",") + feature;
+  return out;
+}
+
+std::string DrainReason(const Verdict& v) {
+  std::vector<const Finding*> drains;
+  for (const Finding& f : v.findings)
+    if (f.action == HealthAction::kDrain) drains.push_back(&f);
+  std::string more;
+  if (drains.size() > 1) more = " (+" + std::to_string(drains.size() - 1) + " more)";
+  const std::string first = drains.empty() ? std::string("unhealthy") : drains[0]->reason;
+  std::string reason = std::string(kReasonPrefix) + " " + Printable(first, 1000);
+  if (reason.size() + more.size() > kMaxReasonChars)
+    reason = reason.substr(0, kMaxReasonChars - more.size() - 3) + "...";
+  return reason + more;
+}
+
+std::optional<std::string> ExtraJson(const Verdict& v, double now, const std::string& current) {
+  json doc = json::object();
+  if (!current.empty()) {
+    try {
+      doc = json::parse(current);
+    } catch (const json::exception&) {
+      return std::nullopt;
+    }
+    if (!doc.is_object()) return std::nullopt;
+  }
+  json mine = json::object();
+  mine["time"] = static_cast<long long>(std::floor(now));
+  mine["verdict"] = LevelName(v.level);
+  json rails = json::array();
+  for (const RailHealth& r : v.rails) rails.push_back(RailStatusName(r.status));
+  mine["rails"] = rails;
+  json failed = json::array();
+  for (const Finding& f : v.findings) {
+    if (f.severity == Severity::kNote) continue;
+    const std::string tag =
+        (f.rail >= 0 ? "rail" + std::to_string(f.rail) + ":" : std::string("node:")) + f.check;
+    if (std::find(failed.begin(), failed.end(), tag) == failed.end()) failed.push_back(tag);
+  }
+  mine["failed"] = failed;
+  doc["railcheck"] = mine;
+  return doc.dump();
+}
+
+Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const HealthConfig& health,
+                 const std::string& feature, double now) {
+  Plan p;
+  const int need = health.resume_after_clean_runs;
+  next.clean_streak = v.level < Level::kRestrict ? next.clean_streak + 1 : 0;
+  next.drain_free_streak = v.level < Level::kDrain ? next.drain_free_streak + 1 : 0;
+  const bool ours = DrainedByRailcheck(node);
+  const std::string counts = " (" + std::to_string(next.drain_free_streak) + " of " +
+                             std::to_string(need) + " clean runs)";
+
+  if (v.level == Level::kDrain) {
+    if (!node.drain) {
+      p.update.drain_reason = DrainReason(v);
+      next.drains += 1;
+      p.lines.push_back("drain " + node.name + ": " + *p.update.drain_reason);
+    } else if (ours) {
+      p.lines.push_back("already drained by railcheck (" + node.reason + "); reason kept");
+    } else {
+      p.lines.push_back("drained by someone else (reason '" + node.reason +
+                        "'); railcheck leaves it alone");
+    }
+  } else if (ours) {
+    if (next.drain_free_streak >= need) {
+      p.update.resume = true;
+      next.resumes += 1;
+      p.lines.push_back("resume " + node.name + ": no drain finding in " +
+                        std::to_string(next.drain_free_streak) + " consecutive runs");
+    } else {
+      p.lines.push_back("stays drained by railcheck until " + std::to_string(need) +
+                        " consecutive clean runs" + counts);
+    }
+  } else if (node.drain) {
+    p.lines.push_back("drained by someone else (reason '" + node.reason +
+                      "'); railcheck never resumes it");
+  }
+
+  // The healthy feature, on both the available and the active list.
+  const std::string active = node.features_act.empty() ? node.features : node.features_act;
+  bool want = false;
+  if (v.level >= Level::kRestrict) {
+    next.feature_held = true;
+  } else if (next.feature_held) {
+    if (next.clean_streak >= need) {
+      next.feature_held = false;
+      want = true;
+      p.lines.push_back("feature " + feature + " restored after " +
+                        std::to_string(next.clean_streak) + " consecutive clean runs");
+    } else {
+      p.lines.push_back("feature " + feature + " withheld until " + std::to_string(need) +
+                        " consecutive clean runs (" + std::to_string(next.clean_streak) +
+                        " so far)");
+    }
+  } else {
+    want = true;
+  }
+  if (HasFeature(node.features, feature) != want || HasFeature(active, feature) != want) {
+    p.update.features = WithFeature(node.features, feature, want);
+    p.update.features_act = WithFeature(active, feature, want);
+    p.lines.push_back((want ? "add feature " : "remove feature ") + feature);
+  }
+
+  std::optional<std::string> extra = ExtraJson(v, now, node.extra);
+  if (!extra) {
+    p.lines.push_back(
+        "Extra holds text that is not a JSON object; per-rail health not "
+        "published there");
+  } else if (*extra != node.extra) {
+    p.update.extra = *extra;
+  }
+  p.next = std::move(next);
+  return p;
+}
+
+}  // namespace railguard::health

@@ -1,0 +1,97 @@
+// Acting on a verdict: what to change on the node in Slurm (drain with a railcheck: reason,
+// resume, the healthy feature, per-rail health in the Extra field), planned as a pure
+// function of the verdict, the node's Slurm state and the run state's streaks.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "healthcheck/checks.h"
+#include "healthcheck/state.h"
+#include "topo/config.h"
+
+namespace railguard::health {
+
+// Every drain reason railcheck sets starts with this; only nodes whose reason does are
+// ever resumed by railcheck (an admin's drain is never touched).
+inline constexpr char kReasonPrefix[] = "railcheck:";
+
+// The longest reason railcheck sets, prefix included: one line that `sinfo -R` shows whole
+// with a wide enough %E (its default column is 20 characters wide).
+constexpr size_t kMaxReasonChars = 100;
+
+// The node as Slurm sees it.
+struct SlurmNode {
+  std::string name;
+  bool drain = false;  // the DRAIN flag (draining or drained)
+  bool down = false;   // base state DOWN
+  std::string reason;
+  std::string features;      // available features, comma separated
+  std::string features_act;  // active features; Slurm reports "" when equal to features
+  std::string extra;         // the Extra field
+};
+
+// What to change; unset fields are left alone. Sent as one update_node_msg_t.
+struct NodeUpdate {
+  std::optional<std::string> drain_reason;  // set DRAIN with this reason
+  bool resume = false;                      // clear DRAIN (NODE_RESUME)
+  std::optional<std::string> features;      // new available features
+  std::optional<std::string> features_act;  // new active features
+  std::optional<std::string> extra;         // new Extra
+
+  bool empty() const { return !drain_reason && !resume && !features && !features_act && !extra; }
+};
+
+// The plan for one run.
+struct Plan {
+  NodeUpdate update;
+  RunState next;                   // the run state with streaks and counts updated
+  std::vector<std::string> lines;  // what is done and why, one line each
+};
+
+// The Slurm reason for a drain verdict: "railcheck: " + the first drain finding's short form,
+// " (+N more)" when there are others, made printable and cut to kMaxReasonChars.
+// REQUIRES: v.level == Level::kDrain.
+std::string DrainReason(const Verdict& v);
+
+// The node's per-rail health as compact JSON for the Extra field:
+// {"railcheck":{"time":T,"verdict":"drain","rails":["ok",...],"failed":["rail3:port.rate"]}}.
+// When `current` already holds a JSON object its other keys are kept; when it holds other
+// text nullopt is returned (railcheck does not overwrite what someone else put there).
+std::optional<std::string> ExtraJson(const Verdict& v, double now, const std::string& current);
+
+// Plans the Slurm changes for verdict `v` on `node`, given the run state `next` (from the
+// judge: counters already updated, streaks from the previous run):
+//  - streaks: clean_streak counts runs without a drain or restrict finding,
+//    drain_free_streak runs without a drain finding;
+//  - drain verdict: drain the node with DrainReason() unless it is already drained (by
+//    railcheck: the reason is kept as it is, so a flapping link is drained once; by an
+//    admin: nothing is touched); the healthy feature is removed;
+//  - a node drained by railcheck (reason prefix) is resumed once drain_free_streak reaches
+//    health.resume_after_clean_runs; a node drained by anyone else is never resumed;
+//  - restrict verdict: the feature is removed (the node keeps running single-node jobs);
+//  - clean: the feature is (re-)added every run (`scontrol reconfigure` drops features set
+//    by update), except after railcheck removed it: then only once clean_streak reaches
+//    resume_after_clean_runs;
+//  - Extra carries ExtraJson().
+Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const HealthConfig& health,
+                 const std::string& feature, double now);
+
+// `list` (comma separated) with `feature` added or removed; order otherwise kept.
+std::string WithFeature(const std::string& list, const std::string& feature, bool present);
+
+// True when comma-separated `list` holds `feature`.
+bool HasFeature(const std::string& list, const std::string& feature);
+
+// Talks to slurmctld. Implemented over libslurm (slurm_api.h); tests use a fake.
+class SlurmApi {
+ public:
+  virtual ~SlurmApi() = default;
+  // The node `name`. False with `*err` when Slurm cannot be asked or has no such node.
+  virtual bool GetNode(const std::string& name, SlurmNode* out, std::string* err) = 0;
+  // Applies `u` to node `name` in one request. False with `*err` (Slurm's error text).
+  virtual bool UpdateNode(const std::string& name, const NodeUpdate& u, std::string* err) = 0;
+};
+
+}  // namespace railguard::health

@@ -1,0 +1,154 @@
+// The named checks (nic.present, port.rate, link.flap, pcie.width, ...): pure functions of a
+// node's facts, its history (baseline, last run) and the health config, and the judge that
+// turns their findings into per-rail status and one verdict for the node.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "healthcheck/facts.h"
+#include "healthcheck/state.h"
+#include "topo/config.h"
+#include "topo/model.h"
+
+namespace railguard::health {
+
+// How bad one finding is for its rail.
+enum class Severity {
+  kNote,      // worth saying, changes nothing (a saturated counter, no baseline)
+  kDegraded,  // the rail works below spec (rate, PCIe, error rates, flaps)
+  kDown,      // the rail does not work (NIC missing, port down, fatal AER)
+};
+
+enum class RailStatus { kOk, kDegraded, kDown };
+
+// What railcheck does about the node as a whole: the strongest action of its findings.
+enum class Level { kOk, kWarn, kRestrict, kDrain };
+
+const char* SeverityName(Severity s);      // "note", "degraded", "down"
+const char* RailStatusName(RailStatus s);  // "ok", "degraded", "down"
+const char* LevelName(Level l);            // "ok", "warn", "restrict", "drain"
+
+// One thing a check found.
+struct Finding {
+  std::string check;  // its name, e.g. "port.rate"
+  int rail = -1;      // the rail it concerns; -1 for the node as a whole
+  Severity severity = Severity::kDegraded;
+  HealthAction action = HealthAction::kWarn;  // from health.actions (set by Judge)
+  // Starts with the check name; says actual versus expected, e.g.
+  // "port.rate: rail3 mlx5_5 rate 200 Gb/sec (2X NDR) < expected 400 Gb/sec (4X NDR)".
+  std::string message;
+  // The short form for Slurm's node reason, e.g. "rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s".
+  std::string reason;
+};
+
+struct RailHealth {
+  int rail = 0;
+  std::string nic;
+  RailStatus status = RailStatus::kOk;
+};
+
+struct Verdict {
+  Level level = Level::kOk;
+  std::vector<RailHealth> rails;  // every rail, in order
+  std::vector<Finding> findings;  // strongest action first, then severity, check, rail
+};
+
+// Everything the checks look at. Pointers are borrowed; `baseline` and `last` may be null.
+struct JudgeInput {
+  const NodeFacts* facts = nullptr;
+  std::vector<topo::LinkSpec> rail_links;  // the expected link of each rail
+  std::vector<std::string> nic_pci;        // the node type's NIC functions, if it lists them
+  int gpus_expected = 0;                   // the node type's GPU count
+  const HealthConfig* config = nullptr;
+  const Baseline* baseline = nullptr;  // none recorded yet when null
+  std::string baseline_path;           // where it is (or would be), for messages
+  const RunState* last = nullptr;      // first run when null
+  double now = 0;                      // seconds since the epoch
+};
+
+// How one counter moved between runs.
+struct CounterMove {
+  std::string key;                         // "symbol_error" or "hw_counters/<name>"
+  uint64_t value = 0;                      // now
+  std::optional<uint64_t> last;            // at the last run
+  uint64_t since_last = 0;                 // increase since the last run
+  bool went_backwards = false;             // value < last: the counters were reset
+  std::optional<uint64_t> since_baseline;  // summed increase since the baseline
+  bool saturated = false;                  // at the maximum of its width
+  int bits = 0;                            // its width, 0 when unknown
+};
+
+// A rail port's counters and flaps relative to its history.
+struct PortMoves {
+  int rail = 0;
+  std::vector<CounterMove> moves;
+  int downs_now = 0;               // flaps seen by this run (link_downed rise or ACTIVE -> not)
+  std::string link_downed_change;  // "link_downed 3 -> 5", "" when unchanged
+  std::string state_change;        // "state ACTIVE -> DOWN", "" when unchanged
+  std::vector<double> flaps;       // flap times inside the window, this run's included
+};
+
+// AER totals of one PCI function relative to its history.
+struct AerMove {
+  std::string kind;  // "correctable", "nonfatal", "fatal"
+  uint64_t value = 0;
+  std::optional<uint64_t> last;
+  uint64_t since_last = 0;
+  std::optional<uint64_t> since_baseline;
+  std::optional<uint64_t> at_baseline;
+};
+
+// A PCI function some check judges, with the rail it is charged to.
+struct JudgedDevice {
+  std::string bdf;
+  int rail = -1;
+  std::string label;              // "rail3 mlx5_5 0000:5e:00.0", "rail3 gpu3 bridge 0000:5c:00.0"
+  std::string short_label;        // "rail3 mlx5_5", "rail3 gpu3": for reasons
+  std::vector<std::string> path;  // the path it was found on (endpoint first)
+  size_t index = 0;               // its place in `path`
+};
+
+// Counter moves, AER moves and the next run state, computed once for all checks.
+struct History {
+  std::vector<PortMoves> ports;                     // rails with readable counters
+  std::map<std::string, std::vector<AerMove>> aer;  // by PCI address
+  std::vector<JudgedDevice> devices;                // each function once
+  double since_last_seconds = 0;                    // 0 on a first run
+  double since_baseline_seconds = 0;                // 0 without a baseline
+  RunState next;  // `last` updated with this run's counters, sums and flaps (streaks not)
+};
+
+// Builds the history of `in` (pure).
+History ComputeHistory(const JudgeInput& in);
+
+// The checks. Each appends its findings, severity and message set, action not yet.
+void CheckNicPresent(const JudgeInput& in, std::vector<Finding>* out);
+void CheckPortState(const JudgeInput& in, std::vector<Finding>* out);
+void CheckPortLinkLayer(const JudgeInput& in, std::vector<Finding>* out);
+void CheckPortRate(const JudgeInput& in, std::vector<Finding>* out);
+void CheckLinkErrors(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckLinkFlap(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckLinkCounters(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckPcieSpeed(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckPcieWidth(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckPcieAer(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckGpuCount(const JudgeInput& in, std::vector<Finding>* out);
+void CheckRailAffinity(const JudgeInput& in, std::vector<Finding>* out);
+void CheckGatherTimeout(const JudgeInput& in, std::vector<Finding>* out);
+
+// The judge's result: the verdict and the run state to record.
+struct Judgement {
+  Verdict verdict;
+  RunState next;
+};
+
+// Runs every check, applies health.actions (findings of "off" checks are dropped), orders
+// the findings and derives each rail's status and the node's level.
+Judgement Judge(const JudgeInput& in);
+
+// "45 s", "5 min", "3.5 h", "2.0 days".
+std::string FormatDuration(double seconds);
+
+}  // namespace railguard::health

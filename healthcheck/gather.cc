@@ -1,0 +1,383 @@
+#include "healthcheck/gather.h"
+
+#include <cctype>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace railguard::health {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint32_t kNvidiaVendor = 0x10de;
+
+// Reads one attribute file and parses it with `parse`; the error names the path and says
+// what was found and what was expected.
+template <typename T, typename Parse>
+Fact<T> ReadFact(const Sysfs& fs, const std::string& path, Parse parse) {
+  Fact<T> f;
+  std::string text;
+  std::string err;
+  if (!fs.ReadFile(path, &text, &err)) {
+    f.error = err;
+    return f;
+  }
+  f.raw = Printable(Trimmed(text));
+  T v{};
+  std::string expected;
+  if (parse(text, &v, &expected)) {
+    f.value = std::move(v);
+  } else {
+    f.error = path + ": got '" + f.raw + "'; expected " + expected;
+  }
+  return f;
+}
+
+Fact<std::string> ReadLinkLayer(const Sysfs& fs, const std::string& path) {
+  return ReadFact<std::string>(fs, path,
+                               [](const std::string& text, std::string* v, std::string* expected) {
+                                 *expected = "InfiniBand or Ethernet";
+                                 *v = Trimmed(text);
+                                 return *v == "InfiniBand" || *v == "Ethernet";
+                               });
+}
+
+Counter ReadCounter(const Sysfs& fs, const std::string& path) {
+  Counter c;
+  std::string text;
+  std::string err;
+  if (!fs.ReadFile(path, &text, &err)) {
+    c.error = err;
+    return c;
+  }
+  std::string expected;
+  if (!ParseCounter(text, &c.value, &c.no_pma, &expected))
+    c.error = path + ": got '" + Printable(Trimmed(text)) + "'; expected " + expected;
+  return c;
+}
+
+// Every counter file of `dir` into `*out`; false with `*err` when the folder cannot be listed.
+bool ReadCounters(const Sysfs& fs, const std::string& dir, bool skip_settings,
+                  std::map<std::string, Counter>* out, std::string* err) {
+  std::vector<std::string> names;
+  if (!fs.ListDir(dir, &names, err)) return false;
+  for (const std::string& name : names) {
+    // hw_counters/lifespan is a setting (how long the driver caches the counters, in ms).
+    if (skip_settings && name == "lifespan") continue;
+    (*out)[name] = ReadCounter(fs, dir + "/" + name);
+  }
+  return true;
+}
+
+AerFact ReadAer(const Sysfs& fs, const std::string& path) {
+  AerFact a;
+  a.present = fs.Exists(path);
+  if (a.present) a.value = ReadFact<AerValue>(fs, path, ParseAer);
+  return a;
+}
+
+// The attributes of the function in `dir` (links resolved).
+PciDevice ReadPciDevice(const Sysfs& fs, const std::string& dir) {
+  PciDevice d;
+  d.dir = dir;
+  d.bdf = BaseName(dir);
+  d.vendor = ReadFact<uint32_t>(fs, dir + "/vendor", ParseHexId);
+  d.klass = ReadFact<uint32_t>(fs, dir + "/class", ParseHexId);
+  d.has_link = fs.Exists(dir + "/current_link_speed");
+  if (d.has_link) {
+    d.cur_speed = ReadFact<PcieSpeedValue>(fs, dir + "/current_link_speed", ParsePcieSpeed);
+    d.max_speed = ReadFact<PcieSpeedValue>(fs, dir + "/max_link_speed", ParsePcieSpeed);
+    d.cur_width = ReadFact<int>(fs, dir + "/current_link_width", ParsePcieWidth);
+    d.max_width = ReadFact<int>(fs, dir + "/max_link_width", ParsePcieWidth);
+  }
+  d.aer_correctable = ReadAer(fs, dir + "/aer_dev_correctable");
+  d.aer_nonfatal = ReadAer(fs, dir + "/aer_dev_nonfatal");
+  d.aer_fatal = ReadAer(fs, dir + "/aer_dev_fatal");
+  return d;
+}
+
+// From the resolved folder of a PCI function up to its root port: the BDFs on the way into
+// `*path`, the root complex folder name into `*host`, and each function's attributes into
+// `*pci` (functions already there are not read again).
+void WalkPciPath(const Sysfs& fs, const std::string& dir, std::vector<std::string>* path,
+                 std::string* host, std::map<std::string, PciDevice>* pci) {
+  std::string at = dir;
+  while (IsBdf(BaseName(at))) {
+    const std::string bdf = BaseName(at);
+    path->push_back(bdf);
+    if (!pci->count(bdf)) (*pci)[bdf] = ReadPciDevice(fs, at);
+    at = ParentPath(at);
+  }
+  *host = BaseName(at);
+}
+
+void ReadPort(const Sysfs& fs, Verbs* verbs, const std::string& nic, const std::string& port_dir,
+              PortFacts* p) {
+  p->dir = port_dir;
+  p->source = "sysfs";
+  VerbsPort vp;
+  std::string verr;
+  if (verbs && verbs->QueryPort(nic, p->number, &vp, &verr)) {
+    p->source = "verbs";
+    const std::string from = "ibv_query_port(" + nic + ", " + std::to_string(p->number) + ")";
+    p->state.value = PortStateValue{vp.state, vp.state_name};
+    p->state.raw = std::to_string(vp.state) + ": " + vp.state_name;
+    p->phys_state.value = PortStateValue{vp.phys_state, vp.phys_state_name};
+    p->phys_state.raw = std::to_string(vp.phys_state) + ": " + vp.phys_state_name;
+    p->rate.value = RateValue{vp.gbps, vp.width, vp.speed};
+    p->rate.raw =
+        FormatNumber(vp.gbps) + " Gb/sec (" + std::to_string(vp.width) + "X " + vp.speed + ")";
+    p->link_layer.value = vp.link_layer;
+    p->link_layer.raw = vp.link_layer;
+  } else {
+    p->state = ReadFact<PortStateValue>(fs, port_dir + "/state", ParsePortState);
+    p->phys_state = ReadFact<PortStateValue>(fs, port_dir + "/phys_state", ParsePortState);
+    p->rate = ReadFact<RateValue>(fs, port_dir + "/rate", ParseRate);
+    p->link_layer = ReadLinkLayer(fs, port_dir + "/link_layer");
+  }
+  std::string err;
+  if (!ReadCounters(fs, port_dir + "/counters", false, &p->counters, &err)) p->counters_error = err;
+  if (fs.Exists(port_dir + "/hw_counters"))
+    ReadCounters(fs, port_dir + "/hw_counters", true, &p->hw_counters, &err);
+}
+
+// --- the deadline: workers publish what they are reading -----------------------------------
+
+// Shared by the caller and the workers; a worker that outlives the deadline keeps it alive.
+struct Board {
+  std::mutex mu;
+  std::condition_variable cv;
+  int pending = 0;
+  std::vector<std::string> current;      // per worker: the path being read
+  std::vector<bool> done;                // per worker
+  std::vector<NicFacts> nics;            // worker k < nics.size(): rail k
+  std::map<std::string, PciDevice> pci;  // merged from finished workers
+  NodeFacts gpus;                        // the GPU worker's result
+};
+
+// Records every path in the board before touching it, so a deadline can name it.
+class TrackedSysfs : public Sysfs {
+ public:
+  TrackedSysfs(std::shared_ptr<const Sysfs> fs, std::shared_ptr<Board> board, size_t slot)
+      : fs_(std::move(fs)), board_(std::move(board)), slot_(slot) {}
+
+  bool ReadFile(const std::string& path, std::string* out, std::string* err) const override {
+    Note(path);
+    return fs_->ReadFile(path, out, err);
+  }
+  bool ListDir(const std::string& path, std::vector<std::string>* out,
+               std::string* err) const override {
+    Note(path);
+    return fs_->ListDir(path, out, err);
+  }
+  bool Resolve(const std::string& path, std::string* out, std::string* err) const override {
+    Note(path);
+    return fs_->Resolve(path, out, err);
+  }
+  bool Exists(const std::string& path) const override {
+    Note(path);
+    return fs_->Exists(path);
+  }
+
+ private:
+  void Note(const std::string& path) const {
+    std::lock_guard<std::mutex> lock(board_->mu);
+    board_->current[slot_] = path;
+  }
+
+  std::shared_ptr<const Sysfs> fs_;
+  std::shared_ptr<Board> board_;
+  size_t slot_;
+};
+
+}  // namespace
+
+bool IsBdf(const std::string& s) {
+  // DDDD:BB:DD.F
+  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') return false;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  return s[11] >= '0' && s[11] <= '7';
+}
+
+NicFacts GatherNic(const Sysfs& fs, Verbs* verbs, const std::string& root, int rail,
+                   const std::string& name, std::map<std::string, PciDevice>* pci) {
+  NicFacts n;
+  n.rail = rail;
+  n.name = name;
+  const std::string dev = JoinPath(root, "class/infiniband/" + name);
+  if (!fs.Exists(dev)) {
+    n.missing = dev + " does not exist";
+    return n;
+  }
+  n.present = true;
+  std::vector<std::string> ports;
+  std::string err;
+  if (!fs.ListDir(dev + "/ports", &ports, &err)) {
+    n.port_error = err;
+  } else {
+    int lowest = 0;
+    for (const std::string& p : ports) {
+      char* end = nullptr;
+      long v = std::strtol(p.c_str(), &end, 10);
+      if (!p.empty() && *end == '\0' && v > 0 && v < 256 && (lowest == 0 || v < lowest))
+        lowest = static_cast<int>(v);
+    }
+    if (lowest == 0) {
+      n.port_error = dev + "/ports has no port folder; expected one such as ports/1";
+    } else {
+      n.port.number = lowest;
+      ReadPort(fs, verbs, name, dev + "/ports/" + std::to_string(lowest), &n.port);
+    }
+  }
+  std::string real;
+  if (!fs.Resolve(dev + "/device", &real, &err)) {
+    n.pci_error = err;
+  } else if (!IsBdf(BaseName(real))) {
+    n.pci_error = dev + "/device leads to " + real +
+                  "; expected a PCI function such as "
+                  "../../../0000:18:00.0";
+  } else {
+    n.pci = BaseName(real);
+    WalkPciPath(fs, real, &n.pci_path, &n.host_bridge, pci);
+  }
+  return n;
+}
+
+void GatherGpus(const Sysfs& fs, const std::string& root, const std::vector<std::string>& gpu_pci,
+                NodeFacts* out) {
+  const std::string devices = JoinPath(root, "bus/pci/devices");
+  std::vector<std::string> candidates;
+  if (!gpu_pci.empty()) {
+    out->gpu_source = "gpu_pci";
+    candidates = gpu_pci;
+  } else {
+    out->gpu_source = "scan";
+    std::vector<std::string> all;
+    std::string err;
+    if (!fs.ListDir(devices, &all, &err)) {
+      out->gpu_error = err;
+      return;
+    }
+    for (const std::string& bdf : all) {
+      if (!IsBdf(bdf)) continue;
+      std::string text;
+      std::string expected;
+      uint32_t vendor = 0;
+      uint32_t klass = 0;
+      if (!fs.ReadFile(devices + "/" + bdf + "/vendor", &text, &err) ||
+          !ParseHexId(text, &vendor, &expected) || vendor != kNvidiaVendor)
+        continue;
+      if (!fs.ReadFile(devices + "/" + bdf + "/class", &text, &err) ||
+          !ParseHexId(text, &klass, &expected))
+        continue;
+      // 0x0300xx VGA, 0x0302xx 3D controller (H100 SXM); NVSwitches are 0x0680xx.
+      if ((klass >> 8) == 0x0300 || (klass >> 8) == 0x0302) candidates.push_back(bdf);
+    }
+  }
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    GpuFacts g;
+    g.index = static_cast<int>(k);
+    g.bdf = candidates[k];
+    const std::string link = devices + "/" + g.bdf;
+    std::string real;
+    std::string err;
+    if (!fs.Exists(link)) {
+      g.missing = link + " does not exist";
+    } else if (!fs.Resolve(link, &real, &err)) {
+      g.missing = err;
+    } else {
+      g.present = true;
+      WalkPciPath(fs, real, &g.pci_path, &g.host_bridge, &out->pci);
+    }
+    out->gpus.push_back(std::move(g));
+  }
+}
+
+NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
+                 std::shared_ptr<Verbs> verbs) {
+  const auto start = Clock::now();
+  const size_t n_nics = spec.nics.size();
+  auto board = std::make_shared<Board>();
+  board->pending = static_cast<int>(n_nics + 1);
+  board->current.assign(n_nics + 1, std::string());
+  board->done.assign(n_nics + 1, false);
+  board->nics.resize(n_nics);
+
+  auto launch = [&](size_t slot, auto work) {
+    auto tracked = std::make_shared<TrackedSysfs>(fs, board, slot);
+    try {
+      std::thread([board, tracked, slot, work]() {
+        work(*tracked);
+        std::lock_guard<std::mutex> lock(board->mu);
+        board->done[slot] = true;
+        --board->pending;
+        board->cv.notify_all();
+      }).detach();
+    } catch (const std::exception&) {
+      // No thread to be had: read in this thread instead, without the deadline.
+      work(*tracked);
+      std::lock_guard<std::mutex> lock(board->mu);
+      board->done[slot] = true;
+      --board->pending;
+    }
+  };
+  const std::string root = spec.sysfs_root;
+  for (size_t k = 0; k < n_nics; ++k) {
+    const std::string name = spec.nics[k];
+    launch(k, [board, verbs, root, k, name](const Sysfs& tfs) {
+      std::map<std::string, PciDevice> pci;
+      NicFacts nic = GatherNic(tfs, verbs.get(), root, static_cast<int>(k), name, &pci);
+      std::lock_guard<std::mutex> lock(board->mu);
+      board->nics[k] = std::move(nic);
+      for (auto& kv : pci) board->pci.emplace(kv.first, std::move(kv.second));
+    });
+  }
+  const std::vector<std::string> gpu_pci = spec.gpu_pci;
+  launch(n_nics, [board, root, gpu_pci](const Sysfs& tfs) {
+    NodeFacts g;
+    GatherGpus(tfs, root, gpu_pci, &g);
+    std::lock_guard<std::mutex> lock(board->mu);
+    for (auto& kv : g.pci) board->pci.emplace(kv.first, std::move(kv.second));
+    g.pci.clear();
+    board->gpus = std::move(g);
+  });
+
+  NodeFacts out;
+  out.node = spec.node;
+  out.sysfs_root = spec.sysfs_root;
+  std::unique_lock<std::mutex> lock(board->mu);
+  board->cv.wait_until(lock, start + std::chrono::milliseconds(spec.read_timeout_ms),
+                       [&] { return board->pending == 0; });
+  for (size_t k = 0; k < n_nics; ++k) {
+    if (board->done[k]) {
+      out.nics.push_back(board->nics[k]);
+      if (out.nics.back().port.source == "verbs") out.verbs_used = true;
+    } else {
+      NicFacts n;
+      n.rail = static_cast<int>(k);
+      n.name = spec.nics[k];
+      n.complete = false;
+      out.nics.push_back(std::move(n));
+      out.timeouts.push_back(GatherTimeout{static_cast<int>(k),
+                                           "rail" + std::to_string(k) + " " + spec.nics[k],
+                                           board->current[k], spec.read_timeout_ms});
+    }
+  }
+  if (board->done[n_nics]) {
+    out.gpu_source = board->gpus.gpu_source;
+    out.gpu_error = board->gpus.gpu_error;
+    out.gpus = board->gpus.gpus;
+  } else {
+    out.gpus_complete = false;
+    out.timeouts.push_back(GatherTimeout{-1, "gpus", board->current[n_nics], spec.read_timeout_ms});
+  }
+  out.pci = board->pci;
+  lock.unlock();
+  out.gather_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return out;
+}
+
+}  // namespace railguard::health

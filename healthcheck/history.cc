@@ -1,0 +1,572 @@
+#include "healthcheck/history.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "healthcheck/act.h"
+#include "healthcheck/checks.h"
+#include "report/json_reader.h"
+
+namespace railguard::health {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr size_t kMaxDetailBytes = 1024;
+constexpr size_t kMaxChecks = 32;
+constexpr size_t kMaxCounters = 64;
+constexpr size_t kMaxNameBytes = 256;
+
+std::string Errno(int e) { return std::strerror(e); }
+
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+struct KindName {
+  EventKind kind;
+  const char* name;
+};
+const KindName kKinds[] = {
+    {EventKind::kDegraded, "degraded"},     {EventKind::kDown, "down"},
+    {EventKind::kRecovered, "recovered"},   {EventKind::kFlap, "flap"},
+    {EventKind::kDrained, "drained"},       {EventKind::kResumed, "resumed"},
+    {EventKind::kRestricted, "restricted"}, {EventKind::kRestored, "restored"},
+};
+
+std::string DirOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// mkdir -p with mode 0755, then the folder must be a real folder owned by us or root and not
+// writable by group or others (so nobody else can swap the log under us).
+bool PrepareFolder(const std::string& dir, std::string* err) {
+  std::string partial;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    const size_t next = dir.find('/', pos + 1);
+    partial = dir.substr(0, next);
+    pos = next;
+    if (partial.empty() || partial == "/" || partial == ".") continue;
+    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      *err = "cannot create folder " + partial + ": " + Errno(errno);
+      return false;
+    }
+  }
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0) {
+    *err = "cannot stat folder " + dir + ": " + Errno(errno);
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    *err = dir + " is not a folder (a symlink?); expected a real folder for the event log";
+    return false;
+  }
+  if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & 022) != 0) {
+    *err = "folder " + dir + " is owned by uid " + std::to_string(st.st_uid) + " with mode " +
+           std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
+           std::to_string(st.st_mode & 7) + "; expected a folder owned by this user (uid " +
+           std::to_string(geteuid()) + ") or root and not writable by group or others";
+    return false;
+  }
+  return true;
+}
+
+bool CheckLogFile(const std::string& path, const struct stat& st, std::string* err) {
+  if (!S_ISREG(st.st_mode)) {
+    *err = path + " is not a regular file; expected the railguard event log";
+    return false;
+  }
+  if (st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
+    *err = path + " is owned by uid " + std::to_string(st.st_uid) + " and mode " +
+           std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
+           std::to_string(st.st_mode & 7) + "; expected owner uid " + std::to_string(geteuid()) +
+           " and no write permission for group or others";
+    return false;
+  }
+  return true;
+}
+
+bool LockWithin(int fd, int wait_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (true) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
+    if (errno != EWOULDBLOCK && errno != EINTR) return false;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+bool WriteAll(int fd, const std::string& text, std::string* err, const std::string& path) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      *err = "cannot write " + path + ": " + Errno(errno);
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Reads a whole regular file without following a symlink. 0 = ok, 1 = missing, 2 = error.
+int ReadWhole(const std::string& path, std::string* out, std::string* err) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT) return 1;
+    *err = errno == ELOOP ? path + " is a symlink; expected the event log itself"
+                          : "cannot open " + path + ": " + Errno(errno);
+    return 2;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    *err = path + " is not a regular file; expected the railguard event log";
+    close(fd);
+    return 2;
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxEventLogReadBytes) {
+    *err = path + " is " + std::to_string(st.st_size) + " bytes; expected at most " +
+           std::to_string(kMaxEventLogReadBytes) + " (the log rotates far below that)";
+    close(fd);
+    return 2;
+  }
+  out->clear();
+  out->reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  while (true) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      *err = "cannot read " + path + ": " + Errno(errno);
+      close(fd);
+      return 2;
+    }
+    if (n == 0) break;
+    out->append(buf, static_cast<size_t>(n));
+    if (out->size() > kMaxEventLogReadBytes) {
+      *err = path + " grew past " + std::to_string(kMaxEventLogReadBytes) + " bytes while read";
+      close(fd);
+      return 2;
+    }
+  }
+  close(fd);
+  return 0;
+}
+
+bool ShortPrintable(const std::string& s) {
+  if (s.empty() || s.size() > kMaxNameBytes) return false;
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7F) return false;
+  return true;
+}
+
+// The rail states railcheck last published in Extra, or empty when there are none.
+std::vector<RailStatus> PublishedRails(const std::string& extra) {
+  std::vector<RailStatus> out;
+  if (extra.empty()) return out;
+  Json doc = Json::parse(extra, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return out;
+  auto rc = doc.find("railcheck");
+  if (rc == doc.end() || !rc->is_object()) return out;
+  auto rails = rc->find("rails");
+  if (rails == rc->end() || !rails->is_array()) return out;
+  for (const Json& r : *rails) {
+    const std::string s = r.is_string() ? r.get<std::string>() : "";
+    out.push_back(s == "down"       ? RailStatus::kDown
+                  : s == "degraded" ? RailStatus::kDegraded
+                                    : RailStatus::kOk);
+  }
+  return out;
+}
+
+bool HasFeatureIn(const std::string& list, const std::string& feature) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (list.compare(start, comma - start, feature) == 0 && comma - start == feature.size())
+      return true;
+    start = comma + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* EventKindName(EventKind kind) {
+  for (const KindName& k : kKinds)
+    if (k.kind == kind) return k.name;
+  return "?";
+}
+
+bool ParseEventKind(std::string_view text, EventKind* out) {
+  for (const KindName& k : kKinds) {
+    if (text == k.name) {
+      *out = k.kind;
+      return true;
+    }
+  }
+  return false;
+}
+
+double EventCounter::PerHour() const {
+  return seconds > 0 ? static_cast<double>(delta) * 3600.0 / seconds : 0;
+}
+
+std::string RotatedEventLogPath(const std::string& path) { return path + ".1"; }
+
+std::string EventToJsonLine(const HealthEvent& e) {
+  Json j = Json::object();
+  j["v"] = kEventLogVersion;
+  j["time"] = e.time;
+  j["node"] = e.node.substr(0, kMaxNameBytes);
+  j["event"] = EventKindName(e.kind);
+  j["rail"] = e.rail;
+  if (!e.nic.empty()) j["nic"] = e.nic.substr(0, kMaxNameBytes);
+  if (!e.checks.empty()) {
+    Json checks = Json::array();
+    for (size_t i = 0; i < e.checks.size() && i < kMaxChecks; ++i)
+      checks.push_back(e.checks[i].substr(0, kMaxNameBytes));
+    j["checks"] = checks;
+  }
+  if (!e.detail.empty()) j["detail"] = e.detail.substr(0, kMaxDetailBytes);
+  if (!e.counters.empty()) {
+    Json counters = Json::object();
+    for (size_t i = 0; i < e.counters.size() && i < kMaxCounters; ++i) {
+      const EventCounter& c = e.counters[i];
+      counters[c.name.substr(0, kMaxNameBytes)] = {
+          {"value", c.value}, {"delta", c.delta}, {"seconds", c.seconds}};
+    }
+    j["counters"] = counters;
+  }
+  return Dump(j) + "\n";
+}
+
+bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err) {
+  using report::JsonValue;
+  const char kForm[] =
+      "expected an event {\"v\":1,\"time\":T,\"node\":\"n001\",\"event\":\"degraded\",...}";
+  *out = HealthEvent();
+  if (line.size() > kMaxEventLineBytes) {
+    *err = "line is " + std::to_string(line.size()) + " bytes; expected at most " +
+           std::to_string(kMaxEventLineBytes);
+    return false;
+  }
+  JsonValue j;
+  report::JsonError jerr;
+  report::JsonLimits limits;
+  limits.max_depth = 4;
+  if (!report::ParseJson(line, &j, &jerr, limits)) {
+    *err = "column " + std::to_string(jerr.column) + ": " + jerr.message + "; " + kForm;
+    return false;
+  }
+  const auto at = [](const JsonValue& v) { return "column " + std::to_string(v.column) + ": "; };
+  if (!j.is_object()) {
+    *err = at(j) + report::JsonTypeName(j.type) + ", not an object; " + kForm;
+    return false;
+  }
+  const JsonValue* v = j.Find("v");
+  uint64_t version = 0;
+  if (!v || !v->AsUint64(&version)) {
+    *err = std::string("no integer \"v\" (format version); ") + kForm;
+    return false;
+  }
+  if (version != static_cast<uint64_t>(kEventLogVersion)) {
+    *err = at(*v) + "format version " + v->text + " is not supported; expected " +
+           std::to_string(kEventLogVersion);
+    return false;
+  }
+  const JsonValue* time = j.Find("time");
+  if (!time || !time->is_number() || time->number < 0 || time->number > 1e11) {
+    *err = (time ? at(*time) : std::string()) +
+           "\"time\" missing or not seconds since the epoch; " + kForm;
+    return false;
+  }
+  out->time = time->number;
+  const JsonValue* node = j.Find("node");
+  if (!node || !node->is_string() || !ShortPrintable(node->text)) {
+    *err = (node ? at(*node) : std::string()) + "\"node\" missing or not a printable node name; " +
+           kForm;
+    return false;
+  }
+  out->node = node->text;
+  const JsonValue* kind = j.Find("event");
+  if (!kind || !kind->is_string() || !ParseEventKind(kind->text, &out->kind)) {
+    *err =
+        (kind ? at(*kind) + "\"event\" is " +
+                    (kind->is_string() ? "\"" + report::ValidUtf8(kind->text).substr(0, 40) + "\""
+                                       : std::string(report::JsonTypeName(kind->type)))
+              : std::string("\"event\" is missing")) +
+        "; expected degraded, down, recovered, flap, drained, resumed, restricted or "
+        "restored";
+    return false;
+  }
+  if (const JsonValue* rail = j.Find("rail")) {
+    if (!rail->is_number() || !rail->integral || rail->number < -1 || rail->number > 1023) {
+      *err = at(*rail) + "\"rail\" is not a rail number 0-1023, or -1 for the node";
+      return false;
+    }
+    out->rail = static_cast<int>(rail->number);
+  }
+  const bool rail_event = out->kind == EventKind::kDegraded || out->kind == EventKind::kDown ||
+                          out->kind == EventKind::kRecovered || out->kind == EventKind::kFlap;
+  if (rail_event && out->rail < 0) {
+    *err = std::string("a ") + EventKindName(out->kind) +
+           " event without \"rail\"; expected the rail it concerns";
+    return false;
+  }
+  if (const JsonValue* nic = j.Find("nic")) {
+    if (!nic->is_string()) {
+      *err = at(*nic) + "\"nic\" is " + report::JsonTypeName(nic->type) + "; expected a string";
+      return false;
+    }
+    out->nic = nic->text;
+  }
+  if (const JsonValue* checks = j.Find("checks")) {
+    if (!checks->is_array() || checks->items.size() > kMaxChecks) {
+      *err = at(*checks) + "\"checks\" is not an array of at most " + std::to_string(kMaxChecks) +
+             " check names";
+      return false;
+    }
+    for (const JsonValue& c : checks->items) {
+      if (!c.is_string()) {
+        *err =
+            at(c) + "\"checks\" holds " + report::JsonTypeName(c.type) + "; expected check names";
+        return false;
+      }
+      out->checks.push_back(c.text);
+    }
+  }
+  if (const JsonValue* detail = j.Find("detail")) {
+    if (!detail->is_string()) {
+      *err = at(*detail) + "\"detail\" is " + report::JsonTypeName(detail->type) +
+             "; expected a string";
+      return false;
+    }
+    out->detail = detail->text;
+  }
+  if (const JsonValue* counters = j.Find("counters")) {
+    if (!counters->is_object() || counters->members.size() > kMaxCounters) {
+      *err = at(*counters) + "\"counters\" is not an object of at most " +
+             std::to_string(kMaxCounters) +
+             " counters {\"name\":{\"value\":V,\"delta\":D,\"seconds\":S}}";
+      return false;
+    }
+    for (const auto& m : counters->members) {
+      const JsonValue& c = m.second;
+      EventCounter ec;
+      ec.name = m.first;
+      const JsonValue* value = c.Find("value");
+      const JsonValue* delta = c.Find("delta");
+      const JsonValue* seconds = c.Find("seconds");
+      if (!c.is_object() || !value || !value->AsUint64(&ec.value) || !delta ||
+          !delta->AsUint64(&ec.delta) || !seconds || !seconds->is_number() || seconds->number < 0) {
+        *err = at(c) + "counter \"" + report::ValidUtf8(m.first).substr(0, 64) +
+               "\" is not {\"value\":V,\"delta\":D,\"seconds\":S} with integers V, D in "
+               "0..2^64-1 and a number S >= 0";
+        return false;
+      }
+      ec.seconds = seconds->number;
+      out->counters.push_back(std::move(ec));
+    }
+  }
+  return true;
+}
+
+bool AppendEvents(const std::string& path, const std::vector<HealthEvent>& events, std::string* err,
+                  const EventLogOptions& options) {
+  if (events.empty()) return true;
+  if (path.empty()) {
+    *err = "no event log path; expected a file name such as " + std::string(kDefaultEventLogPath);
+    return false;
+  }
+  std::string batch;
+  for (const HealthEvent& e : events) batch += EventToJsonLine(e);
+  if (!PrepareFolder(DirOf(path), err)) return false;
+  // A concurrent writer may rotate between our open and our lock: then reopen.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const int fd = open(path.c_str(),
+                        O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0640);
+    if (fd < 0) {
+      *err = errno == ELOOP ? path + " is a symlink; expected the event log itself"
+                            : "cannot open " + path + ": " + Errno(errno);
+      return false;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      *err = "cannot stat " + path + ": " + Errno(errno);
+      close(fd);
+      return false;
+    }
+    if (!CheckLogFile(path, st, err)) {
+      close(fd);
+      return false;
+    }
+    if (!LockWithin(fd, options.lock_wait_ms)) {
+      *err = "cannot lock " + path + " within " + std::to_string(options.lock_wait_ms) +
+             " ms (another railcheck holds it?)";
+      close(fd);
+      return false;
+    }
+    struct stat now;
+    if (lstat(path.c_str(), &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
+      close(fd);  // rotated or removed meanwhile
+      continue;
+    }
+    if (fstat(fd, &st) != 0) {
+      *err = "cannot stat " + path + ": " + Errno(errno);
+      close(fd);
+      return false;
+    }
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    if (size > 0 && size + batch.size() > options.max_bytes) {
+      const std::string old = RotatedEventLogPath(path);
+      if (rename(path.c_str(), old.c_str()) != 0) {
+        *err = "cannot rotate " + path + " to " + old + ": " + Errno(errno);
+        close(fd);
+        return false;
+      }
+      close(fd);
+      continue;
+    }
+    const bool ok = WriteAll(fd, batch, err, path);
+    close(fd);
+    return ok;
+  }
+  *err = "cannot append to " + path + ": it was rotated or replaced 4 times while we waited";
+  return false;
+}
+
+EventLogStatus ReadEvents(const std::string& path, double since, double until,
+                          std::vector<HealthEvent>* out, Diags* problems, std::string* err) {
+  bool any = false;
+  for (const std::string& file : {RotatedEventLogPath(path), path}) {
+    std::string text;
+    const int r = ReadWhole(file, &text, err);
+    if (r == 2) return EventLogStatus::kError;
+    if (r == 1) continue;
+    any = true;
+    size_t start = 0;
+    int line = 0;
+    while (start < text.size()) {
+      ++line;
+      size_t end = text.find('\n', start);
+      const bool truncated = end == std::string::npos;
+      if (truncated) end = text.size();
+      std::string_view l(text.data() + start, end - start);
+      start = end + 1;
+      if (truncated) {
+        problems->push_back({file, line, 0,
+                             "truncated line (no newline at the end of the file: a write was "
+                             "cut short); skipped"});
+        break;
+      }
+      if (l.empty()) continue;
+      HealthEvent e;
+      std::string why;
+      if (!EventFromJsonLine(l, &e, &why)) {
+        problems->push_back({file, line, 0, why + "; skipped"});
+        continue;
+      }
+      if (e.time >= since && e.time <= until) out->push_back(std::move(e));
+    }
+  }
+  return any ? EventLogStatus::kOk : EventLogStatus::kMissing;
+}
+
+std::vector<HealthEvent> EventsForRun(const SlurmNode& before, const Verdict& verdict,
+                                      const Plan& plan, const History& history,
+                                      const std::string& feature, double now) {
+  std::vector<HealthEvent> out;
+  const std::vector<RailStatus> published = PublishedRails(before.extra);
+  for (const RailHealth& r : verdict.rails) {
+    const RailStatus was = r.rail >= 0 && static_cast<size_t>(r.rail) < published.size()
+                               ? published[r.rail]
+                               : RailStatus::kOk;
+    const PortMoves* port = nullptr;
+    for (const PortMoves& p : history.ports)
+      if (p.rail == r.rail) port = &p;
+    HealthEvent e;
+    e.time = now;
+    e.node = before.name;
+    e.rail = r.rail;
+    e.nic = r.nic;
+    if (r.status != was) {
+      e.kind = r.status == RailStatus::kDown       ? EventKind::kDown
+               : r.status == RailStatus::kDegraded ? EventKind::kDegraded
+                                                   : EventKind::kRecovered;
+      for (const Finding& f : verdict.findings) {
+        if (f.rail != r.rail || f.severity == Severity::kNote) continue;
+        if (std::find(e.checks.begin(), e.checks.end(), f.check) == e.checks.end())
+          e.checks.push_back(f.check);
+        if (e.detail.empty()) e.detail = f.message;
+      }
+      if (port) {
+        for (const CounterMove& m : port->moves)
+          if (m.since_last > 0 && !m.went_backwards)
+            e.counters.push_back({m.key, m.value, m.since_last, history.since_last_seconds});
+      }
+      out.push_back(e);
+    }
+    if (port && port->downs_now > 0) {
+      HealthEvent f = e;
+      f.kind = EventKind::kFlap;
+      f.checks = {"link.flap"};
+      f.detail = port->link_downed_change.empty() ? port->state_change : port->link_downed_change;
+      f.counters.clear();
+      for (const CounterMove& m : port->moves)
+        if (m.key == "link_downed" && m.since_last > 0)
+          f.counters.push_back({m.key, m.value, m.since_last, history.since_last_seconds});
+      out.push_back(f);
+    }
+  }
+  HealthEvent node;
+  node.time = now;
+  node.node = before.name;
+  node.rail = -1;
+  for (const Finding& f : verdict.findings)
+    if (f.severity != Severity::kNote &&
+        std::find(node.checks.begin(), node.checks.end(), f.check) == node.checks.end())
+      node.checks.push_back(f.check);
+  if (plan.update.drain_reason) {
+    HealthEvent e = node;
+    e.kind = EventKind::kDrained;
+    e.detail = *plan.update.drain_reason;
+    out.push_back(e);
+  }
+  if (plan.update.resume) {
+    HealthEvent e = node;
+    e.kind = EventKind::kResumed;
+    e.checks.clear();
+    e.detail = "resumed after clean runs (was: " + before.reason + ")";
+    out.push_back(e);
+  }
+  const std::string active_before =
+      before.features_act.empty() ? before.features : before.features_act;
+  const bool had = HasFeatureIn(active_before, feature);
+  const bool has =
+      plan.update.features_act ? HasFeatureIn(*plan.update.features_act, feature) : had;
+  if (had != has) {
+    HealthEvent e = node;
+    e.kind = has ? EventKind::kRestored : EventKind::kRestricted;
+    if (has) e.checks.clear();
+    e.detail = (has ? "feature " + feature + " given back"
+                    : "feature " + feature + " taken away: single-node jobs only");
+    out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace railguard::health

@@ -1,0 +1,222 @@
+#include "healthcheck/parse.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace railguard::health {
+namespace {
+
+// Decimal digits only (no sign, no spaces), fitting in 64 bits.
+bool ParseU64(const std::string& s, uint64_t* out) {
+  if (s.empty() || s.size() > 20) return false;
+  for (unsigned char c : s)
+    if (!std::isdigit(c)) return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+// A non-negative decimal like "400", "2.5" or "16.0".
+bool ParseDecimal(const std::string& s, double* out) {
+  if (s.empty() || s.size() > 12) return false;
+  bool dot = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = s[i];
+    if (c == '.' && !dot && i > 0 && i + 1 < s.size()) {
+      dot = true;
+    } else if (!std::isdigit(c)) {
+      return false;
+    }
+  }
+  *out = std::strtod(s.c_str(), nullptr);
+  return true;
+}
+
+}  // namespace
+
+std::string Trimmed(const std::string& text) {
+  size_t end = text.size();
+  while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r')) --end;
+  return text.substr(0, end);
+}
+
+std::string Printable(const std::string& text, size_t max) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (out.size() >= max) return out + "...";
+    out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
+  }
+  return out;
+}
+
+bool ParsePortState(const std::string& text, PortStateValue* out, std::string* expected) {
+  *expected = "\"N: NAME\" such as \"4: ACTIVE\" or \"5: LinkUp\"";
+  const std::string t = Trimmed(text);
+  size_t colon = t.find(": ");
+  if (colon == std::string::npos || colon == 0 || colon > 3) return false;
+  uint64_t code = 0;
+  if (!ParseU64(t.substr(0, colon), &code) || code > 255) return false;
+  std::string name = t.substr(colon + 2);
+  if (name.empty() || name.find('\n') != std::string::npos) return false;
+  for (unsigned char c : name)
+    if (c < 0x20 || c >= 0x7f) return false;
+  out->code = static_cast<int>(code);
+  out->name = name;
+  return true;
+}
+
+bool ParseRate(const std::string& text, RateValue* out, std::string* expected) {
+  *expected = "\"RATE Gb/sec (WIDTHX SPEED)\" such as \"400 Gb/sec (4X NDR)\"";
+  const std::string t = Trimmed(text);
+  const std::string unit = " Gb/sec (";
+  size_t u = t.find(unit);
+  if (u == std::string::npos || t.empty() || t.back() != ')') return false;
+  double gbps = 0;
+  if (!ParseDecimal(t.substr(0, u), &gbps)) return false;
+  std::string inner = t.substr(u + unit.size(), t.size() - 1 - (u + unit.size()));
+  size_t x = inner.find('X');
+  if (x == std::string::npos || x == 0) return false;
+  uint64_t width = 0;
+  if (!ParseU64(inner.substr(0, x), &width) || width == 0 || width > 32) return false;
+  std::string speed;
+  if (x + 1 < inner.size()) {
+    if (inner[x + 1] != ' ' || x + 2 >= inner.size()) return false;
+    speed = inner.substr(x + 2);
+    for (unsigned char c : speed)
+      if (!std::isalnum(c)) return false;
+  }
+  out->gbps = gbps;
+  out->width = static_cast<int>(width);
+  out->speed = speed;
+  return true;
+}
+
+bool ParsePcieSpeed(const std::string& text, PcieSpeedValue* out, std::string* expected) {
+  *expected = "\"N GT/s PCIe\" such as \"32.0 GT/s PCIe\", or \"Unknown\"";
+  std::string t = Trimmed(text);
+  if (t == "Unknown" || t == "Unknown speed") {
+    out->gts = 0;
+    out->unknown = true;
+    return true;
+  }
+  const std::string suffix = " PCIe";
+  if (t.size() > suffix.size() && t.compare(t.size() - suffix.size(), suffix.size(), suffix) == 0)
+    t = t.substr(0, t.size() - suffix.size());
+  const std::string unit = " GT/s";
+  if (t.size() <= unit.size() || t.compare(t.size() - unit.size(), unit.size(), unit) != 0)
+    return false;
+  double gts = 0;
+  if (!ParseDecimal(t.substr(0, t.size() - unit.size()), &gts) || gts <= 0) return false;
+  out->gts = gts;
+  out->unknown = false;
+  return true;
+}
+
+bool ParsePcieWidth(const std::string& text, int* out, std::string* expected) {
+  *expected = "a lane count such as \"16\"";
+  uint64_t v = 0;
+  if (!ParseU64(Trimmed(text), &v) || v > 64) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+bool ParseAer(const std::string& text, AerValue* out, std::string* expected) {
+  *expected = "one \"NAME COUNT\" per line such as \"RxErr 0\", with a TOTAL_ERR_* line";
+  AerValue v;
+  bool have_total = false;
+  uint64_t sum = 0;
+  std::istringstream in(text);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    size_t sp = line.find(' ');
+    if (sp == std::string::npos || sp == 0) return false;
+    const std::string name = line.substr(0, sp);
+    uint64_t count = 0;
+    if (!ParseU64(line.substr(sp + 1), &count)) return false;
+    for (unsigned char c : name)
+      if (!(std::isalnum(c) || c == '_')) return false;
+    ++lines;
+    if (name.rfind("TOTAL_ERR_", 0) == 0) {
+      v.total = count;
+      have_total = true;
+    } else {
+      v.counts[name] = count;
+      sum += count;
+    }
+  }
+  if (lines == 0) return false;
+  if (!have_total) v.total = sum;
+  *out = std::move(v);
+  return true;
+}
+
+bool ParseHexId(const std::string& text, uint32_t* out, std::string* expected) {
+  *expected = "a hexadecimal id such as \"0x10de\"";
+  const std::string t = Trimmed(text);
+  if (t.size() < 3 || t.size() > 10 || t[0] != '0' || (t[1] != 'x' && t[1] != 'X')) return false;
+  for (size_t i = 2; i < t.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(t[i]))) return false;
+  *out = static_cast<uint32_t>(std::strtoul(t.c_str() + 2, nullptr, 16));
+  return true;
+}
+
+bool ParseCounter(const std::string& text, uint64_t* out, bool* no_pma, std::string* expected) {
+  *expected = "a decimal count such as \"0\", or \"N/A (no PMA)\"";
+  const std::string t = Trimmed(text);
+  *no_pma = false;
+  if (t == "N/A (no PMA)") {
+    *no_pma = true;
+    *out = 0;
+    return true;
+  }
+  return ParseU64(t, out);
+}
+
+int CounterBits(const std::string& counter) {
+  // Widths of the PortCounters attribute (InfiniBand Architecture Specification, vol. 1,
+  // PortCounters), as the kernel's sysfs reads them.
+  static const std::map<std::string, int> kBits = {
+      {"symbol_error", 16},
+      {"link_error_recovery", 8},
+      {"link_downed", 8},
+      {"port_rcv_errors", 16},
+      {"port_rcv_remote_physical_errors", 16},
+      {"port_rcv_switch_relay_errors", 16},
+      {"port_xmit_discards", 16},
+      {"port_xmit_constraint_errors", 8},
+      {"port_rcv_constraint_errors", 8},
+      {"local_link_integrity_errors", 4},
+      {"excessive_buffer_overrun_errors", 4},
+      {"VL15_dropped", 16},
+      {"port_xmit_wait", 32},
+  };
+  auto it = kBits.find(counter);
+  return it == kBits.end() ? 0 : it->second;
+}
+
+std::string FormatNumber(double v, int decimals_if_fraction) {
+  char buf[64];
+  if (std::fabs(v - std::round(v)) < 1e-9) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.*f", decimals_if_fraction, v);
+  }
+  return buf;
+}
+
+std::string FormatPcieSpeed(double gts) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.1f GT/s", gts);
+  return buf;
+}
+
+}  // namespace railguard::health

@@ -1,0 +1,58 @@
+// railcheck's command line as a library function: a table of modes (--prolog, --epilog,
+// --periodic, baseline), each gather -> judge -> act over injectable sysfs, libibverbs and
+// Slurm, so tests run it whole with fakes.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "healthcheck/act.h"
+#include "healthcheck/sysfs.h"
+#include "healthcheck/verbs.h"
+
+namespace railguard::health {
+
+// Exit codes.
+constexpr int kExitOk = 0;        // healthy, or warnings only (--prolog/--epilog: also restrict)
+constexpr int kExitDrain = 1;     // drain verdict: in --prolog Slurm requeues the job; in
+                                  // --epilog only when railcheck could not drain the node
+constexpr int kExitUsage = 2;     // bad command line
+constexpr int kExitRestrict = 3;  // restrict verdict (--periodic, --dry-run, no mode)
+constexpr int kExitError = 4;     // could not judge: config, topology, node, state file, Slurm
+
+// What the process environment says.
+struct CliEnv {
+  std::string argv0;            // "railcheck-prolog" etc. select a mode (Slurm passes no args)
+  std::string slurmd_nodename;  // $SLURMD_NODENAME (Prolog, Epilog, HealthCheckProgram)
+  std::string slurm_conf;       // $SLURM_CONF: railguard.yaml is looked for beside it
+  std::string hostname;         // short host name, the last resort for the node name
+};
+
+// What railcheck talks to. Every member must be set.
+struct CliDeps {
+  std::shared_ptr<const Sysfs> fs;
+  // libibverbs for the real sysfs; called only when the sysfs root is "/". May return null.
+  std::function<std::shared_ptr<Verbs>()> open_verbs;
+  std::function<std::unique_ptr<SlurmApi>(std::string* err)> open_slurm;
+  std::function<double()> now;  // wall clock, seconds since the epoch
+  // Told the run's hard time limit once the config is read (main() arms a watchdog), and
+  // each phase as it starts, so that the watchdog can say what ran out of time.
+  std::function<void(int seconds)> arm_time_limit;
+  std::function<void(const char* phase)> set_phase;
+  std::ostream* out = nullptr;
+  std::ostream* err = nullptr;
+};
+
+// Runs railcheck with `args` (argv without argv[0]) and returns its exit code. Never throws.
+int RunRailcheck(const std::vector<std::string>& args, const CliEnv& env, const CliDeps& deps);
+
+// The usage text (--help).
+std::string RailcheckUsage();
+
+// `templ` with every "%n" replaced by `node`.
+std::string ExpandNode(const std::string& templ, const std::string& node);
+
+}  // namespace railguard::health

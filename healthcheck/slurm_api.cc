@@ -1,0 +1,80 @@
+#include "healthcheck/slurm_api.h"
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <unistd.h>
+
+#include <vector>
+
+namespace railguard::health {
+namespace {
+
+std::string SlurmError() { return slurm_strerror(slurm_get_errno()); }
+
+class Libslurm : public SlurmApi {
+ public:
+  ~Libslurm() override { slurm_fini(); }
+
+  bool GetNode(const std::string& name, SlurmNode* out, std::string* err) override {
+    node_info_msg_t* msg = nullptr;
+    std::vector<char> n(name.begin(), name.end());
+    n.push_back('\0');
+    if (slurm_load_node_single(&msg, n.data(), SHOW_ALL) != SLURM_SUCCESS) {
+      *err = "cannot load node " + name + " from slurmctld: " + SlurmError();
+      return false;
+    }
+    bool found = false;
+    for (uint32_t i = 0; msg && i < msg->record_count; ++i) {
+      const node_info_t& ni = msg->node_array[i];
+      if (!ni.name || name != ni.name) continue;
+      found = true;
+      out->name = name;
+      out->drain = (ni.node_state & NODE_STATE_DRAIN) != 0;
+      out->down = (ni.node_state & NODE_STATE_BASE) == NODE_STATE_DOWN;
+      out->reason = ni.reason ? ni.reason : "";
+      out->features = ni.features ? ni.features : "";
+      out->features_act = ni.features_act ? ni.features_act : "";
+      out->extra = ni.extra ? ni.extra : "";
+    }
+    slurm_free_node_info_msg(msg);
+    if (!found) *err = "slurmctld has no node " + name;
+    return found;
+  }
+
+  bool UpdateNode(const std::string& name, const NodeUpdate& u, std::string* err) override {
+    update_node_msg_t msg;
+    slurm_init_update_node_msg(&msg);
+    // libslurm takes char*, and only reads them.
+    std::string node = name;
+    std::string reason = u.drain_reason.value_or("");
+    std::string features = u.features.value_or("");
+    std::string features_act = u.features_act.value_or("");
+    std::string extra = u.extra.value_or("");
+    msg.node_names = node.data();
+    if (u.drain_reason) {
+      msg.node_state = NODE_STATE_DRAIN;
+      msg.reason = reason.data();
+      msg.reason_uid = getuid();
+    } else if (u.resume) {
+      msg.node_state = NODE_RESUME;
+    }
+    if (u.features) msg.features = features.data();
+    if (u.features_act) msg.features_act = features_act.data();
+    if (u.extra) msg.extra = extra.data();
+    if (slurm_update_node(&msg) != SLURM_SUCCESS) {
+      *err = "slurm_update_node(" + name + ") failed: " + SlurmError();
+      return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SlurmApi> OpenLibslurm(std::string* err) {
+  (void)err;
+  slurm_init(nullptr);
+  return std::make_unique<Libslurm>();
+}
+
+}  // namespace railguard::health

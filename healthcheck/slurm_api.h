@@ -1,0 +1,16 @@
+// SlurmApi over libslurm's public C API (slurm_load_node_single, slurm_update_node): how
+// railcheck reads and changes its node in slurmctld. Never runs scontrol.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "healthcheck/act.h"
+
+namespace railguard::health {
+
+// Initializes libslurm (slurm_init: slurm.conf from $SLURM_CONF or the compiled-in default)
+// and returns the API, or nullptr with `*err`. One per process.
+std::unique_ptr<SlurmApi> OpenLibslurm(std::string* err);
+
+}  // namespace railguard::health

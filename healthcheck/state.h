@@ -1,0 +1,96 @@
+// railcheck's records between runs: the commissioning baseline of every port's counters and
+// the run state (last counters, sums since the baseline, flaps, clean-run streaks), with
+// their JSON files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace railguard::health {
+
+// AER error totals of one PCI function (TOTAL_ERR_* of each aer_dev_* file it has).
+struct AerTotals {
+  std::optional<uint64_t> correctable;
+  std::optional<uint64_t> nonfatal;
+  std::optional<uint64_t> fatal;
+};
+
+// Readable counters of one port at one moment; "N/A" and malformed counters are left out.
+struct PortCounters {
+  std::map<std::string, uint64_t> counters;
+  std::map<std::string, uint64_t> hw_counters;
+};
+
+// baseline.json: what `railcheck baseline` recorded at commissioning.
+struct Baseline {
+  std::string node;
+  double time = 0;                            // seconds since the epoch
+  std::map<std::string, PortCounters> ports;  // by NIC name
+  std::map<std::string, AerTotals> pcie;      // by PCI address
+};
+
+// What one port looked like at the last run, and its history.
+struct PortRecord {
+  std::string state;  // state name at the last run ("ACTIVE"); "" when unknown
+  PortCounters last;  // counter values at the last run
+  // Increase of each counter since the baseline, summed run by run so that counter resets
+  // (reboots) do not lose it. Keys: counter name, or "hw_counters/<name>".
+  std::map<std::string, uint64_t> since_baseline;
+  std::vector<double> flaps;  // times of flaps still inside flap_window_seconds
+};
+
+// What one PCI function's AER totals were at the last run.
+struct PcieRecord {
+  AerTotals last;
+  AerTotals since_baseline;
+};
+
+// state.json: carried from run to run.
+struct RunState {
+  std::string node;
+  double time = 0;            // when the last run judged; 0 = never
+  long long runs = 0;         // runs recorded
+  long long drains = 0;       // times railcheck drained this node
+  long long resumes = 0;      // times railcheck resumed it
+  int clean_streak = 0;       // consecutive runs without a drain or restrict finding
+  int drain_free_streak = 0;  // consecutive runs without a drain finding
+  bool feature_held = false;  // railcheck removed the healthy feature and has not restored it
+  double baseline_time = 0;   // the baseline `since_baseline` counts from; 0 = none
+  std::map<std::string, PortRecord> ports;  // by NIC name
+  std::map<std::string, PcieRecord> pcie;   // by PCI address
+};
+
+// JSON text of each record (one object, keys in a fixed order, ending in a newline).
+std::string BaselineToJson(const Baseline& b);
+std::string RunStateToJson(const RunState& s);
+
+// Parses the text of a baseline / state file named `file`. On failure returns false with
+// `*err` = "FILE: where: what was found; expected what" (JSON syntax errors with line and
+// column). Values are checked: counters non-negative integers, times numbers, and so on.
+bool BaselineFromJson(const std::string& text, const std::string& file, Baseline* out,
+                      std::string* err);
+bool RunStateFromJson(const std::string& text, const std::string& file, RunState* out,
+                      std::string* err);
+
+// The files in a node's state folder.
+std::string BaselinePath(const std::string& state_dir);
+std::string RunStatePath(const std::string& state_dir);
+
+enum class LoadStatus { kOk, kMissing, kError };
+
+// Reads and parses the node's baseline / run state. kMissing when there is none yet. On
+// kError `*err` says what is wrong and how to recover (re-record the baseline; delete the
+// run state). A record of another node is an error too: every node needs its own folder.
+LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, Baseline* out,
+                        std::string* err);
+LoadStatus LoadRunState(const std::string& state_dir, const std::string& node, RunState* out,
+                        std::string* err);
+
+// Writes them atomically (state_file.h). False with `*err`.
+bool SaveBaseline(const std::string& state_dir, const Baseline& b, std::string* err);
+bool SaveRunState(const std::string& state_dir, const RunState& s, std::string* err);
+
+}  // namespace railguard::health

@@ -1,0 +1,45 @@
+// Crash-safe files for railcheck's state: no symlinks followed, atomic replacement (temporary
+// file, fsync, rename, fsync of the folder), safe modes, and a lock between concurrent runs.
+#pragma once
+
+#include <string>
+
+namespace railguard::health {
+
+// The most bytes a state file may hold; a larger one is refused as corrupt.
+constexpr size_t kMaxStateFileBytes = 4u << 20;
+
+// Creates `dir` (and missing parents, mode 0755) if needed, then checks that it is a real
+// folder (not a symlink) owned by this user and not writable by group or others. False with
+// `*err` naming the folder, what is wrong and what is expected.
+bool PrepareStateDir(const std::string& dir, std::string* err);
+
+enum class ReadStatus { kOk, kMissing, kError };
+
+// Reads `path` without following a symlink at its end; it must be a regular file of at most
+// kMaxStateFileBytes. kMissing when it does not exist; kError with `*err` otherwise.
+ReadStatus ReadStateFile(const std::string& path, std::string* out, std::string* err);
+
+// Replaces `path` with `text` so that a crash at any moment leaves either the old file or
+// the new one, whole: writes "<dir>/.<name>.tmp.<pid>" (O_EXCL, O_NOFOLLOW, mode 0644),
+// fsyncs it, renames it over `path` and fsyncs the folder. Stale temporary files of earlier
+// crashed runs are removed first. False with `*err` (the old file is then untouched).
+bool WriteStateFileAtomic(const std::string& path, const std::string& text, std::string* err);
+
+// An exclusive lock on "<dir>/lock", held until destruction, so that a Prolog and a
+// HealthCheckProgram run of the same node do not interleave their read-modify-write.
+class StateLock {
+ public:
+  StateLock() = default;
+  ~StateLock();
+  StateLock(const StateLock&) = delete;
+  StateLock& operator=(const StateLock&) = delete;
+
+  // Waits up to `wait_ms` for the lock. False with `*err` when it cannot be had.
+  bool Acquire(const std::string& dir, int wait_ms, std::string* err);
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace railguard::health

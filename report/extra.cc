@@ -1,0 +1,157 @@
+#include "report/extra.h"
+
+#include <cstdlib>
+
+#include "report/json_reader.h"
+
+namespace railguard::report {
+namespace {
+
+const char kExpected[] =
+    "expected {\"railcheck\":{\"time\":T,\"verdict\":\"drain|restrict|warn|ok\","
+    "\"rails\":[\"ok|degraded|down\",...],\"failed\":[\"railN:check\",...]}}";
+
+std::string At(const JsonValue& v) { return "column " + std::to_string(v.column) + ": "; }
+
+std::string Quoted(const std::string& s) { return "\"" + ValidUtf8(s).substr(0, 48) + "\""; }
+
+// "rail3:port.rate" or "node:gpu.count".
+bool ParseFailed(const std::string& s, FailedCheck* out) {
+  const size_t colon = s.find(':');
+  if (colon == std::string::npos || colon + 1 >= s.size() || s.size() > 128) return false;
+  const std::string where = s.substr(0, colon);
+  out->check = s.substr(colon + 1);
+  for (char c : out->check)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_')) return false;
+  if (where == "node") {
+    out->rail = -1;
+    return true;
+  }
+  if (where.size() < 5 || where.size() > 7 || where.compare(0, 4, "rail") != 0) return false;
+  int rail = 0;
+  for (size_t i = 4; i < where.size(); ++i) {
+    if (where[i] < '0' || where[i] > '9') return false;
+    rail = rail * 10 + (where[i] - '0');
+  }
+  out->rail = rail;
+  return true;
+}
+
+}  // namespace
+
+const char* RailStateName(RailState s) {
+  switch (s) {
+    case RailState::kOk:
+      return "ok";
+    case RailState::kDegraded:
+      return "degraded";
+    case RailState::kDown:
+      return "down";
+    case RailState::kUnknown:
+      return "unknown";
+  }
+  return "?";
+}
+
+ExtraStatus ParseRailcheckExtra(const std::string& extra, RailcheckExtra* out, std::string* err) {
+  *out = RailcheckExtra();
+  size_t first = extra.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return ExtraStatus::kNone;
+  if (extra.size() > kMaxExtraBytes) {
+    *err = "Extra is " + std::to_string(extra.size()) + " bytes; expected at most " +
+           std::to_string(kMaxExtraBytes);
+    return ExtraStatus::kError;
+  }
+  JsonValue doc;
+  JsonError jerr;
+  JsonLimits limits;
+  limits.max_depth = 8;
+  if (!ParseJson(extra, &doc, &jerr, limits)) {
+    *err = "column " + std::to_string(jerr.column) + ": " + jerr.message + "; " + kExpected;
+    return ExtraStatus::kError;
+  }
+  if (!doc.is_object()) {
+    *err = At(doc) + "Extra is " + JsonTypeName(doc.type) + "; " + kExpected;
+    return ExtraStatus::kError;
+  }
+  const JsonValue* rc = doc.Find("railcheck");
+  if (!rc) return ExtraStatus::kNone;
+  if (!rc->is_object()) {
+    *err = At(*rc) + "\"railcheck\" is " + JsonTypeName(rc->type) + "; " + kExpected;
+    return ExtraStatus::kError;
+  }
+  const JsonValue* time = rc->Find("time");
+  if (!time || !time->is_number() || time->number < 0 || time->number > 1e11) {
+    *err = At(time ? *time : *rc) + "\"time\" " +
+           (time ? "is " + std::string(JsonTypeName(time->type)) +
+                       (time->is_number() ? " out of range" : "")
+                 : std::string("is missing")) +
+           "; expected seconds since the epoch; " + kExpected;
+    return ExtraStatus::kError;
+  }
+  out->time = time->number;
+  const JsonValue* verdict = rc->Find("verdict");
+  if (!verdict || !verdict->is_string() ||
+      (verdict->text != "drain" && verdict->text != "restrict" && verdict->text != "warn" &&
+       verdict->text != "ok")) {
+    *err = At(verdict ? *verdict : *rc) + "\"verdict\" " +
+           (verdict ? "is " + (verdict->is_string() ? Quoted(verdict->text)
+                                                    : std::string(JsonTypeName(verdict->type)))
+                    : std::string("is missing")) +
+           "; expected \"drain\", \"restrict\", \"warn\" or \"ok\"";
+    return ExtraStatus::kError;
+  }
+  out->verdict = verdict->text;
+  const JsonValue* rails = rc->Find("rails");
+  if (!rails || !rails->is_array() || rails->items.size() > kMaxExtraRails) {
+    *err = At(rails ? *rails : *rc) + "\"rails\" " +
+           (!rails               ? std::string("is missing")
+            : !rails->is_array() ? "is " + std::string(JsonTypeName(rails->type))
+                                 : "has " + std::to_string(rails->items.size()) + " entries") +
+           "; expected an array of at most " + std::to_string(kMaxExtraRails) +
+           " rail states (\"ok\", \"degraded\" or \"down\")";
+    return ExtraStatus::kError;
+  }
+  for (const JsonValue& r : rails->items) {
+    RailState s;
+    if (r.is_string() && r.text == "ok") {
+      s = RailState::kOk;
+    } else if (r.is_string() && r.text == "degraded") {
+      s = RailState::kDegraded;
+    } else if (r.is_string() && r.text == "down") {
+      s = RailState::kDown;
+    } else {
+      *err = At(r) + "rail " + std::to_string(out->rails.size()) + " is " +
+             (r.is_string() ? Quoted(r.text) : std::string(JsonTypeName(r.type))) +
+             "; expected \"ok\", \"degraded\" or \"down\"";
+      return ExtraStatus::kError;
+    }
+    out->rails.push_back(s);
+  }
+  const JsonValue* failed = rc->Find("failed");
+  if (failed) {
+    if (!failed->is_array() || failed->items.size() > kMaxExtraFailed) {
+      *err = At(*failed) + "\"failed\" " +
+             (!failed->is_array() ? "is " + std::string(JsonTypeName(failed->type))
+                                  : "has " + std::to_string(failed->items.size()) + " entries") +
+             "; expected an array of at most " + std::to_string(kMaxExtraFailed) +
+             " entries such as \"rail3:port.rate\"";
+      return ExtraStatus::kError;
+    }
+    for (const JsonValue& f : failed->items) {
+      FailedCheck fc;
+      if (!f.is_string() || !ParseFailed(f.text, &fc) ||
+          (fc.rail >= 0 && static_cast<size_t>(fc.rail) >= out->rails.size())) {
+        *err = At(f) + "failed entry " +
+               (f.is_string() ? Quoted(f.text) : std::string(JsonTypeName(f.type))) +
+               "; expected \"railN:check\" with N < " + std::to_string(out->rails.size()) +
+               " (the rails listed) or \"node:check\", check names in a-z 0-9 . _";
+        return ExtraStatus::kError;
+      }
+      out->failed.push_back(fc);
+    }
+  }
+  return ExtraStatus::kOk;
+}
+
+}  // namespace railguard::report

@@ -1,0 +1,206 @@
+// The fleet report: per-node and per-(SU, rail) fabric health, drained and restricted nodes,
+// placeable capacity, jobs on degraded paths, root-cause suspects and event history, built
+// as a pure function of a Slurm snapshot, the rail topology and the health event log.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "healthcheck/history.h"
+#include "report/extra.h"
+#include "report/snapshot.h"
+#include "topo/diag.h"
+#include "topo/model.h"
+
+namespace railguard::report {
+
+// The report's JSON schema version (report/SCHEMA.md).
+constexpr int kReportSchemaVersion = 1;
+
+struct ReportOptions {
+  // The node feature railcheck maintains (railguard.yaml placement.healthy_feature).
+  std::string healthy_feature = "rail_healthy";
+  // A railcheck report in Extra older than this (relative to the snapshot) is flagged stale.
+  double stale_after_seconds = 2 * 3600;
+  // Where the history came from, for the report's text ("" = no history was read).
+  std::vector<std::string> history_files;
+  bool history_read = false;  // true when at least one history file existed
+};
+
+// How a node's rail states were learned.
+enum class HealthSource {
+  kExtra,   // railcheck's JSON in the Extra field
+  kReason,  // no usable Extra, but a "railcheck: railN ..." drain reason names the rail
+  kNone,    // nothing: rails unknown
+};
+const char* HealthSourceName(HealthSource s);  // "extra", "reason", "none"
+
+// The two history windows, newest first.
+enum Window { k24h = 0, k7d = 1 };
+constexpr double kWindowSeconds[2] = {24 * 3600.0, 7 * 24 * 3600.0};
+constexpr const char* kWindowNames[2] = {"24h", "7d"};
+
+// A counter rate from the history, as of one event.
+struct CounterRate {
+  std::string name;
+  double per_hour = 0;
+  uint64_t delta = 0;
+  double seconds = 0;
+};
+
+// History of one rail of one node.
+struct RailHistory {
+  std::array<int, 2> flaps{};         // flap events per window
+  std::array<int, 2> degradations{};  // degraded + down events per window
+  std::array<int, 2> recoveries{};
+  double last_event = 0;           // time of the newest event, 0 = none
+  double rates_time = 0;           // when `rates` were seen (newest event with counters)
+  std::vector<CounterRate> rates;  // highest rate first
+  bool any() const { return last_event > 0; }
+};
+
+// One event of a node, for the drill-down (the last 7 days, newest first).
+struct NodeEvent {
+  double time = 0;
+  std::string kind;
+  int rail = -1;
+  std::string checks;  // comma separated
+  std::string detail;
+};
+
+struct NodeRow {
+  std::string name;
+  int su = -1;        // index into Report::sus
+  int position = -1;  // index in its SU's hostlist
+  bool in_slurm = false;
+  std::string state;               // Slurm base state ("idle", ...); "" when not in Slurm
+  std::vector<std::string> flags;  // Slurm state flags
+  bool drained = false;            // the DRAIN flag
+  std::string drained_by;          // "railcheck" (reason prefix) or "admin" when drained
+  bool down = false;               // base state down, or not responding
+  bool restricted = false;         // not drained, lacks the healthy feature while in use
+  bool idle = false;               // base state idle
+  bool free = false;               // idle, schedulable, not restricted, no bad rail
+  std::string reason;
+  double reason_time = 0;
+  std::string reason_user;
+  HealthSource source = HealthSource::kNone;
+  double health_time = 0;        // railcheck's time in Extra (0 = none)
+  std::string verdict;           // railcheck's verdict in Extra ("" = none)
+  bool stale = false;            // health_time older than the stale limit
+  std::vector<RailState> rails;  // one per topology rail
+  std::vector<int> leaf_ports;   // per rail: the leaf port it is cabled to (0 = unknown)
+  std::vector<std::vector<std::string>> rail_checks;  // failed checks per rail
+  std::vector<std::string> node_checks;               // failed checks of the node as a whole
+  std::vector<uint32_t> jobs;                         // ids of jobs on it
+  std::vector<RailHistory> history;                   // one per rail
+  std::array<int, 2> drains{};                        // drained events per window
+  std::array<int, 2> restricts{};                     // restricted events per window
+  double restricted_since = 0;  // the newest restricted event in 7 days (0 = none)
+  // Needs a look: a bad rail, drained, restricted, down, or a repeat offender. Only these
+  // nodes keep `events` and get a drill-down in the HTML page.
+  bool attention = false;
+  std::vector<NodeEvent> events;  // attention nodes: the last 7 days, newest first, <= 20
+
+  int BadRails() const;  // rails degraded or down
+  bool Unhealthy() const { return BadRails() > 0; }
+};
+
+// One (SU, rail) cell of the matrix.
+struct Cell {
+  int ok = 0, degraded = 0, down = 0, unknown = 0;
+  std::vector<int> bad;  // indices into Report::nodes of its degraded and down nodes
+  RailState Worst() const;
+};
+
+struct SuRow {
+  std::string name;
+  std::vector<std::string> leaves;  // leaf switch name per rail
+  std::vector<std::string> nics;    // NIC of each rail in the SU's node type ("?" unknown)
+  std::vector<int> nodes;           // indices into Report::nodes
+  std::vector<Cell> cells;          // one per rail
+  int idle = 0, free = 0, drained = 0, restricted = 0, down = 0, unhealthy = 0, no_report = 0;
+  int largest_job = 0;  // free nodes if at least 2, else 0: the largest multi-node job now
+};
+
+struct JobRow {
+  uint32_t id = 0;
+  std::string name, user, state, nodes, partition;
+  int node_count = 0;
+  double start_time = 0;
+  std::vector<std::string> sus;  // SUs it spans
+  std::vector<int> bad_nodes;    // indices into Report::nodes with a bad rail
+};
+
+// A likely cause, with the facts that point at it.
+struct Suspect {
+  int rank = 0;            // 1 = most likely / most impact
+  std::string kind;        // "fabric", "rail-plane", "su", "leaf", "host", "nic", "cable"
+  std::string component;   // what to look at: a switch name, "n009 rail 3 (mlx5_5)", ...
+  std::string title;       // one line: what and where
+  std::string confidence;  // "high", "medium", "low"
+  std::vector<std::string> evidence;  // one fact per line
+  std::vector<int> nodes;             // indices into Report::nodes it explains
+  int su = -1;                        // where it applies; -1 when not one SU
+  int rail = -1;                      // -1 when not one rail
+  int node = -1;                      // index into Report::nodes when one node
+  std::string nic;                    // host/nic/cable: the NIC(s)
+  std::string leaf;                   // leaf/cable: the leaf switch
+  int port = 0;                       // cable: the leaf port (0 = unknown)
+  int down = 0;                       // how many of `nodes` have the rail(s) down
+};
+
+// A node whose events in the last 7 days reach the repeat-offender threshold.
+struct Offender {
+  int node = -1;   // index into Report::nodes
+  int events = 0;  // flaps + degradations + drains + restricts in 7 days
+  int flaps = 0, degradations = 0, drains = 0;
+  std::vector<int> rails;  // rails with events, most first
+};
+
+// Events of one node in 7 days that make it a repeat offender.
+constexpr int kRepeatOffenderEvents = 3;
+
+struct Report {
+  std::string cluster;        // the topology's cluster name
+  std::string slurm_cluster;  // Slurm's ClusterName, may be ""
+  double time = 0;            // the snapshot's time: "now" for every age and window
+  std::string source;         // the snapshot's source
+  std::vector<std::string> rail_names;
+  std::vector<std::string> rail_nics;  // NIC of each rail in the first node type
+  std::vector<NodeRow> nodes;          // topology order
+  std::vector<SuRow> sus;
+  std::vector<std::string> extra_nodes;  // nodes Slurm has that the topology does not
+  std::vector<JobRow> degraded_jobs;     // running jobs with a node that has a bad rail
+  std::vector<Suspect> suspects;         // ranked
+  std::vector<Offender> offenders;       // most events first
+  bool feature_in_use = false;           // some node has the healthy feature
+  std::string healthy_feature;
+  // Totals.
+  int healthy = 0, degraded = 0, down_rails_nodes = 0, no_report = 0;
+  int drained = 0, restricted = 0, down = 0, idle = 0, free = 0, stale = 0;
+  int largest_job = 0;
+  int largest_job_su = -1;  // index into sus, -1 when none
+  bool history_read = false;
+  std::vector<std::string> history_files;
+  int history_events = 0;          // events inside the 7-day window
+  std::vector<std::string> notes;  // things worth saying that are not suspects
+  Diags problems;                  // bad Extra values, job node lists, history lines
+};
+
+// Builds the report. `events` may be empty (no history) and may hold events of nodes or
+// times outside the report; problems with the input (Extra that is not railcheck's JSON,
+// rails that do not match the topology, job hostlists) go to Report::problems and never
+// stop the report. `history_problems` are copied into Report::problems.
+// REQUIRES: `topo` was validated and indexed.
+Report BuildReport(const Snapshot& snapshot, const std::string& snapshot_name,
+                   const topo::Topology& topo, const std::vector<health::HealthEvent>& events,
+                   const Diags& history_problems, const ReportOptions& options);
+
+// "2024-05-01 12:00" (UTC) for a time; "-" for 0.
+std::string FormatTime(double t);
+// "45s", "12m", "3.5h", "2.0d" for an age in seconds.
+std::string FormatAge(double seconds);
+
+}  // namespace railguard::report

@@ -1,0 +1,17 @@
+// ClusterSource over libslurm's public C API (slurm_load_node, slurm_load_jobs,
+// slurm_load_ctl_conf): how `railctl report` reads the live cluster. Never runs scontrol.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "report/snapshot.h"
+
+namespace railguard::report {
+
+// Initializes libslurm with the slurm.conf of $SLURM_CONF, else /etc/slurm/slurm.conf, and
+// returns the source; nullptr with `*err` when that file cannot be read (libslurm would
+// otherwise end the process). One per process.
+std::unique_ptr<ClusterSource> OpenSlurmSource(std::string* err);
+
+}  // namespace railguard::report

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ (clang, ASan + UBSan) in a build folder of their own
+# and runs each for a bounded time, starting from its seed corpus (tests/fuzz/<target>/) and
+# its dictionary (fuzz/<target>.dict). Any crash, sanitizer report, failed property, leak,
+# timeout (-timeout) or memory blow-up (-rss_limit_mb) fails the run. Prints one row per
+# target: executions, coverage (edges) at the seeds and at the end, and the result; for a
+# failure, the report and the command that reproduces it from the saved input.
+#
+# Usage: scripts/fuzz.sh [TARGET...]      (default: every target in fuzz/CMakeLists.txt)
+# Env:   RAILGUARD_FUZZ_SECONDS    fuzzing time per target (default: 60)
+#        RAILGUARD_FUZZ_BUILD_DIR  build folder (default: ./build-fuzz); it keeps the corpus
+#                                  each run grows (fuzz/corpus/<target>/), the logs and this
+#                                  run's failing inputs (fuzz/artifacts/<target>/)
+#        RAILGUARD_JOBS            compile jobs (default: nproc)
+#        CC, CXX                   compilers (default: clang-14 and clang++-14, else clang)
+# Last line: "fuzz: N passed, N failed" (targets). Exit 0 only when every target passed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${RAILGUARD_FUZZ_BUILD_DIR:-$here/build-fuzz}
+seconds=${RAILGUARD_FUZZ_SECONDS:-60}
+jobs=${RAILGUARD_JOBS:-$(nproc)}
+
+pick() { for c in "$@"; do command -v "$c" >/dev/null 2>&1 && { echo "$c"; return; }; done; }
+cc=${CC:-$(pick clang-14 clang)}
+cxx=${CXX:-$(pick clang++-14 clang++)}
+if [ -z "$cc" ] || [ -z "$cxx" ]; then
+  echo "fuzz: clang not found; expected clang-14 (scripts/setup.sh installs it)" >&2
+  exit 2
+fi
+
+echo "fuzz: building the fuzz targets with $cxx into $build"
+cmake -S "$here" -B "$build" -DRAILGUARD_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
+cmake --build "$build" -j "$jobs" --target fuzz_targets
+
+if [ "$#" -gt 0 ]; then
+  targets=("$@")
+else
+  mapfile -t targets < "$build/fuzz/targets.txt"
+fi
+
+# One row per target: name, executions, coverage at the seeds, at the end, result.
+rows=()
+failures=()
+export UBSAN_OPTIONS=print_stacktrace=1
+symbolizer=$(pick llvm-symbolizer-14 llvm-symbolizer)  # function names and lines in reports
+[ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH=$(command -v "$symbolizer")
+for t in "${targets[@]}"; do
+  bin=$build/fuzz/fuzz_$t
+  [ -x "$bin" ] || { echo "fuzz: no target '$t' (see $build/fuzz/targets.txt)" >&2; exit 2; }
+  corpus=$build/fuzz/corpus/$t
+  artifacts=$build/fuzz/artifacts/$t
+  log=$build/fuzz/logs/$t.log
+  rm -rf "$artifacts"  # only this run's failing inputs
+  mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+        -artifact_prefix="$artifacts/")
+  [ -f "$here/fuzz/$t.dict" ] && args+=(-dict="$here/fuzz/$t.dict")
+  echo "fuzz: $t for $seconds s"
+  # New inputs go to the first folder; the committed seeds stay as they are.
+  set +e
+  timeout $((seconds + 300)) "$bin" "${args[@]}" "$corpus" "$here/tests/fuzz/$t" >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  cov_start=$(sed -n 's/.*INITED cov: \([0-9]*\).*/\1/p' "$log" | head -n 1)
+  cov_end=$(sed -n 's/^#[0-9]*.* cov: \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+  if [ "$rc" -eq 0 ]; then
+    result=ok
+  elif [ "$rc" -eq 124 ]; then
+    result="hung (killed after $((seconds + 300)) s)"
+  elif grep -q 'ERROR: libFuzzer: timeout' "$log"; then
+    result="timeout (an input took over 10 s)"
+  elif grep -q 'ERROR: libFuzzer: out-of-memory' "$log"; then
+    result="out of memory (over 2048 MB)"
+  elif grep -q 'ERROR: LeakSanitizer' "$log"; then
+    result=leak
+  elif grep -q 'fuzz check failed' "$log"; then
+    result="property failed"
+  elif grep -q 'runtime error:' "$log"; then
+    result="undefined behaviour"
+  elif grep -q 'ERROR: AddressSanitizer' "$log"; then
+    result="memory error"
+  else
+    result="crash (exit code $rc)"
+  fi
+  rows+=("$t|${execs:-?}|${cov_start:-?}|${cov_end:-?}|$result")
+  if [ "$result" != ok ]; then
+    failures+=("$t")
+    echo "fuzz: $t FAILED: $result; the report ($log):"
+    grep -m 1 -A 40 -E 'fuzz check failed|runtime error:|==[0-9]+==ERROR|ERROR: libFuzzer' "$log" ||
+      tail -n 40 "$log"
+    for input in "$artifacts"/*; do
+      [ -f "$input" ] || continue
+      echo "fuzz: failing input saved; reproduce with: $bin $input"
+      echo "fuzz: its first bytes, as hex:"
+      head -c 256 "$input" | od -An -tx1 | head -n 8
+    done
+  fi
+done
+
+echo
+printf '%-14s %12s %10s %10s %8s  %s\n' target executions "cov seeds" "cov end" new result
+for row in "${rows[@]}"; do
+  IFS='|' read -r t execs start end result <<<"$row"
+  new=?
+  [[ "$start" =~ ^[0-9]+$ && "$end" =~ ^[0-9]+$ ]] && new=+$((end - start))
+  printf '%-14s %12s %10s %10s %8s  %s\n' "$t" "$execs" "$start" "$end" "$new" "$result"
+done
+echo "fuzz: $((${#targets[@]} - ${#failures[@]})) passed, ${#failures[@]} failed"
+[ "${#failures[@]}" -eq 0 ]

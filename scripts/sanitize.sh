@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds all of railguard (library, railctl, plugins, tests) with AddressSanitizer and UBSan
+# (-DRAILGUARD_SANITIZE=ON) in a build folder of its own, then runs the unit tests
+# (railguard_tests) under them. Any ASan, LeakSanitizer or UBSan report fails the run: UBSan is
+# built with -fno-sanitize-recover, and both stop at the first error. The plugins are built
+# so that a change that breaks their sanitized build shows here; running them inside Slurm
+# under ASan is tests/plugin/asan_itest.sh.
+#
+# Usage: scripts/sanitize.sh [GTEST_FLAG...]     e.g. --gtest_filter='Hostlist*'
+# Env:   RAILGUARD_SANITIZE_BUILD_DIR  build folder (default: ./build-sanitize)
+#        RAILGUARD_JOBS                compile jobs (default: nproc)
+# Last line: "sanitize: N passed, N failed" (unit tests). Exit 0 only when all passed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${RAILGUARD_SANITIZE_BUILD_DIR:-$here/build-sanitize}
+jobs=${RAILGUARD_JOBS:-$(nproc)}
+
+echo "sanitize: building with ASan + UBSan into $build"
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAILGUARD_SANITIZE=ON \
+  -DCMAKE_C_FLAGS=-fno-sanitize-recover=all -DCMAKE_CXX_FLAGS=-fno-sanitize-recover=all \
+  >/dev/null
+cmake --build "$build" -j "$jobs"
+
+asan=halt_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1
+export ASAN_OPTIONS=$asan:check_initialization_order=1:strict_init_order=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+log=$(mktemp /tmp/railguard-sanitize.XXXXXX)
+trap 'rm -f "$log"' EXIT
+
+echo "sanitize: running railguard_tests under ASan + UBSan"
+set +e
+"$build/railguard_tests" --gtest_brief=1 "$@" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+
+passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\..*/\1/p' "$log" | tail -n 1)
+failed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}, listed below:.*/\1/p' "$log" |
+  tail -n 1)
+passed=${passed:-0}
+failed=${failed:-0}
+if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+  # A sanitizer report stops the runner in the middle of a test: count that test as failed.
+  failed=1
+  echo "sanitize: railguard_tests stopped with exit code $rc (a sanitizer report above)"
+fi
+echo "sanitize: $passed passed, $failed failed"
+[ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -1,0 +1,204 @@
+// Tests for bench/placement_report: jobcomp/filetxt records as Slurm 22.05 writes them, the
+// numbers per policy on etc/dev-4su.yaml, and the verdict line.
+#include "bench/placement_report.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "topo/topology_yaml.h"
+
+namespace railguard::bench {
+namespace {
+
+// A record in the exact layout of jobcomp/filetxt (JOB_FORMAT of Slurm 22.05).
+std::string Record(int id, const std::string& name, const std::string& state,
+                   const std::string& submit, const std::string& start, const std::string& end,
+                   const std::string& nodes) {
+  return "JobId=" + std::to_string(id) + " UserId=root(0) GroupId=root(0) Name=" + name +
+         " JobState=" + state + " Partition=batch TimeLimit=2 StartTime=" + start +
+         " EndTime=" + end + " NodeList=" + nodes +
+         " NodeCnt=2 ProcCnt=2 WorkDir=/tmp ReservationName= Tres=cpu=2,node=2,billing=2 "
+         "Account= QOS= WcKey= Cluster=unknown SubmitTime=" +
+         submit + " EligibleTime=" + submit + " DerivedExitCode=0:0 ExitCode=0:0 \n";
+}
+
+std::vector<JobRecord> Records(const std::string& text) {
+  std::vector<JobRecord> r;
+  std::string err;
+  EXPECT_TRUE(ParseJobComp(text, "comp.txt", &r, &err)) << err;
+  return r;
+}
+
+StreamJob Job(int seq, uint32_t nodes) {
+  StreamJob j;
+  j.seq = seq;
+  j.nodes = nodes;
+  j.gpus_per_node = 8;
+  j.gpus = nodes * 8;
+  j.duration = 10;
+  j.time_limit_min = 2;
+  return j;
+}
+
+class Report : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Diags diags;
+    ASSERT_TRUE(topo::LoadTopologyFile(std::string(RAILGUARD_SOURCE_DIR) + "/etc/dev-4su.yaml",
+                                       &topo_, &diags));
+  }
+  topo::Topology topo_;
+};
+
+TEST(JobComp, ReadsTheFieldsOfSlurmsRecord) {
+  std::vector<JobRecord> r =
+      Records(Record(7, "rgb-1", "COMPLETED", "2026-01-01T10:00:00", "2026-01-01T10:00:05",
+                     "2026-01-01T10:01:05", "n[001-002]") +
+              "\n" +
+              Record(8, "rgb-2", "CANCELLED", "2026-01-01T10:00:00", "Unknown",
+                     "2026-01-01T10:00:09", "(null)"));
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].line, 1);
+  EXPECT_EQ(r[0].job_id, 7u);
+  EXPECT_EQ(r[0].name, "rgb-1");
+  EXPECT_EQ(r[0].state, "COMPLETED");
+  EXPECT_EQ(r[0].start - r[0].submit, 5);
+  EXPECT_EQ(r[0].end - r[0].start, 60);
+  EXPECT_EQ(r[0].node_list, "n[001-002]");
+  EXPECT_EQ(r[1].line, 3);
+  EXPECT_EQ(r[1].start, -1);
+}
+
+TEST(JobComp, ALineWithoutAFieldOrWithABadTimeIsAnError) {
+  std::vector<JobRecord> r;
+  std::string err;
+  EXPECT_FALSE(ParseJobComp("JobId=1 Name=x\n", "comp.txt", &r, &err));
+  EXPECT_EQ(err,
+            "comp.txt:1: no JobState=; expected a jobcomp/filetxt record (JobId=... "
+            "Name=... JobState=... StartTime=... EndTime=... NodeList=... SubmitTime=...)");
+  EXPECT_FALSE(ParseJobComp(Record(1, "rgb-1", "COMPLETED", "2026-01-01 10:00:00",
+                                   "2026-01-01T10:00:05", "2026-01-01T10:01:05", "n001"),
+                            "comp.txt", &r, &err));
+  // The space splits the value: the record then has SubmitTime=2026-01-01 10:00:00.
+  EXPECT_EQ(err,
+            "comp.txt:1: SubmitTime '2026-01-01 10:00:00'; expected a time "
+            "YYYY-MM-DDTHH:MM:SS");
+  EXPECT_FALSE(ParseJobComp(
+      Record(1, "rgb-1", "COMPLETED", "2026-01-01T10:00:00", "soon", "2026-01-01T10:01:05", "n001"),
+      "comp.txt", &r, &err));
+  EXPECT_EQ(err, "comp.txt:1: StartTime 'soon'; expected a time YYYY-MM-DDTHH:MM:SS or Unknown");
+  EXPECT_FALSE(ParseJobComp(Record(0, "rgb-1", "COMPLETED", "2026-01-01T10:00:00",
+                                   "2026-01-01T10:00:00", "2026-01-01T10:01:05", "n001"),
+                            "comp.txt", &r, &err));
+  EXPECT_EQ(err, "comp.txt:1: JobId '0'; expected a job number from 1 to 4294967295");
+}
+
+TEST_F(Report, CountsSusWaitsAndMakespanPerPolicy) {
+  const std::vector<StreamJob> stream = {Job(1, 1), Job(2, 2), Job(3, 4), Job(4, 12)};
+  const std::string text =
+      Record(10, "rgb-1", "COMPLETED", "2026-01-01T10:00:00", "2026-01-01T10:00:01",
+             "2026-01-01T10:00:11", "n001") +
+      Record(11, "rgb-2", "COMPLETED", "2026-01-01T10:00:00", "2026-01-01T10:00:03",
+             "2026-01-01T10:00:13", "n[008-009]") +  // su1 + su2: split
+      Record(12, "rgb-3", "COMPLETED", "2026-01-01T10:00:02", "2026-01-01T10:00:12",
+             "2026-01-01T10:00:22", "n[017-020]") +  // su3
+      Record(13, "rgb-4", "TIMEOUT", "2026-01-01T10:00:02", "2026-01-01T10:00:02",
+             "2026-01-01T10:00:40", "n[001-012]") +  // 12 nodes: fits no single SU
+      Record(14, "other", "COMPLETED", "2026-01-01T10:00:02", "2026-01-01T10:00:02",
+             "2026-01-01T10:09:40", "n001");
+  PolicyResult r;
+  std::string err;
+  ASSERT_TRUE(Evaluate(stream, Records(text), "comp.txt", topo_, "tree", &r, &err)) << err;
+  EXPECT_EQ(r.jobs, 4);
+  EXPECT_EQ(r.missing, 0);
+  EXPECT_EQ(r.not_completed, 1);
+  EXPECT_EQ(r.foreign_records, 1);
+  EXPECT_EQ(r.multi_node, 3);
+  EXPECT_EQ(r.multi_fit_one_su, 2);
+  EXPECT_EQ(r.multi_fit_got_one_su, 1);
+  EXPECT_DOUBLE_EQ(r.mean_sus_multi, (2 + 1 + 2) / 3.0);
+  EXPECT_DOUBLE_EQ(r.mean_wait, (1 + 3 + 10 + 0) / 4.0);
+  EXPECT_EQ(r.p95_wait, 10);
+  EXPECT_EQ(r.p95_wait_multi, 10);
+  EXPECT_EQ(r.makespan, 40);
+  ASSERT_EQ(r.split.size(), 1u);
+  EXPECT_EQ(r.split[0], "rgb-2 (2 nodes): n[008-009]");
+}
+
+TEST_F(Report, AStreamJobWithoutARecordIsCountedAsLost) {
+  PolicyResult r;
+  std::string err;
+  ASSERT_TRUE(Evaluate({Job(1, 2), Job(2, 2)},
+                       Records(Record(3, "rgb-2", "COMPLETED", "2026-01-01T10:00:00",
+                                      "2026-01-01T10:00:00", "2026-01-01T10:00:10", "n[001-002]")),
+                       "comp.txt", topo_, "railguard", &r, &err))
+      << err;
+  EXPECT_EQ(r.jobs, 1);
+  EXPECT_EQ(r.missing, 1);
+  bool pass = true;
+  EXPECT_EQ(Verdict(r, r, &pass),
+            "verdict: FAIL: railguard placed 1 of 1 multi-node jobs that fit one SU in one SU "
+            "(target: all, and no job lost) (railguard: 1); p95 wait 0 s vs 0 s (limit +10%, "
+            "plus 1 s for Slurm's whole-second times): ok");
+  EXPECT_FALSE(pass);
+}
+
+TEST_F(Report, ANodeOutsideTheLayoutIsAnErrorNamingTheRecord) {
+  PolicyResult r;
+  std::string err;
+  EXPECT_FALSE(Evaluate({Job(1, 2)},
+                        Records(Record(3, "rgb-1", "COMPLETED", "2026-01-01T10:00:00",
+                                       "2026-01-01T10:00:00", "2026-01-01T10:00:10", "n001,x9")),
+                        "comp.txt", topo_, "tree", &r, &err));
+  EXPECT_EQ(err,
+            "comp.txt:1: job rgb-1 ran on node 'x9', which the layout does not list; "
+            "expected nodes of the benchmark's layout");
+}
+
+TEST(Verdict, PassesWhenEveryFittingJobGotOneSuAndP95IsWithinTenPercent) {
+  PolicyResult tree, rail;
+  tree.policy = "topology/tree";
+  rail.policy = "railguard";
+  tree.multi_fit_one_su = rail.multi_fit_one_su = 10;
+  tree.multi_fit_got_one_su = 8;
+  rail.multi_fit_got_one_su = 10;
+  tree.p95_wait = 20;
+  rail.p95_wait = 23;  // 22 + 1 s of resolution
+  bool pass = false;
+  EXPECT_EQ(Verdict(tree, rail, &pass),
+            "verdict: PASS: railguard placed 10 of 10 multi-node jobs that fit one SU in one SU "
+            "(topology/tree: 8); p95 wait 23 s vs 20 s (+15.0%, limit +10%, plus 1 s for "
+            "Slurm's whole-second times): ok");
+  EXPECT_TRUE(pass);
+  rail.p95_wait = 24;
+  Verdict(tree, rail, &pass);
+  EXPECT_FALSE(pass);
+  rail.p95_wait = 20;
+  rail.multi_fit_got_one_su = 9;
+  EXPECT_EQ(Verdict(tree, rail, &pass),
+            "verdict: FAIL: railguard placed 9 of 10 multi-node jobs that fit one SU in one SU "
+            "(target: all) (topology/tree: 8); p95 wait 20 s vs 20 s (+0.0%, limit +10%, plus "
+            "1 s for Slurm's whole-second times): ok");
+  EXPECT_FALSE(pass);
+}
+
+TEST(Table, HasOneColumnPerPolicyAndTheShareOfOneSuPlacements) {
+  PolicyResult a, b;
+  a.policy = "topology/tree";
+  b.policy = "railguard";
+  a.jobs = b.jobs = 300;
+  a.multi_fit_one_su = b.multi_fit_one_su = 41;
+  a.multi_fit_got_one_su = 38;
+  b.multi_fit_got_one_su = 41;
+  const std::string t = FormatTable({a, b});
+  EXPECT_EQ(t.substr(0, t.find('\n')),
+            "metric                           topology/tree       railguard");
+  EXPECT_NE(t.find("  of those, placed in one SU     38/41 (92.7%)  41/41 (100.0%)\n"),
+            std::string::npos)
+      << t;
+}
+
+}  // namespace
+}  // namespace railguard::bench

@@ -1,0 +1,154 @@
+// Helpers shared by the railcheck tests: temporary folders, the sysfs fixture generator
+// (tests/data/sysfs/make_sysfs.py), the shared node_exporter capture with its links restored,
+// and a fake slurmctld.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "healthcheck/act.h"
+
+namespace railguard::health::testing {
+
+namespace fs = std::filesystem;
+
+// A fresh folder under $TMPDIR (or /tmp), removed with everything in it at destruction.
+class TempDir {
+ public:
+  TempDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/railcheck-test.XXXXXX";
+    std::vector<char> buf(templ.begin(), templ.end());
+    buf.push_back('\0');
+    path_ = mkdtemp(buf.data()) ? buf.data() : "";
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& rel) const { return path_ + "/" + rel; }
+
+ private:
+  std::string path_;
+};
+
+inline void WriteFile(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Writes a DGX H100-like sysfs tree into `dir` with make_sysfs.py; `args` are its options
+// ("--fault rate-down:3"). Fails the test when the script fails.
+inline std::string MakeFixture(const std::string& dir, const std::string& args = "") {
+  const std::string cmd =
+      "python3 " RAILGUARD_SOURCE_DIR "/tests/data/sysfs/make_sysfs.py '" + dir + "' " + args;
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return dir;
+}
+
+// A fixture made with `args`, generated once per test process and shared: callers must not
+// change it (make their own with MakeFixture when they do). Removed when the process ends.
+inline std::string CachedFixture(const std::string& args = "") {
+  static TempDir* dir = new TempDir();  // lives until exit; see the cleaner below
+  static std::map<std::string, std::string> made;
+  struct Cleaner {
+    ~Cleaner() { delete dir; }
+  };
+  static Cleaner cleaner;
+  auto it = made.find(args);
+  if (it != made.end()) return it->second;
+  const std::string path = *dir / ("fixture" + std::to_string(made.size()));
+  MakeFixture(path, args);
+  made[args] = path;
+  return path;
+}
+
+// The shared node_exporter sysfs capture, copied into `dir` with its symbolic links
+// restored: the extraction stored each link as a file holding the target ("../../../devices/
+// pci0000:00/0000:00:02.1", no newline).
+inline std::string MaterializeCapture(const std::string& dir) {
+  const fs::path src = RAILGUARD_SHARED_DATA "/sysfs/node-exporter/sys";
+  EXPECT_TRUE(fs::is_directory(src)) << src;
+  for (const auto& e : fs::recursive_directory_iterator(src)) {
+    const fs::path rel = fs::relative(e.path(), src);
+    const fs::path dst = fs::path(dir) / rel;
+    if (e.is_directory()) {
+      fs::create_directories(dst);
+      continue;
+    }
+    const std::string text = ReadFile(e.path());
+    fs::create_directories(dst.parent_path());
+    if (text.rfind("../", 0) == 0 && text.find('\n') == std::string::npos) {
+      fs::create_symlink(text, dst);
+    } else {
+      WriteFile(dst, text);
+      fs::permissions(dst, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                               fs::perms::others_read);
+    }
+  }
+  return dir;
+}
+
+// A slurmctld in memory: nodes and the updates it received, applied as slurmctld does.
+class FakeSlurm : public SlurmApi {
+ public:
+  std::map<std::string, SlurmNode> nodes;
+  std::vector<NodeUpdate> updates;
+  bool reachable = true;
+
+  bool GetNode(const std::string& name, SlurmNode* out, std::string* err) override {
+    if (!reachable) {
+      *err = "Unable to contact slurm controller (connect failure)";
+      return false;
+    }
+    auto it = nodes.find(name);
+    if (it == nodes.end()) {
+      *err = "slurmctld has no node " + name;
+      return false;
+    }
+    *out = it->second;
+    return true;
+  }
+
+  bool UpdateNode(const std::string& name, const NodeUpdate& u, std::string* err) override {
+    if (!reachable) {
+      *err = "Unable to contact slurm controller (connect failure)";
+      return false;
+    }
+    updates.push_back(u);
+    SlurmNode& n = nodes[name];
+    if (u.drain_reason) {
+      n.drain = true;
+      n.reason = *u.drain_reason;
+    }
+    if (u.resume) {
+      n.drain = false;
+      n.reason.clear();
+    }
+    if (u.features) n.features = *u.features;
+    if (u.features_act) n.features_act = *u.features_act;
+    if (u.extra) n.extra = *u.extra;
+    return true;
+  }
+};
+
+}  // namespace railguard::health::testing

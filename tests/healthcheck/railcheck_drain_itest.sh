@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# railcheck as Prolog on the real cluster: rail 3 of n002 trained down to 200 Gb/s. A 2-node
+# job placed on n001+n002 is requeued by n002's Prolog and completes on healthy nodes, while
+# n002 stays drained with railcheck's reason (sinfo -R) and its rails in Extra. Then the
+# fixture is repaired and railcheck becomes the HealthCheckProgram (scontrol reconfigure):
+# n002 is resumed after 3 clean runs and not before, and the healthy feature, which the
+# reconfigure dropped, is back on every node.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=railcheck_itest_lib.sh
+source "$here/railcheck_itest_lib.sh"
+
+rgh_fixtures
+rgh_node_tree n002 --fault rate-down:3
+rgh_configs
+rgh_start
+
+# --- the Prolog drains n002 and Slurm requeues the job onto healthy nodes -------------------
+# shellcheck disable=SC2016  # expanded by the job, not here
+job=$(rgp_submit -N2 --wrap 'echo "nodes=$SLURM_JOB_NODELIST"')
+rgh_wait "n002 drained by its Prolog" 30 rgh_drained n002
+rgp_ok "n002's Prolog drained it"
+rgp_expect_eq "n002's reason in sinfo -R" "$(rgh_reason n002)" \
+  "railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s"
+rgp_ok "sinfo -R: $(rgh_reason n002)"
+rgp_wait_state "$job" COMPLETED 90
+nodes=$(rgp_job "$job" NodeList)
+[[ $(scontrol show hostnames "$nodes") != *n002* ]] || rgp_fail "job $job ran on n002 ($nodes)"
+restarts=$(rgp_job "$job" Restarts)
+[ "$restarts" -ge 1 ] || rgp_fail "job $job was not requeued (Restarts=$restarts)"
+grep -qxF "nodes=$nodes" "$rgp_tmp/job-$job.out" ||
+  rgp_fail "job output: $(cat "$rgp_tmp/job-$job.out")"
+rgp_ok "job $job was requeued $restarts time(s) and completed on $nodes"
+
+extra=$(rgh_node_field n002 Extra)
+[[ $extra == *'"rails":["ok","ok","ok","degraded","ok","ok","ok","ok"]'* &&
+  $extra == *'"verdict":"drain"'* && $extra == *'"failed":["rail3:port.rate"]'* ]] ||
+  rgp_fail "n002 Extra: $extra"
+rgp_ok "n002 Extra: $extra"
+[[ $(rgh_features n002) != *rail_healthy* ]] || rgp_fail "n002 kept rail_healthy"
+for n in $(scontrol show hostnames "$nodes"); do
+  [[ $(rgh_features "$n") == *rail_healthy* ]] ||
+    rgp_fail "$n lacks rail_healthy: $(rgh_features "$n")"
+done
+rgp_ok "rail_healthy on $nodes, not on n002"
+
+# --- repaired: the HealthCheckProgram resumes n002 after 3 clean runs ------------------------
+rgh_node_tree n002
+rgh_health_check 5
+streaks_seen=""
+deadline=$((SECONDS + 90))
+while rgh_drained n002; do
+  streak=$(rgh_state n002 drain_free_streak)
+  [ -z "$streak" ] || [ "$streak" -lt 3 ] ||
+    rgp_fail "n002 still drained after $streak clean runs (reason: $(rgh_reason n002))"
+  [[ " $streaks_seen " == *" $streak "* ]] || streaks_seen="$streaks_seen $streak"
+  [ "$SECONDS" -lt "$deadline" ] || rgp_fail "n002 not resumed within 90 s (streak $streak)"
+  sleep 0.5
+done
+streak=$(rgh_state n002 drain_free_streak)
+[ "$streak" -ge 3 ] || rgp_fail "n002 resumed after only $streak clean runs"
+rgp_ok "n002 stayed drained at clean-run streaks:$streaks_seen; resumed at $streak"
+rgp_expect_eq "n002 reason after resume" "$(rgh_reason n002)" ""
+rgp_expect_eq "railcheck's drains of n002" "$(rgh_state n002 drains)" "1"
+rgp_expect_eq "railcheck's resumes of n002" "$(rgh_state n002 resumes)" "1"
+
+# `scontrol reconfigure` (above) reset features set by update; the periodic runs put
+# rail_healthy back everywhere, n002 included once its streak allowed it.
+check_features() {
+  local n
+  for n in $(scontrol show hostnames 'n[001-032]'); do
+    [[ $(rgh_features "$n") == *rail_healthy* ]] || return 1
+  done
+}
+rgh_wait "rail_healthy back on all 32 nodes" 30 check_features
+rgp_ok "rail_healthy on all 32 nodes after the reconfigure"
+
+job=$(rgp_submit -N2 -w n002,n003 --wrap 'true')
+rgp_wait_state "$job" COMPLETED 60
+rgp_ok "n002 runs jobs again (job $job)"
+rgp_done

@@ -1,0 +1,139 @@
+# Shared by tests/healthcheck/*_itest.sh (sourced, not run): the local Slurm cluster of
+# tests/plugin/itest_lib.sh (railguard's plugins, etc/dev-4su.yaml) with railcheck as Prolog,
+# Epilog and, when asked, HealthCheckProgram; every node reads its own sysfs fixture
+# (health.sysfs_root: <tmp>/sys/%n) and keeps its own state (health.state_dir).
+#
+# Env: as tests/plugin/itest_lib.sh; the build tree must hold healthcheck/railcheck and its
+# railcheck-prolog/-epilog/-periodic links.
+# shellcheck shell=bash
+
+# shellcheck source=../plugin/itest_lib.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../plugin" && pwd)/itest_lib.sh"
+
+# shellcheck disable=SC2034  # used by the tests that source this file
+rgh_railcheck=$rgp_bin/healthcheck/railcheck
+for f in railcheck railcheck-prolog railcheck-epilog railcheck-periodic; do
+  [ -x "$rgp_bin/healthcheck/$f" ] || rgp_fail "$rgp_bin/healthcheck/$f not built"
+done
+rgh_make_sysfs=$rgp_src/tests/data/sysfs/make_sysfs.py
+rgh_sys=$rgp_tmp/sys
+rgh_state=$rgp_tmp/state
+# The run directory, chosen here because slurm.conf's AuthInfo names the munge socket in it.
+rgh_dir=$(mktemp -d /tmp/rgh.XXXXXX)
+
+# rgh_fixtures: one healthy DGX H100-like sysfs tree, and every node's root a link to it.
+rgh_fixtures() {
+  mkdir -p "$rgh_sys"
+  python3 "$rgh_make_sysfs" "$rgh_sys/healthy" || rgp_fail "make_sysfs.py failed"
+  local node
+  for node in $(seq -f 'n%03g' 1 32); do ln -s healthy "$rgh_sys/$node"; done
+}
+
+# rgh_node_tree NODE [make_sysfs.py OPTIONS...]: gives NODE a tree of its own, healthy or
+# with the faults given (--fault rate-down:3).
+rgh_node_tree() {
+  local node=$1
+  shift
+  rm -rf "${rgh_sys:?}/$node.new"
+  python3 "$rgh_make_sysfs" "$rgh_sys/$node.new" --node "$node" "$@" ||
+    rgp_fail "make_sysfs.py $* failed"
+  rm -rf "${rgh_sys:?}/$node"
+  mv "$rgh_sys/$node.new" "$rgh_sys/$node"
+}
+
+# rgh_set NODE REL TEXT: replaces one file of NODE's own tree atomically (readers never see
+# it half written).
+rgh_set() {
+  local f=$rgh_sys/$1/$2
+  printf '%s\n' "$3" >"$f.tmp" && mv "$f.tmp" "$f"
+}
+
+# rgh_configs [HEALTH-YAML-LINES...]: railguard.yaml (placement defaults, the health section
+# for the fixtures plus the lines given) and the slurm.conf additions: railcheck as Prolog
+# (PrologFlags=Alloc: on every node at allocation) and Epilog; nohold_on_prolog_fail so that
+# a job whose Prolog failed goes back to pending instead of held; cred_expire=10 because
+# Slurm holds a requeued job for cred_expire + 1 s (default 121 s).
+rgh_configs() {
+  rgp_write_configs
+  {
+    echo "health:"
+    echo "  sysfs_root: $rgh_sys/%n"
+    echo "  state_dir: $rgh_state/%n"
+    echo "  resume_after_clean_runs: 3"
+    echo "  flap_window_seconds: 0"
+    echo "  read_timeout_ms: 300"
+    [ $# -eq 0 ] || printf '  %s\n' "$@"
+  } >>"$rgp_tmp/railguard.yaml"
+  # slurmd runs a HealthCheckProgram with no arguments and only SLURMD_NODENAME in its
+  # environment: a real site's railcheck finds /etc/slurm/slurm.conf by itself; this cluster's
+  # slurm.conf lives in the run directory.
+  cat >"$rgp_tmp/healthcheck.sh" <<EOS
+#!/bin/sh
+SLURM_CONF=$rgh_dir/slurm.conf exec $rgp_bin/healthcheck/railcheck-periodic
+EOS
+  chmod 755 "$rgp_tmp/healthcheck.sh"
+  sed -i '/^SchedulerParameters=/d' "$rgp_tmp/extra.conf"
+  cat >>"$rgp_tmp/extra.conf" <<EOS
+SchedulerParameters=bf_interval=2,max_switch_wait=300,nohold_on_prolog_fail
+AuthInfo=socket=$rgh_dir/munge/munge.socket,cred_expire=10
+Prolog=$rgp_bin/healthcheck/railcheck-prolog
+Epilog=$rgp_bin/healthcheck/railcheck-epilog
+PrologFlags=Alloc
+EOS
+}
+
+# rgh_health_check SECONDS: adds railcheck as HealthCheckProgram every SECONDS to the
+# slurm.conf additions (before rgh_start), or to the running cluster's slurm.conf with
+# `scontrol reconfigure` (after).
+rgh_health_check() {
+  local lines="HealthCheckProgram=$rgp_tmp/healthcheck.sh
+HealthCheckInterval=$1"
+  if [ -n "${RAILGUARD_CLUSTER_DIR:-}" ]; then
+    echo "$lines" >>"$RAILGUARD_CLUSTER_DIR/slurm.conf"
+    scontrol reconfigure || rgp_fail "scontrol reconfigure failed"
+  else
+    echo "$lines" >>"$rgp_tmp/extra.conf"
+  fi
+}
+
+rgh_start() {
+  rmdir "$rgh_dir"  # the harness wants it absent or empty; it creates it again
+  rgp_start --dir "$rgh_dir" || rgp_fail "cluster start failed"
+}
+
+# rgh_reason NODE: the node's reason as `sinfo -R` has it (whole, without the user/time).
+rgh_reason() {
+  sinfo -h -R -n "$1" -o '%E' 2>/dev/null | head -n1
+}
+
+# rgh_node_field NODE KEY: one field of `scontrol show node -o NODE` (values without spaces).
+rgh_node_field() {
+  rgp_field "$(scontrol show node -o "$1")" "$2"
+}
+
+# rgh_drained NODE: true while NODE has the DRAIN flag.
+rgh_drained() {
+  [[ $(rgh_node_field "$1" State) == *DRAIN* ]]
+}
+
+# rgh_features NODE: the node's active features.
+rgh_features() {
+  rgh_node_field "$1" ActiveFeatures
+}
+
+# rgh_state NODE KEY: a value from NODE's railcheck state.json (empty when none yet).
+rgh_state() {
+  python3 -c 'import json,sys
+try: print(json.load(open(sys.argv[1]))[sys.argv[2]])
+except Exception: pass' "$rgh_state/$1/state.json" "$2"
+}
+
+# rgh_wait WHAT SECONDS COMMAND...: waits until COMMAND succeeds; fails the test naming WHAT.
+rgh_wait() {
+  local what=$1 limit=$2 deadline=$((SECONDS + $2))
+  shift 2
+  while ! "$@"; do
+    [ "$SECONDS" -lt "$deadline" ] || rgp_fail "$what: not within $limit s"
+    sleep 0.5
+  done
+}

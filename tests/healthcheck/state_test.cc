@@ -1,0 +1,249 @@
+// Tests for railcheck's state files (healthcheck/state.h, state_file.h): JSON round trips,
+// corrupt files as clear errors with a recovery path, atomic replacement that survives a
+// crash, no symlinks followed, safe modes, and the lock between concurrent runs.
+#include "healthcheck/state.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "healthcheck/state_file.h"
+#include "tests/healthcheck/health_test_util.h"
+
+namespace railguard::health {
+namespace {
+
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteFile;
+
+RunState SampleState() {
+  RunState s;
+  s.node = "n001";
+  s.time = 1700000123.5;
+  s.runs = 7;
+  s.drains = 1;
+  s.resumes = 1;
+  s.clean_streak = 2;
+  s.drain_free_streak = 3;
+  s.feature_held = true;
+  s.baseline_time = 1690000000;
+  PortRecord& p = s.ports["mlx5_3"];
+  p.state = "ACTIVE";
+  p.last.counters = {{"symbol_error", 12}, {"port_xmit_wait", 4294967295u}};
+  p.last.hw_counters = {{"out_of_buffer", 3}};
+  p.since_baseline = {{"symbol_error", 10}};
+  p.flaps = {1700000000, 1700000100.25};
+  s.pcie["0000:40:00.0"].last.fatal = 0;
+  s.pcie["0000:40:00.0"].last.correctable = 4;
+  s.pcie["0000:40:00.0"].since_baseline.correctable = 2;
+  return s;
+}
+
+TEST(RunState, RoundTripsThroughJson) {
+  const RunState s = SampleState();
+  RunState back;
+  std::string err;
+  ASSERT_TRUE(RunStateFromJson(RunStateToJson(s), "state.json", &back, &err)) << err;
+  EXPECT_EQ(RunStateToJson(back), RunStateToJson(s));
+  EXPECT_EQ(back.ports.at("mlx5_3").last.counters.at("port_xmit_wait"), 4294967295u);
+  EXPECT_EQ(back.ports.at("mlx5_3").flaps.size(), 2u);
+  EXPECT_FALSE(back.pcie.at("0000:40:00.0").last.nonfatal.has_value());
+}
+
+TEST(Baseline, RoundTripsThroughJson) {
+  Baseline b;
+  b.node = "n002";
+  b.time = 1690000000;
+  b.ports["mlx5_0"].counters = {{"symbol_error", 0}, {"link_downed", 1}};
+  b.pcie["0000:18:00.0"].fatal = 0;
+  Baseline back;
+  std::string err;
+  ASSERT_TRUE(BaselineFromJson(BaselineToJson(b), "baseline.json", &back, &err)) << err;
+  EXPECT_EQ(BaselineToJson(back), BaselineToJson(b));
+}
+
+TEST(RunState, SyntaxErrorsNameLineAndColumn) {
+  RunState s;
+  std::string err;
+  EXPECT_FALSE(RunStateFromJson("{\n \"format\": \"railcheck-state\",\n \"version\" 1\n}",
+                                "/st/state.json", &s, &err));
+  EXPECT_EQ(err,
+            "/st/state.json:3:12: syntax error while parsing object separator - "
+            "unexpected number literal; expected ':'; expected the JSON railcheck writes");
+}
+
+TEST(RunState, WrongValuesNameTheirPlaceAndTheExpectedForm) {
+  std::string text = RunStateToJson(SampleState());
+  RunState s;
+  std::string err;
+  std::string bad = text;
+  bad.replace(bad.find("\"symbol_error\": 12"), 18, "\"symbol_error\": -4");
+  EXPECT_FALSE(RunStateFromJson(bad, "state.json", &s, &err));
+  EXPECT_EQ(err,
+            "state.json: /ports/mlx5_3/counters/symbol_error: got -4; expected a "
+            "non-negative integer");
+  bad = text;
+  bad.replace(bad.find("\"feature_held\": true"), 20, "\"feature_held\": \"yes\"");
+  EXPECT_FALSE(RunStateFromJson(bad, "state.json", &s, &err));
+  EXPECT_EQ(err, "state.json: /feature_held: got \"yes\"; expected true or false");
+  EXPECT_FALSE(RunStateFromJson("[]", "state.json", &s, &err));
+  EXPECT_EQ(err, "state.json: /: got array; expected an object");
+  EXPECT_FALSE(RunStateFromJson("{\"format\": \"railcheck-baseline\"}", "state.json", &s, &err));
+  EXPECT_EQ(err, "state.json: /format: got 'railcheck-baseline'; expected 'railcheck-state'");
+  bad = text;
+  bad.replace(bad.find("\"version\": 1"), 12, "\"version\": 2");
+  EXPECT_FALSE(RunStateFromJson(bad, "state.json", &s, &err));
+  EXPECT_EQ(err, "state.json: /version: got 2; expected an integer from 1 to 1");
+}
+
+TEST(LoadRunState, ACorruptFileIsAnErrorThatSaysHowToRecover) {
+  TempDir tmp;
+  WriteFile(tmp / "state.json", "{\"format\": \"railcheck-state\", \"version\": 1, \"node\": ");
+  RunState s;
+  std::string err;
+  EXPECT_EQ(LoadRunState(tmp.path(), "n001", &s, &err), LoadStatus::kError);
+  EXPECT_EQ(err, "corrupt run state: " + tmp.path() +
+                     "/state.json:1:53: syntax "
+                     "error while parsing value - unexpected end of input; expected '[', '{', or a "
+                     "literal; expected the JSON railcheck writes (recover: delete " +
+                     tmp.path() +
+                     "/state.json; railcheck starts a new record at its next run: rates count "
+                     "from then, and a node it drained needs its clean runs again)");
+}
+
+TEST(LoadBaseline, ACorruptBaselineSaysToRecordANewOne) {
+  TempDir tmp;
+  WriteFile(tmp / "baseline.json", "not json");
+  Baseline b;
+  std::string err;
+  EXPECT_EQ(LoadBaseline(tmp.path(), "n001", &b, &err), LoadStatus::kError);
+  EXPECT_NE(err.find("corrupt baseline: " + tmp.path() + "/baseline.json:1:2: syntax error"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("(recover: record a new baseline with `railcheck baseline`, or delete " +
+                     tmp.path() + "/baseline.json"),
+            std::string::npos)
+      << err;
+}
+
+TEST(LoadRunState, AnotherNodesStateMeansTheStateDirIsShared) {
+  TempDir tmp;
+  RunState s = SampleState();
+  std::string err;
+  ASSERT_TRUE(SaveRunState(tmp.path(), s, &err)) << err;
+  EXPECT_EQ(LoadRunState(tmp.path(), "n002", &s, &err), LoadStatus::kError);
+  EXPECT_EQ(err, tmp.path() +
+                     "/state.json is the run state of node 'n001', not 'n002'; "
+                     "expected every node its own state_dir (put %n in health.state_dir)");
+}
+
+TEST(LoadRunState, MissingIsNotAnError) {
+  TempDir tmp;
+  RunState s;
+  std::string err;
+  EXPECT_EQ(LoadRunState(tmp.path(), "n001", &s, &err), LoadStatus::kMissing);
+}
+
+TEST(ReadStateFile, ASymlinkIsNeverFollowed) {
+  TempDir tmp;
+  WriteFile(tmp / "elsewhere", "{}");
+  ASSERT_EQ(symlink((tmp / "elsewhere").c_str(), (tmp / "state.json").c_str()), 0);
+  std::string text, err;
+  EXPECT_EQ(ReadStateFile(tmp / "state.json", &text, &err), ReadStatus::kError);
+  EXPECT_EQ(err, tmp.path() +
+                     "/state.json is a symbolic link; expected a regular file written "
+                     "by railcheck");
+}
+
+TEST(ReadStateFile, AFifoIsRefusedWithoutBlocking) {
+  TempDir tmp;
+  ASSERT_EQ(mkfifo((tmp / "state.json").c_str(), 0600), 0);
+  std::string text, err;
+  EXPECT_EQ(ReadStateFile(tmp / "state.json", &text, &err), ReadStatus::kError);
+  EXPECT_EQ(err, tmp.path() +
+                     "/state.json is not a regular file; expected one written by "
+                     "railcheck");
+}
+
+TEST(WriteStateFileAtomic, ReplacesTheFileWithMode0644AndLeavesNoTemporary) {
+  TempDir tmp;
+  std::string err;
+  ASSERT_TRUE(WriteStateFileAtomic(tmp / "state.json", "old\n", &err)) << err;
+  ASSERT_TRUE(WriteStateFileAtomic(tmp / "state.json", "new\n", &err)) << err;
+  EXPECT_EQ(ReadFile(tmp / "state.json"), "new\n");
+  struct stat st;
+  ASSERT_EQ(stat((tmp / "state.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  size_t entries = 0;
+  for (const auto& e : testing::fs::directory_iterator(tmp.path())) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST(WriteStateFileAtomic, ACrashMidWriteLeavesTheOldFileWholeAndTheLeftoverIsCleaned) {
+  TempDir tmp;
+  std::string err;
+  ASSERT_TRUE(WriteStateFileAtomic(tmp / "state.json", RunStateToJson(SampleState()), &err));
+  // What a run killed between create and rename leaves: a half-written temporary.
+  WriteFile(tmp / ".state.json.tmp.99999", "{\"format\": \"railc");
+  RunState s;
+  ASSERT_EQ(LoadRunState(tmp.path(), "n001", &s, &err), LoadStatus::kOk) << err;
+  EXPECT_EQ(s.runs, 7);
+  ASSERT_TRUE(WriteStateFileAtomic(tmp / "state.json", "{}\n", &err));
+  EXPECT_FALSE(testing::fs::exists(tmp / ".state.json.tmp.99999"));
+}
+
+TEST(WriteStateFileAtomic, AFailedWriteLeavesTheOldFile) {
+  TempDir tmp;
+  std::string err;
+  ASSERT_TRUE(WriteStateFileAtomic(tmp / "state.json", "old\n", &err));
+  // Something that is not a leftover file sits where the temporary file goes.
+  const std::string blocker = tmp / (".state.json.tmp." + std::to_string(getpid()));
+  testing::fs::create_directory(blocker);
+  EXPECT_FALSE(WriteStateFileAtomic(tmp / "state.json", "new\n", &err));
+  EXPECT_EQ(err, "cannot create " + blocker + ": File exists");
+  EXPECT_EQ(ReadFile(tmp / "state.json"), "old\n");
+}
+
+TEST(PrepareStateDir, CreatesTheFolderAndRefusesUnsafeOnes) {
+  TempDir tmp;
+  std::string err;
+  ASSERT_TRUE(PrepareStateDir(tmp / "a/b/n001", &err)) << err;
+  struct stat st;
+  ASSERT_EQ(stat((tmp / "a/b/n001").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+
+  chmod((tmp / "a/b/n001").c_str(), 0777);
+  EXPECT_FALSE(PrepareStateDir(tmp / "a/b/n001", &err));
+  EXPECT_EQ(err, "state_dir " + tmp.path() +
+                     "/a/b/n001 has mode 0777 (writable by group or "
+                     "others); expected 0755 or stricter");
+
+  ASSERT_EQ(symlink((tmp / "a/b/n001").c_str(), (tmp / "link").c_str()), 0);
+  EXPECT_FALSE(PrepareStateDir(tmp / "link", &err));
+  EXPECT_EQ(err, "state_dir " + tmp.path() +
+                     "/link is a symbolic link; expected a real folder "
+                     "(railcheck does not follow links where it writes as root)");
+
+  WriteFile(tmp / "file", "");
+  EXPECT_FALSE(PrepareStateDir(tmp / "file", &err));
+  EXPECT_EQ(err, "state_dir " + tmp.path() + "/file is not a folder");
+}
+
+TEST(StateLock, ASecondRunWaitsAndThenGivesUpWithAClearError) {
+  TempDir tmp;
+  StateLock first;
+  std::string err;
+  ASSERT_TRUE(first.Acquire(tmp.path(), 100, &err)) << err;
+  StateLock second;
+  EXPECT_FALSE(second.Acquire(tmp.path(), 50, &err));
+  EXPECT_EQ(err, tmp.path() +
+                     "/lock is held by another railcheck run of this node for more "
+                     "than 50 ms");
+}
+
+}  // namespace
+}  // namespace railguard::health

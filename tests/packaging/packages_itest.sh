@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# Integration test of the Debian packages, on this machine:
+#  - scripts/package.sh builds railguard-tools and slurm-railguard-plugins, lintian-clean;
+#  - `dpkg -i` installs them: railctl in /usr/sbin, the plugins (stripped) in Slurm's plugin
+#    dir, the man pages, /etc/slurm/railguard.yaml created from the template; the plugins
+#    depend on exactly the installed Slurm;
+#  - a local cluster (tests/harness) from the INSTALLED files only (railctl, plugins,
+#    examples) places a 4-node job inside one scalable unit through job_submit/rail and
+#    topology/rail, and the SPANK plugin sets NCCL_IB_HCA;
+#  - `dpkg -r` keeps the config, `dpkg -P` removes it unless the admin changed it, a deleted
+#    config is not brought back, and afterwards nothing of the packages is left.
+# Whatever happens, the EXIT trap stops the cluster, purges the packages and removes what the
+# test created, so the machine is left as it was. It refuses to run if the packages are
+# already installed (it would replace the admin's).
+# Env: RAILGUARD_SOURCE_DIR, RAILGUARD_BINARY_DIR (the packages are built in its pkg-itest/),
+#      RAILGUARD_KEEP_CLUSTER=1 keeps the cluster's run directory for its logs.
+set -euo pipefail
+src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+bin=${RAILGUARD_BINARY_DIR:-$src/build}
+name=packages_itest
+pkgs=(railguard-tools slurm-railguard-plugins)
+conf=/etc/slurm/railguard.yaml
+template=/usr/share/railguard/railguard.yaml
+examples=/usr/share/doc/railguard-tools/examples
+checks=0
+
+fail() {
+  echo "$name: FAIL: $*" >&2
+  local log=${RAILGUARD_CLUSTER_DIR:-}/ctld/slurmctld.log
+  if [ -n "${RAILGUARD_CLUSTER_DIR:-}" ] && [ -s "$log" ]; then
+    echo "---- last 15 lines of $log" >&2
+    grep -v pmix "$log" | tail -n 15 >&2
+  fi
+  exit 1
+}
+ok() {
+  checks=$((checks + 1))
+  echo "$name: ok: $*"
+}
+
+[ "$(id -u)" -eq 0 ] || fail "must run as root (dpkg -i)"
+for p in "${pkgs[@]}"; do
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -qv '^unknown ok not-installed$'; then
+    fail "$p is already on this machine ($(dpkg-query -W -f='${Status} ${Version}' "$p")); the" \
+      "test would replace it. Remove it first (dpkg -P ${pkgs[*]})."
+  fi
+done
+
+# What the packages could leave behind, listed before anything happens.
+leftovers() {
+  find /etc /usr /var/lib /opt -xdev \( -name '*railguard*' -o -name '*_rail.so' \
+    -o -name 'railctl*' -o -name 'railcheck*' -o -name rails.yaml \) -print 2>/dev/null | sort
+}
+before=$(leftovers)
+conf_existed=0
+[ -e "$conf" ] && conf_existed=1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rg-$name.XXXXXX")
+# shellcheck source-path=SCRIPTDIR source=../harness/cluster.sh
+source "$src/tests/harness/cluster.sh"
+cleanup() {
+  local rc=$?
+  rg_cluster_stop >/dev/null 2>&1 || true
+  for p in slurm-railguard-plugins railguard-tools; do
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -qv 'not-installed$'; then
+      echo "$name: cleanup: dpkg -P $p" >&2
+      dpkg -P "$p" >/dev/null 2>&1 || echo "$name: cleanup: dpkg -P $p failed" >&2
+    fi
+  done
+  # A config this test made the postinst create, then changed so that purge kept it.
+  [ "$conf_existed" = 1 ] || rm -f "$conf"
+  rm -rf /var/lib/slurm-railguard-plugins "$tmp"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# --- build -----------------------------------------------------------------------------------
+export RAILGUARD_PKG_DIR=$bin/pkg-itest
+debs=$(bash "$src/scripts/package.sh" --incremental 2>"$tmp/package.err") || {
+  cat "$tmp/package.err" >&2
+  fail "scripts/package.sh failed"
+}
+grep -q '^package: lintian: no errors, no warnings$' "$tmp/package.err" ||
+  fail "package.sh did not report a clean lintian run: $(cat "$tmp/package.err")"
+grep -E '^[EWI]: ' "$tmp/package.err" | sed "s/^/$name: lintian: /" || true
+ok "packages built, lintian: no errors, no warnings ($(grep -o 'built in [0-9]* s' "$tmp/package.err"))"
+mapfile -t debs <<<"$debs"
+[ "${#debs[@]}" = 2 ] || fail "package.sh printed ${#debs[@]} packages, expected 2: ${debs[*]}"
+
+# --- install ---------------------------------------------------------------------------------
+dpkg -i "${debs[@]}" >"$tmp/dpkg-i.log" 2>&1 || fail "dpkg -i failed: $(cat "$tmp/dpkg-i.log")"
+for p in "${pkgs[@]}"; do
+  [ "$(dpkg-query -W -f='${Status}' "$p")" = "install ok installed" ] || fail "$p is not installed"
+  dpkg -L "$p" >"$tmp/$p.list"
+done
+ok "dpkg -i ${debs[*]##*/}"
+
+slurm_version=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins)
+depends=$(dpkg-query -W -f='${Depends}' slurm-railguard-plugins)
+[[ ", $depends," == *", slurm-wlm-basic-plugins (= $slurm_version),"* ]] ||
+  fail "slurm-railguard-plugins Depends: $depends; expected slurm-wlm-basic-plugins (= $slurm_version)"
+ok "the plugins depend on exactly this Slurm: slurm-wlm-basic-plugins (= $slurm_version)"
+
+plugindir=$(dirname "$(dpkg -L slurm-wlm-basic-plugins | grep '/topology_tree\.so$')")
+for so in topology_rail job_submit_rail spank_railguard; do
+  f=$plugindir/$so.so
+  grep -qx "$f" "$tmp/slurm-railguard-plugins.list" || fail "$f is not in slurm-railguard-plugins"
+  if readelf -S "$f" | grep -q '\.debug_info'; then fail "$f is not stripped"; fi
+  [ "$(stat -c %s "$f")" -lt 2000000 ] || fail "$f is $(stat -c %s "$f") bytes; expected stripped"
+done
+ok "plugins in $plugindir, stripped ($(du -ch "$plugindir"/*_rail*.so "$plugindir"/spank_railguard.so | tail -n1 | cut -f1) together)"
+
+[ -x /usr/sbin/railctl ] || fail "/usr/sbin/railctl is missing"
+/usr/sbin/railctl topology validate "$examples/superpod-h100.yaml" >/dev/null ||
+  fail "the installed railctl does not validate the installed example superpod-h100.yaml"
+for page in man8/railctl.8.gz man8/railcheck.8.gz man5/railguard.yaml.5.gz; do
+  [ -f "/usr/share/man/$page" ] || fail "/usr/share/man/$page is missing"
+  warn=$(MANWIDTH=80 man --warnings -l "/usr/share/man/$page" 2>&1 >/dev/null)
+  [ -z "$warn" ] || fail "man --warnings /usr/share/man/$page: $warn"
+done
+[ "$(readlink -f "$(man -w railcheck-prolog)")" = /usr/share/man/man8/railcheck.8.gz ] ||
+  fail "man railcheck-prolog does not lead to railcheck(8): $(man -w railcheck-prolog 2>&1)"
+ok "railctl in /usr/sbin; railctl(8), railcheck(8), railguard.yaml(5) gzipped, warning-free"
+
+if [ "$conf_existed" = 0 ]; then
+  [ -f "$conf" ] || fail "the postinst did not create $conf"
+  cmp -s "$conf" "$template" || fail "$conf differs from $template"
+  grep -qx 'topology: rails.yaml' "$conf" || fail "$conf does not name rails.yaml"
+  ! grep -qx "$conf" "$tmp/slurm-railguard-plugins.list" || fail "$conf is a file of the package"
+  ok "$conf created from $template (topology: rails.yaml), not a dpkg conffile"
+else
+  ok "$conf existed before the test; the postinst left it alone (seed checks skipped)"
+fi
+
+# --- a cluster from the installed files --------------------------------------------------------
+# railguard.yaml: the installed template with the topology set to the installed example.
+sed "s|^topology:.*|topology: $examples/dev-4su.yaml|" "$template" >"$tmp/railguard.yaml"
+# plugstack.conf: the installed example's line, with the config above.
+grep -v '^#' "$examples/plugstack.conf.railguard" | grep . |
+  sed "s|config=[^ ]*|config=$tmp/railguard.yaml|" >"$tmp/plugstack.conf"
+grep -q "^optional $plugindir/spank_railguard.so config=" "$tmp/plugstack.conf" ||
+  fail "unexpected plugstack.conf line from the example: $(cat "$tmp/plugstack.conf")"
+cat >"$tmp/extra.conf" <<EOF
+JobSubmitPlugins=rail
+SchedulerParameters=bf_interval=2,max_switch_wait=300
+PlugStackConfig=$tmp/plugstack.conf
+EOF
+rg_cluster_start --no-trap --topo "$examples/dev-4su.yaml" --topology-plugin rail \
+  --plugin-dir "$plugindir" --railctl /usr/sbin/railctl --conf-extra "$tmp/extra.conf" \
+  --railguard-conf "$tmp/railguard.yaml" || fail "the cluster did not start (see above)"
+plugin_path=$(scontrol show config | sed -n 's/^PluginDir *= *//p')
+[[ $plugin_path != *"$src"* && $plugin_path != *build* ]] ||
+  fail "PluginDir=$plugin_path includes the build tree"
+topology=$(scontrol show topology)
+grep -q '^SwitchName=raildev-spine .*Switches=su\[1-4\]' <<<"$topology" ||
+  fail "scontrol show topology has no raildev-spine over su[1-4]: $topology"
+ok "cluster up with PluginDir=$plugin_path, topology/rail: one switch per SU under raildev-spine"
+
+job=$(sbatch --parsable -N4 --exclusive -t 5 -o /dev/null --wrap 'sleep 30' 2>"$tmp/sbatch.err") ||
+  fail "sbatch -N4 refused: $(cat "$tmp/sbatch.err")"
+job=${job%%;*}
+told=$(sed -n 's/^sbatch: railguard: //p' "$tmp/sbatch.err")
+[[ $told == "prefer placement: 4 nodes in 1 scalable unit"* ]] ||
+  fail "sbatch said '$(cat "$tmp/sbatch.err")'; expected a railguard line for 4 nodes in 1 SU"
+state="" deadline=$((SECONDS + 30))
+while [ "$state" != RUNNING ]; do
+  [ "$SECONDS" -le "$deadline" ] || fail "job $job is $state after 30 s"
+  record=$(scontrol show job -o "$job")
+  state=$(grep -o 'JobState=[A-Z]*' <<<"$record" | cut -d= -f2)
+  sleep 0.5
+done
+switches=$(grep -o ' Switches=[^ ]*' <<<"$record" | cut -d= -f2)
+nodes=$(grep -o ' NodeList=[^ ]*' <<<"$record" | cut -d= -f2)
+sus=$(scontrol show hostnames "$nodes" | while read -r n; do echo "su$(((10#${n#n} - 1) / 8 + 1))"; done |
+  sort -u | paste -sd' ')
+[ "$(wc -w <<<"$sus")" = 1 ] || fail "job $job runs on $nodes: SUs $sus, expected one"
+[[ $switches == 1@* ]] || fail "job $job has Switches=$switches, expected 1@<wait>"
+ok "4-node job $job on $nodes, inside $sus, Switches=$switches; sbatch said: railguard: $told"
+
+scancel "$job"
+hca=$(srun -N1 -w n010 -t 1 printenv NCCL_IB_HCA 2>"$tmp/srun.err") ||
+  fail "srun printenv NCCL_IB_HCA failed: $(cat "$tmp/srun.err")"
+[ "$hca" = "=mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11" ] ||
+  fail "NCCL_IB_HCA on n010 is '$hca'"
+ok "the installed SPANK plugin sets NCCL_IB_HCA=$hca"
+
+# --- railcheck: a degraded rail drains its node through the Slurm API ----------------------------
+for f in railcheck railcheck-prolog railcheck-epilog railcheck-periodic; do
+  grep -qx "/usr/sbin/$f" "$tmp/railguard-tools.list" || fail "/usr/sbin/$f is not in railguard-tools"
+done
+if [ -e /var/lib/railguard ]; then
+  # railcheck's default event log lives there, and purge would remove it: not ours to touch.
+  echo "$name: note: /var/lib/railguard exists on this machine; drain scenario skipped"
+else
+  # Fake sysfs trees of a DGX H100-like node: n010 healthy, n011 with rail 3's port down.
+  python3 "$src/tests/data/sysfs/make_sysfs.py" "$tmp/sysfs/n010" >/dev/null
+  python3 "$src/tests/data/sysfs/make_sysfs.py" "$tmp/sysfs/n011" --fault port-down:3 >/dev/null
+  printf '%s\n' "topology: $examples/dev-4su.yaml" "health:" "  sysfs_root: $tmp/sysfs/%n" \
+    "  state_dir: $tmp/state/%n" >"$tmp/railcheck.yaml"
+  /usr/sbin/railcheck baseline --node n010 --config "$tmp/railcheck.yaml" >"$tmp/railcheck.out" 2>&1 ||
+    fail "railcheck baseline on n010 failed: $(cat "$tmp/railcheck.out")"
+  [ -s "$tmp/state/n010/baseline.json" ] || fail "railcheck baseline wrote no baseline.json"
+  rc=0
+  /usr/sbin/railcheck-periodic --node n011 --config "$tmp/railcheck.yaml" >"$tmp/railcheck.out" 2>&1 ||
+    rc=$?
+  [ "$rc" = 1 ] || fail "railcheck-periodic on n011 exited $rc, expected 1 (drain): $(cat "$tmp/railcheck.out")"
+  node=$(scontrol show node -o n011)
+  [[ $node == *" State="*DRAIN* ]] || fail "n011 is not drained after railcheck: $node"
+  reason=$(grep -o 'Reason=railcheck:.*' <<<"$node" | sed 's/^Reason=//; s/ \[.*//')
+  [[ $reason == "railcheck: rail3 mlx5_5"* ]] || fail "n011's reason is not railcheck's: $node"
+  rc=0
+  /usr/sbin/railcheck-periodic --node n010 --config "$tmp/railcheck.yaml" >"$tmp/railcheck.out" 2>&1 ||
+    rc=$?
+  [ "$rc" = 0 ] || fail "railcheck-periodic on n010 exited $rc, expected 0: $(cat "$tmp/railcheck.out")"
+  [[ $(scontrol show node -o n010) == *"ActiveFeatures="*rail_healthy* ]] ||
+    fail "n010 did not get rail_healthy: $(scontrol show node -o n010)"
+  ok "installed railcheck: baseline recorded; n011 drained ($reason); n010 got rail_healthy"
+  /usr/sbin/railctl report --config "$tmp/railcheck.yaml" >"$tmp/report.out" 2>&1 ||
+    fail "railctl report failed: $(cat "$tmp/report.out")"
+  grep -qE '^n011 .*railcheck: rail3' "$tmp/report.out" ||
+    fail "railctl report does not list n011 as drained by railcheck: $(cat "$tmp/report.out")"
+  ok "installed railctl report lists n011 drained by railcheck"
+fi
+rg_cluster_stop >/dev/null 2>&1
+
+# --- remove and purge ----------------------------------------------------------------------------
+# gone_except_shared LIST: every path of a dpkg -L list is gone, or a folder another package owns.
+gone_except_shared() {
+  local path
+  while read -r path; do
+    [ "$path" != /. ] || continue
+    if [ -d "$path" ] && [ ! -L "$path" ]; then
+      dpkg -S "$path" >/dev/null 2>&1 || fail "folder $path is left and no package owns it"
+    elif [ -e "$path" ] || [ -L "$path" ]; then
+      fail "$path is left after removal"
+    fi
+  done <"$1"
+}
+dpkg -r slurm-railguard-plugins railguard-tools >"$tmp/dpkg-r.log" 2>&1 ||
+  fail "dpkg -r failed: $(cat "$tmp/dpkg-r.log")"
+for p in "${pkgs[@]}"; do gone_except_shared "$tmp/$p.list"; done
+if [ "$conf_existed" = 0 ]; then
+  [ -f "$conf" ] || fail "dpkg -r removed $conf; expected it kept until purge"
+fi
+dpkg -P slurm-railguard-plugins railguard-tools >"$tmp/dpkg-p.log" 2>&1 ||
+  fail "dpkg -P failed: $(cat "$tmp/dpkg-p.log")"
+after=$(leftovers)
+[ "$after" = "$before" ] ||
+  fail "left behind after dpkg -P: $(diff <(echo "$before") <(echo "$after") | grep '^>' | tr '\n' ' ')"
+ok "dpkg -r kept $conf, dpkg -P removed it; no file of the packages is left"
+
+if [ "$conf_existed" = 0 ]; then
+  # A config the admin changed survives the purge; one the admin deleted is not brought back.
+  dpkg -i "${debs[@]}" >"$tmp/dpkg-i.log" 2>&1 || fail "second dpkg -i failed: $(cat "$tmp/dpkg-i.log")"
+  rm "$conf"
+  dpkg -i "${debs[@]}" >"$tmp/dpkg-i.log" 2>&1 || fail "third dpkg -i failed: $(cat "$tmp/dpkg-i.log")"
+  [ ! -e "$conf" ] || fail "reinstalling brought back $conf, which the admin had deleted"
+  dpkg -P slurm-railguard-plugins >/dev/null 2>&1 || fail "dpkg -P slurm-railguard-plugins failed"
+  dpkg -i "${debs[1]}" >"$tmp/dpkg-i.log" 2>&1 || fail "fourth dpkg -i failed: $(cat "$tmp/dpkg-i.log")"
+  echo "# changed by the admin" >>"$conf"
+  dpkg -P slurm-railguard-plugins railguard-tools >"$tmp/dpkg-p.log" 2>&1 ||
+    fail "dpkg -P failed: $(cat "$tmp/dpkg-p.log")"
+  [ -f "$conf" ] || fail "dpkg -P removed $conf although the admin had changed it"
+  grep -q "keeping $conf" "$tmp/dpkg-p.log" || fail "dpkg -P did not say it keeps $conf"
+  rm "$conf"
+  [ "$(leftovers)" = "$before" ] || fail "left behind: $(leftovers)"
+  ok "a deleted $conf stays deleted on reinstall; a changed one survives dpkg -P"
+fi
+
+echo "$name: PASS ($checks checks, $SECONDS s)"

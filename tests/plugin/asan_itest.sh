@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# railguard's three Slurm plugins under AddressSanitizer (and UBSan), in real daemons:
+#  - builds ASan-instrumented plugins (RAILGUARD_SANITIZE=ON, Debug) in their own build
+#    tree, only the plugin targets and what they link (first run: about 45 s of CPU at -j2;
+#    after that, incremental). RAILGUARD_ASAN_BUILD_DIR overrides where (default
+#    $RAILGUARD_BINARY_DIR/asan);
+#  - runs the local cluster on etc/dev-4su.yaml with topology/rail, job_submit/rail and the
+#    SPANK plugin; Slurm's binaries are not instrumented, so slurmctld, every slurmd (and
+#    through it every slurmstepd), sbatch, srun and salloc run with libasan (and libubsan)
+#    in LD_PRELOAD, through wrapper scripts given to the harness as --slurm-bin;
+#  - checks that the runtime really is in each daemon and that a deliberate heap overflow in
+#    a small instrumented program is reported where the daemons report (the test's own
+#    control);
+#  - sends a short job stream: multi-node jobs of 2 to 12 nodes under every placement mode,
+#    single-node jobs, srun steps (the SPANK plugin sets NCCL_IB_HCA in slurmstepd), refused
+#    options; then `scontrol reconfigure` with a broken topology YAML and a broken
+#    railguard.yaml, jobs again, a fixed reconfigure, and a broken SPANK config;
+#  - fails if any ASan or UBSan report appears (report files, daemon stderr, logs), or if a
+#    daemon died.
+# About 1 minute once the ASan plugins are built.
+set -euo pipefail
+src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# shellcheck source=itest_lib.sh
+source "$src/tests/plugin/itest_lib.sh"
+
+# --- the instrumented plugins ---------------------------------------------------------------
+asan_build=${RAILGUARD_ASAN_BUILD_DIR:-$rgp_bin/asan}
+echo "$rgp_name: building ASan plugins in $asan_build (plugin targets only, -j2)"
+# Debug (-O0 -g): with ASan and UBSan, -O2 compiles about 7 times slower, for no gain here.
+cmake -S "$rgp_src" -B "$asan_build" -DRAILGUARD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+  >"$rgp_tmp/cmake.log" 2>&1 ||
+  rgp_fail "cmake -DRAILGUARD_SANITIZE=ON failed: $(tail -n 20 "$rgp_tmp/cmake.log")"
+cmake --build "$asan_build" -j2 --target topology_rail job_submit_rail spank_railguard \
+  >"$rgp_tmp/build.log" 2>&1 ||
+  rgp_fail "building the ASan plugins failed: $(grep -m 10 -E 'error|Error' "$rgp_tmp/build.log")"
+rgp_plugins=$asan_build/slurm-plugins  # rgp_write_configs and rgp_start use this one
+for f in topology_rail.so job_submit_rail.so spank_railguard.so; do
+  readelf -d "$rgp_plugins/$f" | grep -q 'NEEDED.*libasan' ||
+    rgp_fail "$rgp_plugins/$f is not linked against libasan (was RAILGUARD_SANITIZE honoured?)"
+done
+rgp_ok "ASan plugins built in $asan_build ($SECONDS s)"
+
+# --- wrappers that preload the sanitizer runtimes -------------------------------------------
+libasan=$(gcc -print-file-name=libasan.so)
+libubsan=$(gcc -print-file-name=libubsan.so)
+if [ ! -f "$libasan" ] || [ ! -f "$libubsan" ]; then
+  rgp_fail "gcc -print-file-name found no libasan.so/libubsan.so ($libasan, $libubsan)"
+fi
+reports=$rgp_tmp/reports
+mkdir -p "$reports" "$rgp_tmp/wrap"
+# Slurm's daemons are not instrumented: leak checks would report Slurm's own allocations.
+asan_options="detect_leaks=0:verify_asan_link_order=0:halt_on_error=1:abort_on_error=0"
+asan_options+=":log_path=$reports/asan:log_exe_name=1"
+ubsan_options="print_stacktrace=1:halt_on_error=0:log_path=$reports/ubsan:log_exe_name=1"
+
+# wrap NAME [plain]: a script that runs the installed NAME with the runtimes preloaded (or,
+# with "plain", as installed: commands that load no railguard plugin). It execs, so the pid
+# the harness records is the daemon's, and slurmd's environment reaches slurmstepd. Scripts,
+# not symlinks: the harness resolves links and puts the folder of the target on PATH.
+wrap() {
+  local real
+  real=$(PATH="$PATH:/usr/sbin:/sbin" command -v "$1") || rgp_fail "$1 not found"
+  if [ "${2:-}" = plain ]; then
+    printf '#!/bin/sh\nexec "%s" "$@"\n' "$real" >"$rgp_tmp/wrap/$1"
+  else
+    cat >"$rgp_tmp/wrap/$1" <<EOF
+#!/bin/sh
+LD_PRELOAD="$libasan $libubsan\${LD_PRELOAD:+ \$LD_PRELOAD}" ASAN_OPTIONS="$asan_options" \\
+  UBSAN_OPTIONS="$ubsan_options" exec "$real" "\$@"
+EOF
+  fi
+  chmod +x "$rgp_tmp/wrap/$1"
+}
+for tool in slurmctld slurmd sbatch srun salloc; do wrap "$tool"; done
+for tool in scontrol sinfo squeue scancel; do wrap "$tool" plain; done
+
+# The control: an instrumented program with a heap overflow must leave a report in $reports.
+cat >"$rgp_tmp/overflow.c" <<'EOF'
+#include <stdlib.h>
+int main(void) {
+  volatile char *p = malloc(8);
+  p[8] = 1;
+  free((void *)p);
+  return 0;
+}
+EOF
+gcc -fsanitize=address -g -o "$rgp_tmp/overflow" "$rgp_tmp/overflow.c" ||
+  rgp_fail "could not compile the ASan control program"
+if ASAN_OPTIONS="$asan_options" "$rgp_tmp/overflow" 2>/dev/null; then
+  rgp_fail "the overflow went unnoticed"
+fi
+grep -qs "heap-buffer-overflow" "$reports"/asan.* ||
+  rgp_fail "the control overflow left no report in $reports (log_path does not work?)"
+rm -f "$reports"/*
+rgp_ok "a heap overflow in an instrumented program is reported in $reports (the control)"
+
+# --- the cluster ----------------------------------------------------------------------------
+rgp_write_configs
+rgp_start --slurm-bin "$rgp_tmp/wrap" || rgp_fail "the cluster did not start under ASan"
+dir=$RAILGUARD_CLUSTER_DIR
+for pidfile in "$dir/pids/slurmctld" "$dir/pids/slurmd.n001" "$dir/pids/slurmd.n032"; do
+  grep -q libasan "/proc/$(cat "$pidfile")/maps" ||
+    rgp_fail "$(basename "$pidfile") (pid $(cat "$pidfile")) runs without libasan"
+done
+grep -q "railguard: topology/rail: loaded" "$dir/ctld/slurmctld.log" ||
+  rgp_fail "slurmctld did not load topology/rail"
+rgp_ok "slurmctld and the slurmds run with libasan and load the ASan plugins"
+rgp_set_healthy
+
+# all_done: waits until no job is left.
+all_done() {
+  local deadline=$((SECONDS + 90))
+  while [ -n "$(squeue -h -t PD,R,CG -o %i)" ]; do
+    [ "$SECONDS" -le "$deadline" ] || rgp_fail "jobs still there after 90 s: $(squeue -h)"
+    sleep 0.5
+  done
+}
+
+# stream: a short mix of what the plugins handle.
+stream() {
+  local n mode
+  for n in 2 4 8 12; do
+    for mode in strict prefer off; do
+      rgp_submit -N"$n" --gpus-per-node=8 --rail-placement="$mode" -t 2 --wrap 'sleep 1' >/dev/null
+    done
+  done
+  rgp_submit --gpus=16 -t 2 --wrap 'sleep 1' >/dev/null
+  rgp_submit -N1 --gpus=1 -t 2 --wrap 'sleep 1' >/dev/null
+  rgp_submit -N3 --switches=2@10 -t 2 --wrap 'sleep 1' >/dev/null
+  rgp_submit -N2 -C 'su1|su2' --rail-max-sus=1 -t 2 --wrap 'srun hostname' >/dev/null
+  sbatch -N12 --rail-max-sus=1 --rail-placement=strict --wrap true >/dev/null 2>&1 &&
+    rgp_fail "a strict 12-node job with --rail-max-sus=1 was accepted"
+  sbatch -N2 --rail-placement=bogus --wrap true >/dev/null 2>&1 &&
+    rgp_fail "--rail-placement=bogus was accepted"
+  out=$(srun -N2 -t 2 printenv NCCL_IB_HCA 2>"$rgp_tmp/srun.err") ||
+    rgp_fail "srun -N2 failed: $(cat "$rgp_tmp/srun.err")"
+  rgp_expect_eq "NCCL_IB_HCA from the ASan SPANK plugin" "$(sort -u <<<"$out")" \
+    "=mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11"
+  # The task's parent is slurmstepd, which loaded the ASan SPANK plugin: it has the runtime.
+  # shellcheck disable=SC2016  # expanded by the task's shell
+  out=$(srun -N1 -t 2 bash -c 'grep -c libasan /proc/$PPID/maps' 2>"$rgp_tmp/srun.err") ||
+    rgp_fail "srun -N1 failed: $(cat "$rgp_tmp/srun.err")"
+  [ "$out" -gt 0 ] || rgp_fail "slurmstepd runs without libasan"
+  salloc -N2 -t 2 --rail-placement=prefer true >/dev/null 2>&1 || rgp_fail "salloc failed"
+  all_done
+}
+
+stream
+rgp_ok "job stream 1 (every mode, 1-12 nodes, srun, salloc, refusals) done"
+
+# A broken topology YAML, then a broken railguard.yaml, each at a reconfigure.
+cp "$dir/topology.yaml" "$rgp_tmp/topology.good"
+cp "$dir/railguard.yaml" "$rgp_tmp/railguard.good"
+sed -i -e 's/nodes: "n\[009-016\]"/nodes: "n[009-016"/' \
+  -e 's/^cluster: raildev$/cluster: raildev\nsuperpod: yes/' "$dir/topology.yaml"
+scontrol reconfigure || rgp_fail "scontrol reconfigure failed"
+rgp_log_has "error: railguard: topology/rail: $dir/topology.yaml:5:1: unknown key 'superpod'"
+rgp_set_healthy
+stream
+rgp_ok "reconfigure with a broken topology YAML logged; job stream 2 done"
+
+cp "$rgp_tmp/topology.good" "$dir/topology.yaml"
+printf 'topology: topology.yaml\nplacement:\n  default_mode: sometimes\n  wait_max_seconds: -4\n' \
+  >"$dir/railguard.yaml"
+scontrol reconfigure || rgp_fail "scontrol reconfigure failed"
+rgp_log_has "railguard.yaml:3:17"
+rgp_set_healthy
+stream
+rgp_ok "reconfigure with a broken railguard.yaml logged; job stream 3 done"
+
+cp "$rgp_tmp/railguard.good" "$dir/railguard.yaml"
+scontrol reconfigure || rgp_fail "scontrol reconfigure failed"
+rgp_set_healthy
+stream
+echo "topology: /nonexistent/rails.yaml" >"$rgp_tmp/spank-railguard.yaml"  # slurmstepd's config
+# shellcheck disable=SC2016  # expanded by the task's shell
+out=$(srun -N2 -t 2 bash -c 'echo "[${NCCL_IB_HCA:-}]"' 2>"$rgp_tmp/srun.err") ||
+  rgp_fail "srun -N2 with a broken SPANK config failed: $(cat "$rgp_tmp/srun.err")"
+rgp_expect_eq "NCCL_IB_HCA with a broken SPANK config" "$(sort -u <<<"$out")" "[]"
+rgp_submit -N2 -t 2 --wrap 'srun true' >/dev/null
+all_done
+rgp_ok "a fixed reconfigure (job stream 4), then steps with a broken SPANK config, done"
+
+# --- verdict ------------------------------------------------------------------------------
+for pidfile in "$dir"/pids/slurmctld "$dir"/pids/slurmd.*; do
+  _rg_alive "$(cat "$pidfile")" "$dir" || rgp_fail "$(basename "$pidfile") died during the test"
+done
+rgp_ok "slurmctld and all 32 slurmd are still running"
+# Stop now (daemons exit through their normal paths), keeping the logs to scan.
+kept=$RAILGUARD_CLUSTER_DIR
+keep_after=${RAILGUARD_KEEP_CLUSTER:-0}
+RAILGUARD_KEEP_CLUSTER=1 rg_cluster_stop
+found=$(grep -lE 'ERROR: AddressSanitizer|runtime error:|SUMMARY: (Address|Undefined)' \
+  "$reports"/* "$kept"/ctld/slurmctld.out "$kept"/ctld/slurmctld.log "$kept"/nodes/*/slurmd.out \
+  "$kept"/nodes/*/slurmd.log 2>/dev/null || true)
+if [ -n "$found" ] || compgen -G "$reports/*" >/dev/null; then
+  for f in $found "$reports"/*; do
+    [ -f "$f" ] || continue
+    echo "---- $f" >&2
+    head -n 40 "$f" >&2
+  done
+  [ "$keep_after" = 1 ] || rm -rf -- "$kept"
+  rgp_fail "sanitizer reports above"
+fi
+[ "$keep_after" = 1 ] || rm -rf -- "$kept"
+rgp_ok "no AddressSanitizer or UBSan report from any daemon, step or command"
+rgp_done

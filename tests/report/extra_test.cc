@@ -1,0 +1,95 @@
+// Tests for reading railcheck's JSON from Slurm's Extra field (report/extra.h).
+#include "report/extra.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace railguard::report {
+namespace {
+
+std::string ErrorOf(const std::string& extra) {
+  RailcheckExtra e;
+  std::string err;
+  switch (ParseRailcheckExtra(extra, &e, &err)) {
+    case ExtraStatus::kNone:
+      return "none";
+    case ExtraStatus::kOk:
+      return "ok";
+    case ExtraStatus::kError:
+      return err;
+  }
+  return "?";
+}
+
+TEST(ExtraField, ReadsWhatRailcheckWrites) {
+  RailcheckExtra e;
+  std::string err;
+  ASSERT_EQ(ParseRailcheckExtra(
+                "{\"site\":{\"rack\":7},\"railcheck\":{\"time\":1714559700,\"verdict\":\"drain\","
+                "\"rails\":[\"ok\",\"degraded\",\"down\"],\"failed\":[\"rail1:port.rate\","
+                "\"rail2:port.state\",\"node:gpu.count\"]}}",
+                &e, &err),
+            ExtraStatus::kOk)
+      << err;
+  EXPECT_EQ(e.time, 1714559700);
+  EXPECT_EQ(e.verdict, "drain");
+  ASSERT_EQ(e.rails.size(), 3u);
+  EXPECT_EQ(e.rails[1], RailState::kDegraded);
+  EXPECT_EQ(e.rails[2], RailState::kDown);
+  ASSERT_EQ(e.failed.size(), 3u);
+  EXPECT_EQ(e.failed[0].rail, 1);
+  EXPECT_EQ(e.failed[0].check, "port.rate");
+  EXPECT_EQ(e.failed[2].rail, -1);
+  EXPECT_EQ(e.failed[2].check, "gpu.count");
+}
+
+TEST(ExtraField, NothingThereOrSomeoneElsesObjectIsNoReport) {
+  EXPECT_EQ(ErrorOf(""), "none");
+  EXPECT_EQ(ErrorOf("  \n"), "none");
+  EXPECT_EQ(ErrorOf("{\"owner\":\"site-inventory\"}"), "none");
+}
+
+TEST(ExtraField, MalformedValuesSayWhereAndTheExpectedForm) {
+  const std::string form =
+      "expected {\"railcheck\":{\"time\":T,\"verdict\":\"drain|restrict|warn|ok\","
+      "\"rails\":[\"ok|degraded|down\",...],\"failed\":[\"railN:check\",...]}}";
+  EXPECT_EQ(ErrorOf("rack 7, row 3"), "column 1: unexpected 'r'; expected a JSON value; " + form);
+  EXPECT_EQ(ErrorOf("{\"railcheck\":{\"time\":1,"),
+            "column 24: unexpected end of input; expected '\"' (a key); " + form);
+  EXPECT_EQ(ErrorOf("[1]"), "column 1: Extra is an array; " + form);
+  EXPECT_EQ(ErrorOf("{\"railcheck\":\"ok\"}"), "column 14: \"railcheck\" is a string; " + form);
+  EXPECT_EQ(ErrorOf("{\"railcheck\":{\"time\":\"soon\"}}"),
+            "column 22: \"time\" is a string; expected seconds since the epoch; " + form);
+  EXPECT_EQ(ErrorOf("{\"railcheck\":{\"time\":1,\"verdict\":\"panic\",\"rails\":[]}}"),
+            "column 34: \"verdict\" is \"panic\"; expected \"drain\", \"restrict\", \"warn\" or "
+            "\"ok\"");
+  EXPECT_EQ(ErrorOf("{\"railcheck\":{\"time\":1,\"verdict\":\"ok\",\"rails\":[\"ok\",\"meh\"]}}"),
+            "column 53: rail 1 is \"meh\"; expected \"ok\", \"degraded\" or \"down\"");
+  EXPECT_EQ(ErrorOf("{\"railcheck\":{\"time\":1,\"verdict\":\"ok\",\"rails\":[\"ok\"],"
+                    "\"failed\":[\"rail7:port.rate\"]}}"),
+            "column 64: failed entry \"rail7:port.rate\"; expected \"railN:check\" with N < 1 "
+            "(the rails listed) or \"node:check\", check names in a-z 0-9 . _");
+}
+
+TEST(ExtraField, HostileValuesAreRefusedNotFollowed) {
+  // Deep nesting, a huge rails array, a huge value, control characters in a check name.
+  EXPECT_EQ(ErrorOf("{\"railcheck\":" + std::string(5000, '[')),
+            "column 21: nested deeper than 8 levels; expected {\"railcheck\":{\"time\":T,"
+            "\"verdict\":\"drain|restrict|warn|ok\",\"rails\":[\"ok|degraded|down\",...],"
+            "\"failed\":[\"railN:check\",...]}}");
+  std::string many = "{\"railcheck\":{\"time\":1,\"verdict\":\"ok\",\"rails\":[";
+  for (int i = 0; i < 65; ++i) many += std::string(i ? "," : "") + "\"ok\"";
+  EXPECT_EQ(ErrorOf(many + "]}}"),
+            "column 47: \"rails\" has 65 entries; expected an array of at most 64 rail states "
+            "(\"ok\", \"degraded\" or \"down\")");
+  EXPECT_EQ(ErrorOf(std::string(70000, ' ') + "{}"),
+            "Extra is 70002 bytes; expected at most 65536");
+  EXPECT_NE(ErrorOf("{\"railcheck\":{\"time\":1,\"verdict\":\"ok\",\"rails\":[\"ok\"],"
+                    "\"failed\":[\"rail0:\\u001b[31m\"]}}")
+                .find("failed entry"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace railguard::report

@@ -1,0 +1,345 @@
+// Tests for the health event log (healthcheck/history.h): append, rotation, safety checks,
+// reading with a time window and bad lines, and the events railcheck derives from a run.
+#include "healthcheck/history.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "healthcheck/act.h"
+#include "healthcheck/checks.h"
+
+namespace railguard::health {
+namespace {
+
+class HistoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/history_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    log_ = dir_ + "/events.log";
+  }
+  void TearDown() override { ASSERT_EQ(std::system(("rm -rf " + dir_).c_str()), 0); }
+
+  static HealthEvent Event(double time, const std::string& node, EventKind kind, int rail) {
+    HealthEvent e;
+    e.time = time;
+    e.node = node;
+    e.kind = kind;
+    e.rail = rail;
+    return e;
+  }
+
+  std::vector<HealthEvent> ReadAll(Diags* problems = nullptr) {
+    std::vector<HealthEvent> out;
+    Diags d;
+    std::string err;
+    EXPECT_EQ(ReadEvents(log_, 0, 1e11, &out, problems ? problems : &d, &err), EventLogStatus::kOk)
+        << err;
+    return out;
+  }
+
+  static std::string Slurp(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+
+  std::string dir_;
+  std::string log_;
+};
+
+TEST_F(HistoryTest, AppendsAndReadsBackEveryField) {
+  HealthEvent e = Event(1714558200.5, "n003", EventKind::kDegraded, 5);
+  e.nic = "mlx5_9";
+  e.checks = {"link.errors", "link.flap"};
+  e.detail = "link.errors: rail5 mlx5_9 symbol_error 540/h > 10/h \"quoted\"";
+  e.counters = {{"symbol_error", 18446744073709551615ull, 90, 600}};
+  std::string err;
+  ASSERT_TRUE(AppendEvents(log_, {e, Event(1714558300, "n003", EventKind::kDrained, -1)}, &err))
+      << err;
+  const std::vector<HealthEvent> back = ReadAll();
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].time, 1714558200.5);
+  EXPECT_EQ(back[0].node, "n003");
+  EXPECT_EQ(back[0].kind, EventKind::kDegraded);
+  EXPECT_EQ(back[0].rail, 5);
+  EXPECT_EQ(back[0].nic, "mlx5_9");
+  EXPECT_EQ(back[0].checks, e.checks);
+  EXPECT_EQ(back[0].detail, e.detail);
+  ASSERT_EQ(back[0].counters.size(), 1u);
+  EXPECT_EQ(back[0].counters[0].value, 18446744073709551615ull);
+  EXPECT_EQ(back[0].counters[0].PerHour(), 540);
+  EXPECT_EQ(back[1].kind, EventKind::kDrained);
+  EXPECT_EQ(back[1].rail, -1);
+  struct stat st;
+  ASSERT_EQ(stat(log_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+}
+
+TEST_F(HistoryTest, RotatesBeforeTheLimitKeepingOneOldFile) {
+  EventLogOptions small;
+  small.max_bytes = 400;
+  std::string err;
+  for (int i = 0; i < 20; ++i)
+    ASSERT_TRUE(AppendEvents(log_, {Event(1000 + i, "n001", EventKind::kFlap, 0)}, &err, small))
+        << err;
+  struct stat st;
+  ASSERT_EQ(stat(log_.c_str(), &st), 0);
+  EXPECT_LE(st.st_size, 400);
+  ASSERT_EQ(stat(RotatedEventLogPath(log_).c_str(), &st), 0);
+  EXPECT_LE(st.st_size, 400);
+  const std::vector<HealthEvent> back = ReadAll();
+  ASSERT_FALSE(back.empty());
+  // The newest events survive, oldest first, and nothing is torn.
+  EXPECT_EQ(back.back().time, 1019);
+  for (size_t i = 1; i < back.size(); ++i) EXPECT_EQ(back[i].time, back[i - 1].time + 1);
+  EXPECT_LT(back.size(), 20u);
+}
+
+TEST_F(HistoryTest, RefusesSymlinksAndLooseModes) {
+  std::string err;
+  ASSERT_EQ(symlink("/etc/passwd", log_.c_str()), 0);
+  EXPECT_FALSE(AppendEvents(log_, {Event(1, "n1", EventKind::kFlap, 0)}, &err));
+  EXPECT_EQ(err, log_ + " is a symlink; expected the event log itself");
+  std::vector<HealthEvent> out;
+  Diags d;
+  EXPECT_EQ(ReadEvents(log_, 0, 1e11, &out, &d, &err), EventLogStatus::kError);
+  EXPECT_EQ(err, log_ + " is a symlink; expected the event log itself");
+  ASSERT_EQ(unlink(log_.c_str()), 0);
+
+  ASSERT_TRUE(AppendEvents(log_, {Event(1, "n1", EventKind::kFlap, 0)}, &err)) << err;
+  ASSERT_EQ(chmod(log_.c_str(), 0666), 0);
+  EXPECT_FALSE(AppendEvents(log_, {Event(2, "n1", EventKind::kFlap, 0)}, &err));
+  EXPECT_NE(err.find("mode 666; expected owner uid"), std::string::npos) << err;
+
+  const std::string open_dir = dir_ + "/open";
+  ASSERT_EQ(mkdir(open_dir.c_str(), 0777), 0);
+  ASSERT_EQ(chmod(open_dir.c_str(), 0777), 0);
+  EXPECT_FALSE(AppendEvents(open_dir + "/events.log", {Event(1, "n1", EventKind::kFlap, 0)}, &err));
+  EXPECT_NE(err.find("mode 777; expected a folder owned by this user"), std::string::npos) << err;
+}
+
+TEST_F(HistoryTest, CreatesMissingFolders) {
+  std::string err;
+  const std::string deep = dir_ + "/a/b/events.log";
+  ASSERT_TRUE(AppendEvents(deep, {Event(1, "n1", EventKind::kFlap, 0)}, &err)) << err;
+  std::vector<HealthEvent> out;
+  Diags d;
+  EXPECT_EQ(ReadEvents(deep, 0, 10, &out, &d, &err), EventLogStatus::kOk);
+  EXPECT_EQ(out.size(), 1u);
+}
+
+TEST_F(HistoryTest, ReadingKeepsTheWindowAndSkipsBadLinesNamingThem) {
+  std::string err;
+  ASSERT_TRUE(
+      AppendEvents(log_,
+                   {Event(100, "n1", EventKind::kFlap, 0), Event(200, "n1", EventKind::kFlap, 1),
+                    Event(300, "n1", EventKind::kFlap, 2)},
+                   &err));
+  {
+    std::ofstream out(log_, std::ios::app);
+    out << "garbage\n"
+        << "{\"v\":2,\"time\":250,\"node\":\"n1\",\"event\":\"flap\",\"rail\":0}\n"
+        << "{\"v\":1,\"time\":250,\"node\":\"n1\",\"event\":\"flap\"}\n"
+        << "\n"
+        << "{\"v\":1,\"time\":250,\"node\":\"n1\",\"event\":\"flap\",\"rail\":0,"
+           "\"counters\":{\"x\":{\"value\":-1,\"delta\":0,\"seconds\":1}}}\n"
+        << "{\"v\":1,\"time\":260,\"node\":\"n1\",\"event\":\"drained\"}\n"
+        << "{\"v\":1,\"time\":270,\"node\":\"n1\",\"ev";
+  }
+  std::vector<HealthEvent> out;
+  Diags problems;
+  ASSERT_EQ(ReadEvents(log_, 150, 290, &out, &problems, &err), EventLogStatus::kOk) << err;
+  ASSERT_EQ(out.size(), 2u);  // 200 and the drained at 260
+  EXPECT_EQ(out[0].time, 200);
+  EXPECT_EQ(out[1].kind, EventKind::kDrained);
+  EXPECT_EQ(FormatDiags(problems),
+            log_ +
+                ":4: column 1: unexpected 'g'; expected a JSON value; expected an event "
+                "{\"v\":1,\"time\":T,\"node\":\"n001\",\"event\":\"degraded\",...}; skipped\n" +
+                log_ + ":5: column 6: format version 2 is not supported; expected 1; skipped\n" +
+                log_ +
+                ":6: a flap event without \"rail\"; expected the rail it concerns; "
+                "skipped\n" +
+                log_ +
+                ":8: column 71: counter \"x\" is not {\"value\":V,\"delta\":D,"
+                "\"seconds\":S} with integers V, D in 0..2^64-1 and a number S >= 0; "
+                "skipped\n" +
+                log_ +
+                ":10: truncated line (no newline at the end of the file: a write was "
+                "cut short); skipped\n");
+}
+
+TEST_F(HistoryTest, AMissingLogIsNotAnError) {
+  std::vector<HealthEvent> out;
+  Diags d;
+  std::string err;
+  EXPECT_EQ(ReadEvents(dir_ + "/none.log", 0, 1e11, &out, &d, &err), EventLogStatus::kMissing);
+  EXPECT_TRUE(d.empty());
+}
+
+TEST_F(HistoryTest, ConcurrentWritersNeverTearLines) {
+  EventLogOptions small;
+  small.max_bytes = 64 * 1024;
+  std::vector<pid_t> kids;
+  for (int w = 0; w < 4; ++w) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      std::string err;
+      for (int i = 0; i < 200; ++i) {
+        HealthEvent e = Event(1000 + i, "n" + std::to_string(w), EventKind::kDegraded, w);
+        e.detail = std::string(100, 'a' + w);
+        if (!AppendEvents(log_, {e, e}, &err, small)) _exit(1);
+      }
+      _exit(0);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t pid : kids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  Diags problems;
+  const std::vector<HealthEvent> back = ReadAll(&problems);
+  EXPECT_TRUE(problems.empty()) << FormatDiags(problems);
+  EXPECT_GT(back.size(), 100u);
+  for (const HealthEvent& e : back) EXPECT_EQ(e.detail, std::string(100, e.detail[0]));
+  EXPECT_LE(Slurp(log_).size(), small.max_bytes);
+}
+
+TEST(EventKinds, NamesRoundTrip) {
+  for (EventKind k :
+       {EventKind::kDegraded, EventKind::kDown, EventKind::kRecovered, EventKind::kFlap,
+        EventKind::kDrained, EventKind::kResumed, EventKind::kRestricted, EventKind::kRestored}) {
+    EventKind back = EventKind::kFlap;
+    ASSERT_TRUE(ParseEventKind(EventKindName(k), &back));
+    EXPECT_EQ(back, k);
+  }
+  EventKind unchanged = EventKind::kDown;
+  EXPECT_FALSE(ParseEventKind("Degraded", &unchanged));
+  EXPECT_EQ(unchanged, EventKind::kDown);
+}
+
+// --- EventsForRun -------------------------------------------------------------------------
+
+Verdict VerdictWith(const std::vector<RailStatus>& rails) {
+  Verdict v;
+  for (size_t k = 0; k < rails.size(); ++k)
+    v.rails.push_back({static_cast<int>(k), "mlx5_" + std::to_string(k), rails[k]});
+  return v;
+}
+
+TEST(EventsForRun, ARailThatDegradesSinceTheLastPublishedStateIsOneEventWithItsCounters) {
+  SlurmNode before;
+  before.name = "n003";
+  before.features = "su1,rail_healthy";
+  before.extra = "{\"railcheck\":{\"time\":1,\"verdict\":\"ok\",\"rails\":[\"ok\",\"ok\"]}}";
+  Verdict v = VerdictWith({RailStatus::kOk, RailStatus::kDegraded});
+  Finding f;
+  f.check = "link.errors";
+  f.rail = 1;
+  f.severity = Severity::kDegraded;
+  f.message = "link.errors: rail1 mlx5_1 symbol_error 540/h > 10/h";
+  v.findings.push_back(f);
+  v.level = Level::kRestrict;
+  Plan plan;
+  plan.update.features = "su1";
+  plan.update.features_act = "su1";
+  History h;
+  h.since_last_seconds = 600;
+  PortMoves pm;
+  pm.rail = 1;
+  CounterMove m;
+  m.key = "symbol_error";
+  m.value = 1234;
+  m.since_last = 90;
+  pm.moves.push_back(m);
+  CounterMove still;
+  still.key = "port_rcv_errors";
+  still.value = 7;
+  pm.moves.push_back(still);
+  h.ports.push_back(pm);
+
+  const std::vector<HealthEvent> ev = EventsForRun(before, v, plan, h, "rail_healthy", 5000);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].kind, EventKind::kDegraded);
+  EXPECT_EQ(ev[0].rail, 1);
+  EXPECT_EQ(ev[0].nic, "mlx5_1");
+  EXPECT_EQ(ev[0].checks, std::vector<std::string>{"link.errors"});
+  EXPECT_EQ(ev[0].detail, f.message);
+  ASSERT_EQ(ev[0].counters.size(), 1u);
+  EXPECT_EQ(ev[0].counters[0].name, "symbol_error");
+  EXPECT_EQ(ev[0].counters[0].PerHour(), 540);
+  EXPECT_EQ(ev[1].kind, EventKind::kRestricted);
+  EXPECT_EQ(ev[1].rail, -1);
+  EXPECT_EQ(ev[1].time, 5000);
+}
+
+TEST(EventsForRun, UnchangedStateGivesNoEventsAndRecoveryDrainResumeAndFlapsDo) {
+  SlurmNode before;
+  before.name = "n1";
+  before.extra = "{\"railcheck\":{\"rails\":[\"degraded\",\"ok\"]}}";
+  before.features = "rail_healthy";
+  Verdict same = VerdictWith({RailStatus::kDegraded, RailStatus::kOk});
+  EXPECT_TRUE(EventsForRun(before, same, Plan(), History(), "rail_healthy", 1).empty());
+
+  Verdict healed = VerdictWith({RailStatus::kOk, RailStatus::kDown});
+  Plan plan;
+  plan.update.drain_reason = "railcheck: rail1 mlx5_1 port DOWN";
+  History h;
+  PortMoves flap;
+  flap.rail = 0;
+  flap.downs_now = 1;
+  flap.link_downed_change = "link_downed 3 -> 4";
+  h.ports.push_back(flap);
+  const std::vector<HealthEvent> ev = EventsForRun(before, healed, plan, h, "rail_healthy", 2);
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].kind, EventKind::kRecovered);
+  EXPECT_EQ(ev[1].kind, EventKind::kFlap);
+  EXPECT_EQ(ev[1].detail, "link_downed 3 -> 4");
+  EXPECT_EQ(ev[2].kind, EventKind::kDown);
+  EXPECT_EQ(ev[2].rail, 1);
+  EXPECT_EQ(ev[3].kind, EventKind::kDrained);
+  EXPECT_EQ(ev[3].detail, "railcheck: rail1 mlx5_1 port DOWN");
+
+  Plan resume;
+  resume.update.resume = true;
+  before.reason = "railcheck: old";
+  const std::vector<HealthEvent> r = EventsForRun(before, same, resume, History(), "x", 3);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, EventKind::kResumed);
+}
+
+TEST(EventsForRun, EveryEventItMakesSurvivesTheLog) {
+  SlurmNode before;
+  before.name = "n\"odd\\name";
+  Verdict v = VerdictWith({RailStatus::kDown});
+  Finding f;
+  f.check = "port.state";
+  f.rail = 0;
+  f.severity = Severity::kDown;
+  f.message = std::string(5000, 'x');
+  v.findings.push_back(f);
+  for (const HealthEvent& e : EventsForRun(before, v, Plan(), History(), "f", 1)) {
+    std::string line = EventToJsonLine(e);
+    ASSERT_EQ(line.back(), '\n');
+    line.pop_back();
+    EXPECT_LT(line.size(), kMaxEventLineBytes);
+    HealthEvent back;
+    std::string err;
+    ASSERT_TRUE(EventFromJsonLine(line, &back, &err)) << err;
+    EXPECT_EQ(back.node, before.name);
+  }
+}
+
+}  // namespace
+}  // namespace railguard::health
