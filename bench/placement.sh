@@ -28,7 +28,7 @@ usage: bench/placement.sh [--quick] [options]
 Runs one job stream through topology/tree and through railguard's plugins on live local
 Slurm clusters and prints the side-by-side table, the verdict, and the plugins' cost.
 
-  --quick             small fast run: etc/dev-4su.yaml (32 nodes), 40 jobs, ~3 minutes
+  --quick             small fast run: etc/dev-4su.yaml (32 nodes), 40 jobs, ~2 minutes
   --trace FILE        trace (default: shared/data/traces/microsoft-itp/cluster04.csv)
   --format F          auto (default), csv or swf
   --skip K            leave out the first K jobs of the trace (sorted by submission)

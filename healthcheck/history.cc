@@ -227,7 +227,10 @@ double EventCounter::PerHour() const {
 
 std::string RotatedEventLogPath(const std::string& path) { return path + ".1"; }
 
-std::string EventToJsonLine(const HealthEvent& e) {
+namespace {
+
+// The event as JSON, with every text cut to its limit.
+Json EventJson(const HealthEvent& e) {
   Json j = Json::object();
   j["v"] = kEventLogVersion;
   j["time"] = e.time;
@@ -251,7 +254,34 @@ std::string EventToJsonLine(const HealthEvent& e) {
     }
     j["counters"] = counters;
   }
-  return Dump(j) + "\n";
+  return j;
+}
+
+}  // namespace
+
+std::string EventToJsonLine(const HealthEvent& e) {
+  std::string line = Dump(EventJson(e));
+  if (line.size() < kMaxEventLineBytes) return line + "\n";
+  // Too long once escaped (many long names full of control characters): give up the detail
+  // first, then counters, then checks, until the line fits; node and nic always fit.
+  HealthEvent cut = e;
+  cut.detail = cut.detail.substr(0, kMaxDetailBytes);
+  if (cut.checks.size() > kMaxChecks) cut.checks.resize(kMaxChecks);
+  if (cut.counters.size() > kMaxCounters) cut.counters.resize(kMaxCounters);
+  while (line.size() >= kMaxEventLineBytes) {
+    const size_t excess = line.size() + 1 - kMaxEventLineBytes;
+    if (!cut.detail.empty()) {
+      cut.detail.resize(cut.detail.size() > excess + 8 ? cut.detail.size() - excess - 8 : 0);
+    } else if (!cut.counters.empty()) {
+      cut.counters.pop_back();
+    } else if (!cut.checks.empty()) {
+      cut.checks.pop_back();
+    } else {
+      cut.nic.clear();
+    }
+    line = Dump(EventJson(cut));
+  }
+  return line + "\n";
 }
 
 bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err) {

@@ -74,8 +74,10 @@ struct HealthEvent {
   std::vector<EventCounter> counters;
 };
 
-// One line of the log, with its newline. Text that is not valid UTF-8 is written with
-// U+FFFD; `detail` is cut so that the line stays under kMaxEventLineBytes.
+// One line of the log, with its newline, at most kMaxEventLineBytes long. Text that is not
+// valid UTF-8 is written with U+FFFD; names are cut at 256 bytes, `detail` at 1024, and if
+// the line is still too long (escaping) the detail, then counters, then checks are dropped.
+// Writing what EventFromJsonLine read from such a line gives that line again.
 std::string EventToJsonLine(const HealthEvent& e);
 
 // Parses one line (without its newline). False with `*err` = what is wrong and what was

@@ -18,35 +18,6 @@ namespace {
 
 enum class Mode { kPeriodic, kProlog, kEpilog, kBaseline };
 
-// The modes: flag (or subcommand), the name in reports, and one line of help.
-struct ModeEntry {
-  const char* flag;
-  const char* name;
-  Mode mode;
-  const char* help;
-};
-
-const ModeEntry kModes[] = {
-    {"--prolog", "prolog", Mode::kProlog,
-     "as Slurm Prolog: on a drain verdict drain the node, exit 1 (Slurm requeues the job)"},
-    {"--epilog", "epilog", Mode::kEpilog, "as Slurm Epilog: judge and act after each job"},
-    {"--periodic", "periodic", Mode::kPeriodic,
-     "as HealthCheckProgram (the default): judge and act, within Slurm's 60 s"},
-    {"baseline", "baseline", Mode::kBaseline,
-     "record every rail port's counters (and PCIe AER totals) as the commissioning baseline"},
-};
-
-// Names Slurm can run without arguments (symbolic links to railcheck).
-const std::pair<const char*, Mode> kArgv0Modes[] = {{"railcheck-prolog", Mode::kProlog},
-                                                    {"railcheck-epilog", Mode::kEpilog},
-                                                    {"railcheck-periodic", Mode::kPeriodic}};
-
-const char* ModeName(Mode m) {
-  for (const ModeEntry& e : kModes)
-    if (e.mode == m) return e.name;
-  return "?";
-}
-
 bool IsHook(Mode m) { return m == Mode::kProlog || m == Mode::kEpilog; }
 
 int ExitCode(Level level, Mode mode) {
@@ -91,13 +62,59 @@ Baseline MakeBaseline(const NodeFacts& f, double now) {
   return b;
 }
 
+// Everything a mode handler works with, prepared once.
+struct Context {
+  Mode mode = Mode::kPeriodic;
+  const char* mode_name = "";
+  bool dry = false;
+  std::shared_ptr<const plugin::RailSetup> setup;
+  std::string node;
+  const topo::NodeType* type = nullptr;
+  std::string state_dir;
+  StateLock lock;  // held for the whole run (not in --dry-run)
+  Baseline baseline;
+  LoadStatus baseline_status = LoadStatus::kMissing;
+  RunState last;
+  LoadStatus last_status = LoadStatus::kMissing;
+  NodeFacts facts;
+  double now = 0;
+  Judgement judgement;  // CheckAndAct's
+  RunReport report;     // filled by the handler; points into this context
+};
+
+class Run;
+using Handler = int (Run::*)(Context*);
+
+// The modes: flag (or subcommand), the name in reports, one line of help, the handler.
+struct ModeEntry {
+  const char* flag;
+  const char* name;
+  Mode mode;
+  const char* help;
+  Handler handler;
+};
+
+// Names Slurm can run without arguments (symbolic links to railcheck).
+const std::pair<const char*, Mode> kArgv0Modes[] = {{"railcheck-prolog", Mode::kProlog},
+                                                    {"railcheck-epilog", Mode::kEpilog},
+                                                    {"railcheck-periodic", Mode::kPeriodic}};
+
 class Run {
  public:
   Run(const CliEnv& env, const CliDeps& deps) : env_(env), deps_(deps) {}
 
   int Main(const std::vector<std::string>& args);
 
+  // Gather, judge, act: --prolog, --epilog, --periodic.
+  int CheckAndAct(Context* c);
+  // `railcheck baseline`.
+  int RecordBaseline(Context* c);
+
  private:
+  // Config, topology, node, state files and the gathered facts into `*c`. Returns -1 when
+  // ready, else the exit code to return (the error already printed).
+  int Prepare(const cli::Args& a, Context* c);
+
   int Fail(std::string msg) {
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
     *deps_.err << "railcheck: " << msg << "\n";
@@ -106,17 +123,44 @@ class Run {
   void Phase(const char* p) {
     if (deps_.set_phase) deps_.set_phase(p);
   }
+  // Prints the report with exit code `code` and returns it.
+  int Finish(Context* c, int code, bool as_json) {
+    c->report.exit_code = code;
+    c->report.total_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+            .count();
+    *deps_.out << (as_json ? ReportJson(c->report) : ReportText(c->report));
+    return code;
+  }
 
   const CliEnv& env_;
   const CliDeps& deps_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+const ModeEntry kModes[] = {
+    {"--prolog", "prolog", Mode::kProlog,
+     "as Slurm Prolog: on a drain verdict drain the node, exit 1 (Slurm requeues the job)",
+     &Run::CheckAndAct},
+    {"--epilog", "epilog", Mode::kEpilog, "as Slurm Epilog: judge and act after each job",
+     &Run::CheckAndAct},
+    {"--periodic", "periodic", Mode::kPeriodic,
+     "as HealthCheckProgram (the default): judge and act, within Slurm's 60 s", &Run::CheckAndAct},
+    {"baseline", "baseline", Mode::kBaseline,
+     "record every rail port's counters (and PCIe AER totals) as the commissioning baseline",
+     &Run::RecordBaseline},
+};
+
+const ModeEntry& EntryOf(Mode m) {
+  for (const ModeEntry& e : kModes)
+    if (e.mode == m) return e;
+  return kModes[2];
+}
+
 int Run::Main(const std::vector<std::string>& args) {
-  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> storage = {"railcheck"};
+  storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
-  std::vector<std::string> storage(args.size() + 1);
-  storage[0] = "railcheck";
-  for (size_t i = 0; i < args.size(); ++i) storage[i + 1] = args[i];
   for (std::string& s : storage) argv.push_back(s.data());
   cli::Args a(static_cast<int>(argv.size()), argv.data(),
               {{"prolog"},
@@ -140,176 +184,176 @@ int Run::Main(const std::vector<std::string>& args) {
   const std::string base0 = BaseName(env_.argv0);
   for (const auto& am : kArgv0Modes)
     if (base0 == am.first) modes.push_back(am.second);
-  if (a.Has("prolog")) modes.push_back(Mode::kProlog);
-  if (a.Has("epilog")) modes.push_back(Mode::kEpilog);
-  if (a.Has("periodic")) modes.push_back(Mode::kPeriodic);
+  for (const ModeEntry& e : kModes)
+    if (e.flag[0] == '-' && a.Has(e.flag + 2)) modes.push_back(e.mode);
   for (const std::string& p : a.positional()) {
-    if (p == "baseline") {
-      modes.push_back(Mode::kBaseline);
-    } else {
+    if (p != "baseline") {
       *deps_.err << "railcheck: unknown command '" << p << "'\n" << RailcheckUsage();
       return kExitUsage;
     }
+    modes.push_back(Mode::kBaseline);
   }
   if (modes.size() > 1) {
     *deps_.err << "railcheck: give one mode at most (--prolog, --epilog, --periodic or "
                   "baseline)\n";
     return kExitUsage;
   }
-  const Mode mode = modes.empty() ? Mode::kPeriodic : modes[0];
-  const bool dry = a.Has("dry-run");
-  const bool as_json = a.Has("json");
+  Context c;
+  c.mode = modes.empty() ? Mode::kPeriodic : modes[0];
+  c.mode_name = EntryOf(c.mode).name;
+  c.dry = a.Has("dry-run");
+  const int ready = Prepare(a, &c);
+  if (ready >= 0) return ready;
+  const int code = (this->*EntryOf(c.mode).handler)(&c);
+  return Finish(&c, code, a.Has("json"));
+}
 
-  // --- configuration, topology and the node ------------------------------------------------
+int Run::Prepare(const cli::Args& a, Context* c) {
   Phase("loading the configuration");
-  const std::string config_path = a.Get("config", DefaultConfigPath(env_));
   Diags diags;
-  std::shared_ptr<const plugin::RailSetup> setup = plugin::LoadRailSetup(config_path, &diags);
-  if (!setup) return Fail("cannot load the configuration:\n" + FormatDiags(diags));
-  const HealthConfig& health = setup->config.health;
+  c->setup = plugin::LoadRailSetup(a.Get("config", DefaultConfigPath(env_)), &diags);
+  if (!c->setup) return Fail("cannot load the configuration:\n" + FormatDiags(diags));
+  const HealthConfig& health = c->setup->config.health;
   if (deps_.arm_time_limit)
-    deps_.arm_time_limit(IsHook(mode) ? health.prolog_time_limit_seconds
-                                      : health.periodic_time_limit_seconds);
-  std::string node = a.Get("node", env_.slurmd_nodename);
-  if (node.empty()) node = env_.hostname;
-  if (node.empty()) return Fail("no node name: give --node NAME (or set SLURMD_NODENAME)");
-  const topo::NodeType* type = setup->topology.TypeOfNode(node);
-  if (!type) {
-    return Fail("node '" + node + "' is not in the rail topology " + setup->config.topology_path +
+    deps_.arm_time_limit(IsHook(c->mode) ? health.prolog_time_limit_seconds
+                                         : health.periodic_time_limit_seconds);
+  c->node = a.Get("node", env_.slurmd_nodename);
+  if (c->node.empty()) c->node = env_.hostname;
+  if (c->node.empty()) return Fail("no node name: give --node NAME (or set SLURMD_NODENAME)");
+  c->type = c->setup->topology.TypeOfNode(c->node);
+  if (!c->type) {
+    return Fail("node '" + c->node + "' is not in the rail topology " +
+                c->setup->config.topology_path +
                 "; expected a node of one of its scalable units (or --node NAME)");
   }
-  const std::string root = a.Get("sysfs-root", ExpandNode(health.sysfs_root, node));
-  const std::string state_dir = ExpandNode(health.state_dir, node);
+  const std::string root = a.Get("sysfs-root", ExpandNode(health.sysfs_root, c->node));
+  c->state_dir = ExpandNode(health.state_dir, c->node);
 
-  // --- state: lock, baseline, last run ------------------------------------------------------
   Phase("reading the state files");
-  StateLock lock;
   std::string err;
-  if (!dry) {
-    if (!PrepareStateDir(state_dir, &err)) return Fail(err);
-    if (!lock.Acquire(state_dir, 1000 * std::min(health.prolog_time_limit_seconds, 5), &err))
+  if (!c->dry) {
+    if (!PrepareStateDir(c->state_dir, &err)) return Fail(err);
+    if (!c->lock.Acquire(c->state_dir, 1000 * std::min(health.prolog_time_limit_seconds, 5), &err))
       return Fail(err);
   }
-  Baseline baseline;
-  const LoadStatus bs = LoadBaseline(state_dir, node, &baseline, &err);
-  if (bs == LoadStatus::kError) return Fail(err);
-  RunState last;
-  const LoadStatus ls = LoadRunState(state_dir, node, &last, &err);
-  if (ls == LoadStatus::kError) return Fail(err);
+  c->baseline_status = LoadBaseline(c->state_dir, c->node, &c->baseline, &err);
+  if (c->baseline_status == LoadStatus::kError) return Fail(err);
+  c->last_status = LoadRunState(c->state_dir, c->node, &c->last, &err);
+  if (c->last_status == LoadStatus::kError) return Fail(err);
 
-  // --- gather ------------------------------------------------------------------------------
   Phase("reading sysfs");
   GatherSpec spec;
-  spec.node = node;
+  spec.node = c->node;
   spec.sysfs_root = root;
-  spec.nics = type->nics;
-  spec.gpu_pci = type->gpu_pci;
+  spec.nics = c->type->nics;
+  spec.gpu_pci = c->type->gpu_pci;
   spec.read_timeout_ms = health.read_timeout_ms;
   std::shared_ptr<Verbs> verbs = root == "/" && deps_.open_verbs ? deps_.open_verbs() : nullptr;
-  NodeFacts facts = Gather(spec, deps_.fs, verbs);
-  const double now = deps_.now();
+  c->facts = Gather(spec, deps_.fs, verbs);
+  c->now = deps_.now();
 
-  RunReport report;
-  report.node = node;
-  report.mode = ModeName(mode);
-  report.dry_run = dry;
-  report.facts = &facts;
-  report.gpus_expected = type->gpus;
-  auto finish = [&](int code) {
-    report.exit_code = code;
-    report.total_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    *deps_.out << (as_json ? ReportJson(report) : ReportText(report));
-    return code;
-  };
+  c->report.node = c->node;
+  c->report.mode = c->mode_name;
+  c->report.dry_run = c->dry;
+  c->report.facts = &c->facts;
+  c->report.gpus_expected = c->type->gpus;
+  return -1;
+}
 
-  if (mode == Mode::kBaseline) {
-    Phase("recording the baseline");
-    Baseline b = MakeBaseline(facts, now);
-    RunState next = ls == LoadStatus::kOk ? last : RunState();
-    next.node = node;
-    next.time = now;
-    next.baseline_time = b.time;
-    for (auto& kv : next.ports) kv.second.since_baseline.clear();
-    for (auto& kv : next.pcie) kv.second.since_baseline = AerTotals();
-    for (const auto& kv : b.ports) next.ports[kv.first].last = kv.second;
-    for (const auto& kv : b.pcie) next.pcie[kv.first].last = kv.second;
-    for (const GatherTimeout& t : facts.timeouts)
-      report.problems.push_back(t.task + ": reading " + t.path + " did not finish within " +
-                                std::to_string(t.limit_ms) + " ms; not in the baseline");
-    std::string line = "baseline of " + std::to_string(b.ports.size()) + " ports and " +
-                       std::to_string(b.pcie.size()) + " PCIe functions in " +
-                       BaselinePath(state_dir);
-    if (!dry) {
-      if (!SaveBaseline(state_dir, b, &err) || !SaveRunState(state_dir, next, &err))
-        return Fail(err);
-      report.actions.push_back("recorded " + line);
-    } else {
-      report.actions.push_back("record " + line);
+int Run::RecordBaseline(Context* c) {
+  Phase("recording the baseline");
+  Baseline b = MakeBaseline(c->facts, c->now);
+  RunState next = c->last_status == LoadStatus::kOk ? c->last : RunState();
+  next.node = c->node;
+  next.time = c->now;
+  next.baseline_time = b.time;
+  for (auto& kv : next.ports) kv.second.since_baseline.clear();
+  for (auto& kv : next.pcie) kv.second.since_baseline = AerTotals();
+  for (const auto& kv : b.ports) next.ports[kv.first].last = kv.second;
+  for (const auto& kv : b.pcie) next.pcie[kv.first].last = kv.second;
+  RunReport& r = c->report;
+  for (const GatherTimeout& t : c->facts.timeouts)
+    r.problems.push_back(t.task + ": reading " + t.path + " did not finish within " +
+                         std::to_string(t.limit_ms) + " ms; not in the baseline");
+  const std::string line = "baseline of " + std::to_string(b.ports.size()) + " ports and " +
+                           std::to_string(b.pcie.size()) + " PCIe functions in " +
+                           BaselinePath(c->state_dir);
+  if (c->dry) {
+    r.actions.push_back("record " + line);
+  } else {
+    std::string err;
+    if (!SaveBaseline(c->state_dir, b, &err) || !SaveRunState(c->state_dir, next, &err)) {
+      r.problems.push_back(err);
+      return kExitError;
     }
-    return finish(report.problems.empty() ? kExitOk : kExitError);
+    r.actions.push_back("recorded " + line);
   }
+  return r.problems.empty() ? kExitOk : kExitError;
+}
 
-  // --- judge -------------------------------------------------------------------------------
+int Run::CheckAndAct(Context* c) {
+  const HealthConfig& health = c->setup->config.health;
+  RunReport& r = c->report;
+
   Phase("judging");
   JudgeInput in;
-  in.facts = &facts;
-  for (const topo::Rail& r : setup->topology.rails) in.rail_links.push_back(r.link);
-  in.nic_pci = type->nic_pci;
-  in.gpus_expected = type->gpus;
+  in.facts = &c->facts;
+  for (const topo::Rail& rail : c->setup->topology.rails) in.rail_links.push_back(rail.link);
+  in.nic_pci = c->type->nic_pci;
+  in.gpus_expected = c->type->gpus;
   in.config = &health;
-  in.baseline = bs == LoadStatus::kOk ? &baseline : nullptr;
-  in.baseline_path = BaselinePath(state_dir);
-  in.last = ls == LoadStatus::kOk ? &last : nullptr;
-  in.now = now;
-  Judgement j = Judge(in);
-  report.verdict = &j.verdict;
-  int code = ExitCode(j.verdict.level, mode);
+  in.baseline = c->baseline_status == LoadStatus::kOk ? &c->baseline : nullptr;
+  in.baseline_path = BaselinePath(c->state_dir);
+  in.last = c->last_status == LoadStatus::kOk ? &c->last : nullptr;
+  in.now = c->now;
+  c->judgement = Judge(in);
+  const Judgement& j = c->judgement;
+  r.verdict = &j.verdict;
+  int code = ExitCode(j.verdict.level, c->mode);
 
-  // --- act ---------------------------------------------------------------------------------
   Phase("talking to slurmctld");
-  const std::string& feature = setup->config.placement.healthy_feature;
+  std::string err;
   std::unique_ptr<SlurmApi> slurm = deps_.open_slurm(&err);
   SlurmNode sn;
-  sn.name = node;
-  bool slurm_ok = slurm && slurm->GetNode(node, &sn, &err);
+  sn.name = c->node;
+  bool slurm_ok = slurm && slurm->GetNode(c->node, &sn, &err);
   if (!slurm_ok) {
-    report.problems.push_back(err);
-    if (dry) {
-      report.problems.push_back("the plan below assumes the node is not drained");
-    }
+    r.problems.push_back(err);
+    if (c->dry) r.problems.push_back("the plan below assumes the node is not drained");
   }
-  Plan plan = PlanActions(j.verdict, sn, j.next, health, feature, now);
-  report.actions = plan.lines;
-  if (!dry && slurm_ok && !plan.update.empty() && !slurm->UpdateNode(node, plan.update, &err)) {
-    report.problems.push_back(err);
+  Plan plan = PlanActions(j.verdict, sn, j.next, health, c->setup->config.placement.healthy_feature,
+                          c->now);
+  r.actions = plan.lines;
+  if (!c->dry && slurm_ok && !plan.update.empty() &&
+      !slurm->UpdateNode(c->node, plan.update, &err)) {
+    r.problems.push_back(err);
     slurm_ok = false;
   }
-  if (!dry) {
+  if (!c->dry) {
     Phase("writing the state file");
     // Without Slurm the plan was not carried out: keep the streaks and counts of the last
     // run, but still record the counters so that rates stay right.
     RunState next = plan.next;
-    if (!slurm_ok && ls == LoadStatus::kOk) {
-      next.clean_streak = last.clean_streak;
-      next.drain_free_streak = last.drain_free_streak;
-      next.feature_held = last.feature_held;
-      next.drains = last.drains;
-      next.resumes = last.resumes;
+    if (!slurm_ok && c->last_status == LoadStatus::kOk) {
+      next.clean_streak = c->last.clean_streak;
+      next.drain_free_streak = c->last.drain_free_streak;
+      next.feature_held = c->last.feature_held;
+      next.drains = c->last.drains;
+      next.resumes = c->last.resumes;
     }
-    if (!SaveRunState(state_dir, next, &err)) report.problems.push_back(err);
+    if (!SaveRunState(c->state_dir, next, &err)) r.problems.push_back(err);
   }
   // After a job the node needs no requeue: an Epilog that drained the node (or found it
   // drained) succeeds; it fails only when the node should be drained and railcheck could not,
   // so that Slurm drains it itself ("Epilog error").
-  if (mode == Mode::kEpilog && code == kExitDrain && !dry && slurm_ok &&
+  if (c->mode == Mode::kEpilog && code == kExitDrain && !c->dry && slurm_ok &&
       (sn.drain || plan.update.drain_reason))
     code = kExitOk;
   // Slurm and state problems fail a periodic run (slurmd logs its output then); a Prolog or
   // Epilog keeps the verdict's code, because a failing one makes Slurm drain a node whose
   // hardware is fine.
-  if (!report.problems.empty() && !dry && !IsHook(mode) && code != kExitDrain) code = kExitError;
-  return finish(code);
+  if (!r.problems.empty() && !c->dry && !IsHook(c->mode) && code != kExitDrain) code = kExitError;
+  return code;
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ struct CliEnv {
   std::string hostname;         // short host name, the last resort for the node name
 };
 
-// What railcheck talks to. Every member must be set.
+// What railcheck talks to. Every member must be set but arm_time_limit and set_phase, which
+// may be empty.
 struct CliDeps {
   std::shared_ptr<const Sysfs> fs;
   // libibverbs for the real sysfs; called only when the sysfs root is "/". May return null.

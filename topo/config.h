@@ -86,8 +86,9 @@ struct HealthConfig {
   // this long; 0 = only in the run that saw it.
   int flap_window_seconds = 3600;
   // Error rates (per hour) are computed over at least this interval, so that two runs a few
-  // seconds apart do not turn one error into thousands per hour.
-  int min_rate_interval_seconds = 60;
+  // seconds apart do not turn one error into thousands per hour: with an hour, runs less
+  // than an hour apart compare their plain increase with the per-hour limit.
+  int min_rate_interval_seconds = 3600;
   // Every sysfs read of one run must be done within this; a read still pending then is
   // reported by check gather.timeout, naming the file.
   int read_timeout_ms = 500;

@@ -132,6 +132,16 @@ TEST_F(Railcheck, RailThreeTrainedDownDrainsTheNodeInTheProlog) {
   EXPECT_NE(Node().extra.find("\"failed\":[\"rail3:port.rate\"]"), std::string::npos);
 }
 
+TEST_F(Railcheck, AnEpilogThatDrainedTheNodeSucceedsAndOneThatCouldNotFails) {
+  Fixture("--fault port-down:0");
+  EXPECT_EQ(Run({"--epilog"}), kExitOk);  // drained: nothing left for Slurm to do
+  EXPECT_EQ(Node().reason, "railcheck: rail0 mlx5_0 port DOWN/Disabled");
+  EXPECT_EQ(Run({"--epilog"}), kExitOk);  // found drained
+  slurm_.nodes["n003"].drain = false;
+  slurm_.reachable = false;
+  EXPECT_EQ(Run({"--epilog"}), kExitDrain);  // Slurm drains it itself ("Epilog error")
+}
+
 TEST_F(Railcheck, ARepairedNodeResumesAfterThreeCleanRunsAndNotBefore) {
   Fixture("--fault rate-down:3");
   ASSERT_EQ(Run({"--periodic"}), kExitDrain);
@@ -184,7 +194,7 @@ TEST_F(Railcheck, ErrorsRisingAgainstTheBaselineRestrictTheNode) {
   EXPECT_FALSE(Node().drain);
   EXPECT_EQ(Node().features, "su1");
   EXPECT_NE(out_.str().find("  restrict link.errors: rail1 mlx5_3 symbol_error +1500 in 5 min "
-                            "since the last run (18000/h) > limit 10/h\n"),
+                            "since the last run (1500/h) > limit 10/h\n"),
             std::string::npos)
       << out_.str();
   // In a Prolog a restricted node still runs the job: exit 0.

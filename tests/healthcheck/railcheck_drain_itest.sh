@@ -49,14 +49,17 @@ rgh_node_tree n002
 rgh_health_check 5
 streaks_seen=""
 deadline=$((SECONDS + 90))
-while rgh_drained n002; do
+while :; do
+  # The streak first: railcheck resumes the node before it writes the streak that allowed it.
   streak=$(rgh_state n002 drain_free_streak)
+  rgh_drained n002 || break
   [ -z "$streak" ] || [ "$streak" -lt 3 ] ||
     rgp_fail "n002 still drained after $streak clean runs (reason: $(rgh_reason n002))"
   [[ " $streaks_seen " == *" $streak "* ]] || streaks_seen="$streaks_seen $streak"
   [ "$SECONDS" -lt "$deadline" ] || rgp_fail "n002 not resumed within 90 s (streak $streak)"
   sleep 0.5
 done
+rgh_wait "n002's state after its resume" 10 rgh_state_at_least n002 resumes 1
 streak=$(rgh_state n002 drain_free_streak)
 [ "$streak" -ge 3 ] || rgp_fail "n002 resumed after only $streak clean runs"
 rgp_ok "n002 stayed drained at clean-run streaks:$streaks_seen; resumed at $streak"

@@ -60,6 +60,7 @@ rgp_ok "n007 drained exactly once"
 # Stable again (ACTIVE, link_downed still): 3 clean runs, then resumed.
 resumed() { ! rgh_drained n007; }
 rgh_wait "n007 resumed after the link settled" 60 resumed
+rgh_wait "n007's state after its resume" 10 rgh_state_at_least n007 resumes 1
 streak=$(rgh_state n007 drain_free_streak)
 [ "$streak" -ge 3 ] || rgp_fail "n007 resumed after $streak clean runs"
 rgp_expect_eq "drains of n007" "$(rgh_state n007 drains)" "1"

@@ -137,3 +137,11 @@ rgh_wait() {
     sleep 0.5
   done
 }
+
+# rgh_state_at_least NODE KEY N: true once NODE's state.json has KEY >= N (railcheck writes it
+# right after its Slurm update).
+rgh_state_at_least() {
+  local v
+  v=$(rgh_state "$1" "$2")
+  [ -n "$v" ] && [ "$v" -ge "$3" ]
+}

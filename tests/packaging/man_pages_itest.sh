@@ -5,7 +5,7 @@
 #  - railcheck(8) names every option of `railcheck --help` (once railcheck is built);
 #  - railguard.yaml(5) names every key the config and topology loaders accept (the key
 #    tables of topo/config.cc and topo/topology_yaml.cc), every health check and every
-#    error counter.
+#    error counter, and gives the defaults etc/railguard.yaml lists.
 # Env: RAILGUARD_SOURCE_DIR, RAILGUARD_BINARY_DIR (where railctl and railcheck are built).
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -94,5 +94,29 @@ for key in "${keys[@]}"; do
     fail "railguard.yaml.5 does not name '$key' (a .B, .BR or .SS line starting with it)"
 done
 ok "railguard.yaml.5 names all ${#keys[@]} keys, checks and counters of the loaders"
+
+# Defaults: etc/railguard.yaml lists every default value ("key: value" under placement: and
+# health:); the man page gives each as "key (default value", "key (value)" or, for a check,
+# "value:" on the line after the check's name.
+n=0
+while read -r key value; do
+  # Every line naming the key, roff quotes dropped, each followed by the line after it.
+  found=0
+  while IFS=$'\t' read -r line next; do
+    case $line in
+      "$key (default $value"[,\ \)]* | "$key ($value)"*) found=1 ;;
+      *) [[ $next != "$value:"* ]] || found=1 ;;
+    esac
+  done < <(awk -v key="$key" '
+    prev != "" { print prev "\t" $0; prev = "" }
+    ($1 == ".B" || $1 == ".BR") && $2 == key {
+      prev = $0; sub(/^\.BR? /, "", prev); gsub(/"/, "", prev); gsub(/ +/, " ", prev) }' "$page")
+  [ "$found" = 1 ] ||
+    fail "railguard.yaml.5 does not give $key the default of etc/railguard.yaml, $value"
+  n=$((n + 1))
+done < <(sed -n '/^placement:/,$p' "$src/etc/railguard.yaml" |
+  sed -nE 's/^ {2,4}([A-Za-z0-9_.]+): ([^ #]+).*/\1 \2/p')
+[ "$n" -gt 20 ] || fail "found only $n defaults in etc/railguard.yaml"
+ok "railguard.yaml.5 gives the $n defaults etc/railguard.yaml lists"
 
 echo "$name: PASS ($checks checks, $SECONDS s)"

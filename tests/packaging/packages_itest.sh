@@ -4,14 +4,16 @@
 #  - `dpkg -i` installs them: railctl in /usr/sbin, the plugins (stripped) in Slurm's plugin
 #    dir, the man pages, /etc/slurm/railguard.yaml created from the template; the plugins
 #    depend on exactly the installed Slurm;
-#  - a local cluster (tests/harness) from the INSTALLED files only (railctl, plugins,
-#    examples) places a 4-node job inside one scalable unit through job_submit/rail and
-#    topology/rail, and the SPANK plugin sets NCCL_IB_HCA;
+#  - a local cluster (tests/harness) from the INSTALLED files only (railctl, railcheck,
+#    plugins, examples) places a 4-node job inside one scalable unit through job_submit/rail
+#    and topology/rail, the SPANK plugin sets NCCL_IB_HCA, railcheck drains a node whose
+#    rail 3 is down (fake sysfs) and `railctl report` lists it;
 #  - `dpkg -r` keeps the config, `dpkg -P` removes it unless the admin changed it, a deleted
 #    config is not brought back, and afterwards nothing of the packages is left.
-# Whatever happens, the EXIT trap stops the cluster, purges the packages and removes what the
-# test created, so the machine is left as it was. It refuses to run if the packages are
-# already installed (it would replace the admin's).
+# Whatever happens, the EXIT trap stops the cluster, purges the packages, removes what the
+# test created and puts back what purging removed (/var/lib/railguard), so the machine is
+# left as it was. It refuses to run if the packages are already installed (it would replace
+# the admin's).
 # Env: RAILGUARD_SOURCE_DIR, RAILGUARD_BINARY_DIR (the packages are built in its pkg-itest/),
 #      RAILGUARD_KEEP_CLUSTER=1 keeps the cluster's run directory for its logs.
 set -euo pipefail
@@ -46,6 +48,7 @@ for p in "${pkgs[@]}"; do
   fi
 done
 
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rg-$name.XXXXXX")
 # What the packages could leave behind, listed before anything happens.
 leftovers() {
   find /etc /usr /var/lib /opt -xdev \( -name '*railguard*' -o -name '*_rail.so' \
@@ -53,9 +56,22 @@ leftovers() {
 }
 before=$(leftovers)
 conf_existed=0
-[ -e "$conf" ] && conf_existed=1
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rg-$name.XXXXXX")
+if [ -e "$conf" ]; then
+  conf_existed=1
+  cp -a "$conf" "$tmp/conf.before"
+fi
+# railcheck's state folder: purging railguard-tools removes what railcheck wrote there, so a
+# copy of what was there before (a railcheck run by hand) is put back.
+state_existed=0
+if [ -e /var/lib/railguard ]; then
+  state_existed=1
+  cp -a /var/lib/railguard "$tmp/var-lib-railguard"
+fi
+# restore_state: /var/lib/railguard as it was before the test.
+restore_state() {
+  rm -rf /var/lib/railguard
+  [ "$state_existed" = 0 ] || cp -a "$tmp/var-lib-railguard" /var/lib/railguard
+}
 # shellcheck source-path=SCRIPTDIR source=../harness/cluster.sh
 source "$src/tests/harness/cluster.sh"
 cleanup() {
@@ -69,6 +85,7 @@ cleanup() {
   done
   # A config this test made the postinst create, then changed so that purge kept it.
   [ "$conf_existed" = 1 ] || rm -f "$conf"
+  restore_state
   rm -rf /var/lib/slurm-railguard-plugins "$tmp"
   exit "$rc"
 }
@@ -132,6 +149,7 @@ if [ "$conf_existed" = 0 ]; then
   ! grep -qx "$conf" "$tmp/slurm-railguard-plugins.list" || fail "$conf is a file of the package"
   ok "$conf created from $template (topology: rails.yaml), not a dpkg conffile"
 else
+  cmp -s "$conf" "$tmp/conf.before" || fail "the postinst changed the existing $conf"
   ok "$conf existed before the test; the postinst left it alone (seed checks skipped)"
 fi
 
@@ -191,39 +209,34 @@ ok "the installed SPANK plugin sets NCCL_IB_HCA=$hca"
 for f in railcheck railcheck-prolog railcheck-epilog railcheck-periodic; do
   grep -qx "/usr/sbin/$f" "$tmp/railguard-tools.list" || fail "/usr/sbin/$f is not in railguard-tools"
 done
-if [ -e /var/lib/railguard ]; then
-  # railcheck's default event log lives there, and purge would remove it: not ours to touch.
-  echo "$name: note: /var/lib/railguard exists on this machine; drain scenario skipped"
-else
-  # Fake sysfs trees of a DGX H100-like node: n010 healthy, n011 with rail 3's port down.
-  python3 "$src/tests/data/sysfs/make_sysfs.py" "$tmp/sysfs/n010" >/dev/null
-  python3 "$src/tests/data/sysfs/make_sysfs.py" "$tmp/sysfs/n011" --fault port-down:3 >/dev/null
-  printf '%s\n' "topology: $examples/dev-4su.yaml" "health:" "  sysfs_root: $tmp/sysfs/%n" \
-    "  state_dir: $tmp/state/%n" >"$tmp/railcheck.yaml"
-  /usr/sbin/railcheck baseline --node n010 --config "$tmp/railcheck.yaml" >"$tmp/railcheck.out" 2>&1 ||
-    fail "railcheck baseline on n010 failed: $(cat "$tmp/railcheck.out")"
-  [ -s "$tmp/state/n010/baseline.json" ] || fail "railcheck baseline wrote no baseline.json"
-  rc=0
-  /usr/sbin/railcheck-periodic --node n011 --config "$tmp/railcheck.yaml" >"$tmp/railcheck.out" 2>&1 ||
-    rc=$?
-  [ "$rc" = 1 ] || fail "railcheck-periodic on n011 exited $rc, expected 1 (drain): $(cat "$tmp/railcheck.out")"
-  node=$(scontrol show node -o n011)
-  [[ $node == *" State="*DRAIN* ]] || fail "n011 is not drained after railcheck: $node"
-  reason=$(grep -o 'Reason=railcheck:.*' <<<"$node" | sed 's/^Reason=//; s/ \[.*//')
-  [[ $reason == "railcheck: rail3 mlx5_5"* ]] || fail "n011's reason is not railcheck's: $node"
-  rc=0
-  /usr/sbin/railcheck-periodic --node n010 --config "$tmp/railcheck.yaml" >"$tmp/railcheck.out" 2>&1 ||
-    rc=$?
-  [ "$rc" = 0 ] || fail "railcheck-periodic on n010 exited $rc, expected 0: $(cat "$tmp/railcheck.out")"
-  [[ $(scontrol show node -o n010) == *"ActiveFeatures="*rail_healthy* ]] ||
-    fail "n010 did not get rail_healthy: $(scontrol show node -o n010)"
-  ok "installed railcheck: baseline recorded; n011 drained ($reason); n010 got rail_healthy"
-  /usr/sbin/railctl report --config "$tmp/railcheck.yaml" >"$tmp/report.out" 2>&1 ||
-    fail "railctl report failed: $(cat "$tmp/report.out")"
-  grep -qE '^n011 .*railcheck: rail3' "$tmp/report.out" ||
-    fail "railctl report does not list n011 as drained by railcheck: $(cat "$tmp/report.out")"
-  ok "installed railctl report lists n011 drained by railcheck"
-fi
+# Fake sysfs trees of a DGX H100-like node: n010 healthy, n011 with rail 3's port down.
+python3 "$src/tests/data/sysfs/make_sysfs.py" "$tmp/sysfs/n010" >/dev/null
+python3 "$src/tests/data/sysfs/make_sysfs.py" "$tmp/sysfs/n011" --fault port-down:3 >/dev/null
+printf '%s\n' "topology: $examples/dev-4su.yaml" "health:" "  sysfs_root: $tmp/sysfs/%n" \
+  "  state_dir: $tmp/state/%n" >"$tmp/railcheck.yaml"
+/usr/sbin/railcheck baseline --node n010 --config "$tmp/railcheck.yaml" >"$tmp/railcheck.out" 2>&1 ||
+  fail "railcheck baseline on n010 failed: $(cat "$tmp/railcheck.out")"
+[ -s "$tmp/state/n010/baseline.json" ] || fail "railcheck baseline wrote no baseline.json"
+rc=0
+/usr/sbin/railcheck-periodic --node n011 --config "$tmp/railcheck.yaml" >"$tmp/railcheck.out" 2>&1 ||
+  rc=$?
+[ "$rc" = 1 ] || fail "railcheck-periodic on n011 exited $rc, expected 1 (drain): $(cat "$tmp/railcheck.out")"
+node=$(scontrol show node -o n011)
+[[ $node == *" State="*DRAIN* ]] || fail "n011 is not drained after railcheck: $node"
+reason=$(grep -o 'Reason=railcheck:.*' <<<"$node" | sed 's/^Reason=//; s/ \[.*//')
+[[ $reason == "railcheck: rail3 mlx5_5"* ]] || fail "n011's reason is not railcheck's: $node"
+rc=0
+/usr/sbin/railcheck-periodic --node n010 --config "$tmp/railcheck.yaml" >"$tmp/railcheck.out" 2>&1 ||
+  rc=$?
+[ "$rc" = 0 ] || fail "railcheck-periodic on n010 exited $rc, expected 0: $(cat "$tmp/railcheck.out")"
+[[ $(scontrol show node -o n010) == *"ActiveFeatures="*rail_healthy* ]] ||
+  fail "n010 did not get rail_healthy: $(scontrol show node -o n010)"
+ok "installed railcheck: baseline recorded; n011 drained ($reason); n010 got rail_healthy"
+/usr/sbin/railctl report --config "$tmp/railcheck.yaml" >"$tmp/report.out" 2>&1 ||
+  fail "railctl report failed: $(cat "$tmp/report.out")"
+grep -qE '^n011 .*railcheck: rail3' "$tmp/report.out" ||
+  fail "railctl report does not list n011 as drained by railcheck: $(cat "$tmp/report.out")"
+ok "installed railctl report lists n011 drained by railcheck"
 rg_cluster_stop >/dev/null 2>&1
 
 # --- remove and purge ----------------------------------------------------------------------------
@@ -247,6 +260,7 @@ if [ "$conf_existed" = 0 ]; then
 fi
 dpkg -P slurm-railguard-plugins railguard-tools >"$tmp/dpkg-p.log" 2>&1 ||
   fail "dpkg -P failed: $(cat "$tmp/dpkg-p.log")"
+[ "$state_existed" = 0 ] || restore_state
 after=$(leftovers)
 [ "$after" = "$before" ] ||
   fail "left behind after dpkg -P: $(diff <(echo "$before") <(echo "$after") | grep '^>' | tr '\n' ' ')"
@@ -266,6 +280,7 @@ if [ "$conf_existed" = 0 ]; then
   [ -f "$conf" ] || fail "dpkg -P removed $conf although the admin had changed it"
   grep -q "keeping $conf" "$tmp/dpkg-p.log" || fail "dpkg -P did not say it keeps $conf"
   rm "$conf"
+  [ "$state_existed" = 0 ] || restore_state
   [ "$(leftovers)" = "$before" ] || fail "left behind: $(leftovers)"
   ok "a deleted $conf stays deleted on reinstall; a changed one survives dpkg -P"
 fi

@@ -255,7 +255,7 @@ TEST(HealthConfig, WithoutAHealthSectionEveryDefaultHolds) {
   EXPECT_EQ(h.link_layer, "InfiniBand");
   EXPECT_EQ(h.resume_after_clean_runs, 3);
   EXPECT_EQ(h.flap_window_seconds, 3600);
-  EXPECT_EQ(h.min_rate_interval_seconds, 60);
+  EXPECT_EQ(h.min_rate_interval_seconds, 3600);
   EXPECT_EQ(h.read_timeout_ms, 500);
   EXPECT_EQ(h.prolog_time_limit_seconds, 10);
   EXPECT_EQ(h.periodic_time_limit_seconds, 50);

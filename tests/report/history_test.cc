@@ -216,6 +216,55 @@ TEST_F(HistoryTest, ConcurrentWritersNeverTearLines) {
   EXPECT_LE(Slurp(log_).size(), small.max_bytes);
 }
 
+TEST(EventLines, AnEventThatEscapesPastTheLimitIsCutToFitAndStaysStable) {
+  HealthEvent e;
+  e.time = 1;
+  e.node = "n1";
+  e.kind = EventKind::kDegraded;
+  e.rail = 0;
+  e.detail = std::string(5000, '\x01');
+  for (int i = 0; i < 40; ++i) e.checks.push_back(std::string(300, '\x02'));
+  for (int i = 0; i < 70; ++i)
+    e.counters.push_back(
+        {std::string(300, static_cast<char>('\x03' + i % 20)) + std::to_string(i), 1, 1, 1});
+  const std::string line = EventToJsonLine(e);
+  EXPECT_LE(line.size(), kMaxEventLineBytes);
+  HealthEvent back;
+  std::string err;
+  ASSERT_TRUE(EventFromJsonLine(line.substr(0, line.size() - 1), &back, &err)) << err;
+  EXPECT_EQ(EventToJsonLine(back), line);
+  EXPECT_TRUE(back.detail.empty());  // the first thing given up
+}
+
+TEST(EventLines, AReadLineAtTheSizeLimitWritesBackWithinIt) {
+  // Short numbers ("time":1, "seconds":0) grow when written ("1.0", "0.0"): a line read at
+  // the size limit, with nothing to cut on the way, must still be written within it.
+  std::string line =
+      "{\"v\":1,\"time\":1,\"node\":\"n1\",\"event\":\"flap\",\"rail\":0,"
+      "\"counters\":{";
+  for (int i = 0; i < 64; ++i)
+    line += std::string(i ? "," : "") + "\"" + std::to_string(i) + std::string(180, 'c') +
+            "\":{\"value\":1,\"delta\":1,\"seconds\":0}";
+  line += "},\"checks\":[";
+  for (int i = 0; kMaxEventLineBytes - (line.size() + 14) > 1024; ++i)
+    line += std::string(i ? "," : "") + "\"" + std::string(250, 'k') + "\"";
+  line += "],\"detail\":\"";
+  const size_t pad = kMaxEventLineBytes - line.size() - 2;
+  ASSERT_LE(pad, 1024u);
+  line += std::string(pad, 'd') + "\"}";
+  ASSERT_EQ(line.size(), kMaxEventLineBytes);
+  HealthEvent e;
+  std::string err;
+  ASSERT_TRUE(EventFromJsonLine(line, &e, &err)) << err;
+  const std::string written = EventToJsonLine(e);
+  EXPECT_LE(written.size(), kMaxEventLineBytes);
+  HealthEvent again;
+  ASSERT_TRUE(EventFromJsonLine(written.substr(0, written.size() - 1), &again, &err)) << err;
+  EXPECT_EQ(EventToJsonLine(again), written);
+  EXPECT_LT(again.detail.size(), e.detail.size());  // the detail gave way
+  EXPECT_EQ(again.counters.size(), 64u);
+}
+
 TEST(EventKinds, NamesRoundTrip) {
   for (EventKind k :
        {EventKind::kDegraded, EventKind::kDown, EventKind::kRecovered, EventKind::kFlap,

@@ -119,6 +119,14 @@ TEST(ReportRobustness, MutatedHistoryLinesAreEventsOrReasonsNeverCrash) {
       ++parsed;
       EXPECT_FALSE(e.node.empty());
       EXPECT_GE(e.rail, -1);
+      // What reads writes a line that reads back and writes the same again.
+      const std::string written = health::EventToJsonLine(e);
+      ASSERT_LE(written.size(), health::kMaxEventLineBytes);
+      health::HealthEvent again;
+      ASSERT_TRUE(health::EventFromJsonLine(written.substr(0, written.size() - 1), &again, &err))
+          << err << "\n"
+          << written;
+      EXPECT_EQ(health::EventToJsonLine(again), written);
     } else {
       EXPECT_FALSE(err.empty());
     }
