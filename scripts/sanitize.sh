@@ -33,11 +33,10 @@ set +e
 rc=${PIPESTATUS[0]}
 set -e
 
+# "[  PASSED  ] N tests." once; "[  FAILED  ] Suite.Test (N ms)" for each failed test.
 passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\..*/\1/p' "$log" | tail -n 1)
-failed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}, listed below:.*/\1/p' "$log" |
-  tail -n 1)
+failed=$(grep -c '^\[  FAILED  \] [^ ]* ([0-9]* ms)$' "$log" || true)
 passed=${passed:-0}
-failed=${failed:-0}
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
   # A sanitizer report stops the runner in the middle of a test: count that test as failed.
   failed=1
