@@ -37,12 +37,12 @@ void CheckLine(std::string_view line) {
     return;
   }
   const std::string written = health::EventToJsonLine(event);
-  RG_FUZZ_CHECK(!written.empty() && written.back() == '\n' &&
-                    written.size() <= health::kMaxEventLineBytes,
-                "EventToJsonLine wrote " + std::to_string(written.size()) + " bytes");
+  RG_FUZZ_CHECK(
+      !written.empty() && written.back() == '\n' && written.size() <= health::kMaxEventLineBytes,
+      "EventToJsonLine wrote " + std::to_string(written.size()) + " bytes");
   health::HealthEvent again;
-  RG_FUZZ_CHECK(health::EventFromJsonLine(
-                    std::string_view(written).substr(0, written.size() - 1), &again, &err),
+  RG_FUZZ_CHECK(health::EventFromJsonLine(std::string_view(written).substr(0, written.size() - 1),
+                                          &again, &err),
                 "EventToJsonLine's line does not read back: " + err + "\n" + written);
   RG_FUZZ_CHECK(health::EventToJsonLine(again) == written,
                 "the event writes out otherwise once read back:\n" + written);

@@ -70,8 +70,8 @@ void FuzzTrace(std::string_view text) {
     RG_FUZZ_CHECK(bench::ParseStream(written, "written", &again, &err),
                   "FormatStream's text does not parse: " + err + "\n" + written);
     const std::string difference = StreamDifference(stream, again);
-    RG_FUZZ_CHECK(difference.empty(), "the stream reads back otherwise (" + difference + "):\n" +
-                                          written);
+    RG_FUZZ_CHECK(difference.empty(),
+                  "the stream reads back otherwise (" + difference + "):\n" + written);
   }
 
   std::vector<bench::StreamJob> stream;

@@ -150,7 +150,7 @@ bool ParseAer(const std::string& text, AerValue* out, std::string* expected) {
       have_total = true;
     } else {
       v.counts[name] = count;
-      sum += count;
+      sum = count > UINT64_MAX - sum ? UINT64_MAX : sum + count;  // saturates, as counters do
     }
   }
   if (lines == 0) return false;

@@ -3,8 +3,8 @@
 # and runs each for a bounded time, starting from its seed corpus (tests/fuzz/<target>/) and
 # its dictionary (fuzz/<target>.dict). Any crash, sanitizer report, failed property, leak,
 # timeout (-timeout) or memory blow-up (-rss_limit_mb) fails the run. Prints one row per
-# target: executions, coverage (edges) at the seeds and at the end, and the result; for a
-# failure, the report and the command that reproduces it from the saved input.
+# target: executions, coverage (edges) at the start (the seeds and the kept corpus) and at
+# the end, and the result; for a failure, the report and the command that reproduces it.
 #
 # Usage: scripts/fuzz.sh [TARGET...]      (default: every target in fuzz/CMakeLists.txt)
 # Env:   RAILGUARD_FUZZ_SECONDS    fuzzing time per target (default: 60)
@@ -12,7 +12,7 @@
 #                                  each run grows (fuzz/corpus/<target>/), the logs and this
 #                                  run's failing inputs (fuzz/artifacts/<target>/)
 #        RAILGUARD_JOBS            compile jobs (default: nproc)
-#        CC, CXX                   compilers (default: clang-14 and clang++-14, else clang)
+# Needs clang (clang-14, else clang) with its libFuzzer and sanitizer runtimes.
 # Last line: "fuzz: N passed, N failed" (targets). Exit 0 only when every target passed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,8 +21,8 @@ seconds=${RAILGUARD_FUZZ_SECONDS:-60}
 jobs=${RAILGUARD_JOBS:-$(nproc)}
 
 pick() { for c in "$@"; do command -v "$c" >/dev/null 2>&1 && { echo "$c"; return; }; done; }
-cc=${CC:-$(pick clang-14 clang)}
-cxx=${CXX:-$(pick clang++-14 clang++)}
+cc=$(pick clang-14 clang)
+cxx=$(pick clang++-14 clang++)
 if [ -z "$cc" ] || [ -z "$cxx" ]; then
   echo "fuzz: clang not found; expected clang-14 (scripts/setup.sh installs it)" >&2
   exit 2
@@ -100,7 +100,7 @@ for t in "${targets[@]}"; do
 done
 
 echo
-printf '%-14s %12s %10s %10s %8s  %s\n' target executions "cov seeds" "cov end" new result
+printf '%-14s %12s %10s %10s %8s  %s\n' target executions "cov start" "cov end" new result
 for row in "${rows[@]}"; do
   IFS='|' read -r t execs start end result <<<"$row"
   new=?

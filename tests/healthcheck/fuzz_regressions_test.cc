@@ -2,8 +2,10 @@
 // the fuzzer reported (or its minimal form), with the behaviour now expected.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
+#include "healthcheck/parse.h"
 #include "healthcheck/state.h"
 
 namespace railguard::health {
@@ -25,6 +27,18 @@ TEST(HealthStateFuzzRegression, ANumberBeyondADoubleIsAnErrorNotACrash) {
   EXPECT_EQ(err,
             "baseline.json: number overflow parsing '-1e400'; expected the JSON railcheck "
             "writes");
+}
+
+// fuzz_sysfs_values: an aer_dev_* file without a TOTAL_ERR_* line, whose counts add up past
+// 2^64, wrapped to a small total ("4" here): a PCIe path flooded with errors looked clean.
+TEST(SysfsValuesFuzzRegression, AnAerSumPast64BitsSaturatesInsteadOfWrapping) {
+  AerValue aer;
+  std::string expected;
+  ASSERT_TRUE(ParseAer("US 0\nP 5\nCmpltTS 0\nO 18446744073709551615\n", &aer, &expected));
+  EXPECT_EQ(aer.counts.at("O"), UINT64_MAX);
+  EXPECT_EQ(aer.total, UINT64_MAX);
+  ASSERT_TRUE(ParseAer("RxErr 2\nBadTLP 3\n", &aer, &expected));
+  EXPECT_EQ(aer.total, 5u);
 }
 
 }  // namespace
