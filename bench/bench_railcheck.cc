@@ -98,7 +98,7 @@ int Inside(const std::string& railcheck, int runs) {
   const std::string config = tmp + "/railguard.yaml";
   std::ofstream(config) << "topology: " RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml\n"
                         << "health:\n  sysfs_root: " << tmp << "/sys/%n\n  state_dir: " << tmp
-                        << "/state/%n\n";
+                        << "/state/%n\n  events_log: " << tmp << "/state/%n/events.log\n";
 
   struct Case {
     const char* node;

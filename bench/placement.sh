@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Placement benchmark: the same time-compressed stream of real GPU jobs through two (or
-# three) policies, side by side, each on its own live local Slurm cluster
+# Placement benchmark: the same time-compressed stream of real GPU jobs through two or more
+# policies, side by side, each on its own live local Slurm cluster
 # (tests/harness/cluster.sh: a real slurmctld and one slurmd per node, 8 fake GPUs each):
 #   topology/tree     stock Slurm with railctl's topology.conf export; users submit without
 #                     --switches, as stock users do
-#   railguard         topology/rail + job_submit/rail (default placement config) + the SPANK
-#                     plugin; every node has the healthy feature
-#   railguard-strict  the same with default_mode: strict (only with --policies ...,strict)
+#   railguard         topology/rail + job_submit/rail (default placement config: strict) +
+#                     the SPANK plugin; every node has the healthy feature
+#   railguard-strict  the same with default_mode: strict written out (--policies ...,strict)
+#   railguard-prefer  the same with default_mode: prefer (--policies ...,prefer)
 # Jobs run `sleep` for their compressed duration (sbatch --gpus for one node, -N and
 # --gpus-per-node for more, --time set). What happened is read from Slurm itself:
 # jobcomp/filetxt records (submit, start, end, NodeList) of each run. Then the plugins' own
@@ -40,8 +41,9 @@ Slurm clusters and prints the side-by-side table, the verdict, and the plugins' 
   --topo YAML         the layout (default etc/superpod-h100.yaml: 4 SUs, 127 nodes)
   --policies LIST     comma-separated, run in this order (default tree,rail):
                         tree    stock topology/tree, no --switches
-                        rail    railguard's plugins, default placement config (prefer)
-                        strict  railguard's plugins with default_mode: strict
+                        rail    railguard's plugins, default placement config (strict)
+                        strict  railguard's plugins with default_mode: strict written out
+                        prefer  railguard's plugins with default_mode: prefer
                       The first is the baseline of the verdicts.
   --latency N         sbatch round trips per side for the job_submit latency (default 100
                       full, 40 quick; 0 skips it)
@@ -106,8 +108,8 @@ IFS=, read -ra policy_list <<<"$policies"
 declare -A seen_policy=()
 for p in "${policy_list[@]}"; do
   case $p in
-    tree | rail | strict) ;;
-    *) die "--policies: unknown policy '$p'; expected tree, rail or strict" ;;
+    tree | rail | strict | prefer) ;;
+    *) die "--policies: unknown policy '$p'; expected tree, rail, strict or prefer" ;;
   esac
   [ -z "${seen_policy[$p]:-}" ] || die "--policies: $p given twice"
   seen_policy[$p]=1
@@ -120,7 +122,7 @@ bin=$(cd "$bin" 2>/dev/null && pwd) || die "build tree $bin not found (--build D
 for f in railctl bench_placement bench_plugin_cost; do
   [ -x "$bin/$f" ] || die "$bin/$f not built (cmake --build $bin)"
 done
-if [ -n "${seen_policy[rail]:-}${seen_policy[strict]:-}" ]; then
+if [ -n "${seen_policy[rail]:-}${seen_policy[strict]:-}${seen_policy[prefer]:-}" ]; then
   for f in topology_rail.so job_submit_rail.so spank_railguard.so; do
     [ -f "$bin/slurm-plugins/$f" ] ||
       die "$bin/slurm-plugins/$f not built (the plugins need scripts/setup.sh's Slurm source)"
@@ -234,7 +236,7 @@ set_job_submit() {
   set_healthy  # reconfigure resets node features
 }
 
-# run_policy tree|rail
+# run_policy tree|rail|strict|prefer
 run_policy() {
   local policy=$1 rounds=5 r per
   local -a opts=(--topo "$topo" --railctl "$bin/railctl" --timeout 180)
@@ -246,7 +248,8 @@ run_policy() {
   } >"$out/extra-$policy.conf"
   if [ "$policy" != tree ]; then
     echo "topology: topology.yaml" >"$out/railguard.yaml"  # default placement config
-    [ "$policy" = rail ] || printf 'placement:\n  default_mode: strict\n' >>"$out/railguard.yaml"
+    [ "$policy" = rail ] ||
+      printf 'placement:\n  default_mode: %s\n' "$policy" >>"$out/railguard.yaml"
     echo "topology: $topo" >"$out/spank-railguard.yaml"
     echo "optional $bin/slurm-plugins/spank_railguard.so config=$out/spank-railguard.yaml" \
       >"$out/plugstack.conf"
@@ -306,7 +309,8 @@ percentiles() {  # FILE: "p50 p99 mean" in ms of microsecond samples
     "(x$compress for trace time)"
   echo
   report=(--topo "$topo" --stream "$out/stream.txt" --details)
-  declare -A title=([tree]=topology/tree [rail]=railguard [strict]="railguard-strict")
+  declare -A title=([tree]=topology/tree [rail]=railguard [strict]=railguard-strict
+    [prefer]=railguard-prefer)
   for p in "${policy_list[@]}"; do report+=(--run "${title[$p]}=$out/jobcomp-$p.txt"); done
   "$bin/bench_placement" report "${report[@]}"
   for p in "${policy_list[@]}"; do cat "$out/host-$p.txt"; done

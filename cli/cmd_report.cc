@@ -33,7 +33,8 @@ const char kUsage[] =
     "  --snapshot FILE     report from a snapshot saved earlier instead of asking slurmctld\n"
     "  --save-snapshot F   also save what was read from Slurm (JSON, versioned) to F\n"
     "  --history FILE      railcheck's event log (and FILE.1); \"%n\" in FILE becomes each\n"
-    "                      node's name; repeatable. Default: /var/lib/railguard/events.log\n"
+    "                      node's name; repeatable. Default: the config's health.events_log\n"
+    "                      with --config, else /var/lib/railguard/events.log\n"
     "  --no-history        read no event log\n"
     "  --json              JSON, schema railguard-report version 1 (report/SCHEMA.md)\n"
     "  --html              one self-contained HTML page: heatmap and per-node drill-down\n"
@@ -112,6 +113,7 @@ int Report(int argc, char** argv) {
 
   report::ReportOptions options;
   std::string topology_path = args.Get("topology");
+  std::string default_history = health::kDefaultEventLogPath;
   if (args.Has("config")) {
     Config config;
     Diags diags;
@@ -121,6 +123,7 @@ int Report(int argc, char** argv) {
     }
     if (topology_path.empty()) topology_path = config.topology_path;
     options.healthy_feature = config.placement.healthy_feature;
+    default_history = config.health.events_log;  // where railcheck writes it
   }
   if (args.Has("feature")) options.healthy_feature = args.Get("feature");
   if (options.healthy_feature.empty()) return UsageError("--feature must not be empty");
@@ -167,7 +170,7 @@ int Report(int argc, char** argv) {
   Diags history_problems;
   if (!args.Has("no-history")) {
     std::vector<std::string> given = args.GetAll("history");
-    if (given.empty()) given.push_back(health::kDefaultEventLogPath);
+    if (given.empty()) given.push_back(default_history);
     const double since = snapshot.time - report::kWindowSeconds[report::k7d];
     for (const std::string& path : HistoryPaths(given, topology)) {
       std::string err;

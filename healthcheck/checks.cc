@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "healthcheck/parse.h"
 #include "healthcheck/sysfs.h"
 
 namespace railguard::health {
@@ -148,8 +149,11 @@ Finding Make(const std::string& check, int rail, Severity sev, const std::string
   f.check = check;
   f.rail = rail;
   f.severity = sev;
-  f.message = check + ": " + detail;
-  f.reason = reason;
+  // Paths from directory listings and values read from sysfs reach these as found: whatever
+  // a broken or hostile sysfs holds, a message stays one line of printable text for the
+  // report and slurmd's log, and the reason Slurm gets stays short.
+  f.message = Printable(check + ": " + detail, kMaxMessageChars);
+  f.reason = Printable(reason, kMaxMessageChars);
   return f;
 }
 
@@ -899,6 +903,8 @@ Judgement Judge(const JudgeInput& in) {
     return a.rail < b.rail;
   });
   j.next = std::move(h.next);
+  h.next = RunState();
+  j.history = std::move(h);
   return j;
 }
 

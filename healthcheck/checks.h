@@ -30,6 +30,9 @@ const char* SeverityName(Severity s);      // "note", "degraded", "down"
 const char* RailStatusName(RailStatus s);  // "ok", "degraded", "down"
 const char* LevelName(Level l);            // "ok", "warn", "restrict", "drain"
 
+// The longest message or reason a finding carries (longer ones are cut, with "...").
+inline constexpr size_t kMaxMessageChars = 1000;
+
 // One thing a check found.
 struct Finding {
   std::string check;  // its name, e.g. "port.rate"
@@ -40,6 +43,7 @@ struct Finding {
   // "port.rate: rail3 mlx5_5 rate 200 Gb/sec (2X NDR) < expected 400 Gb/sec (4X NDR)".
   std::string message;
   // The short form for Slurm's node reason, e.g. "rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s".
+  // Both are printable ASCII (anything else read from sysfs becomes '?').
   std::string reason;
 };
 
@@ -138,10 +142,12 @@ void CheckGpuCount(const JudgeInput& in, std::vector<Finding>* out);
 void CheckRailAffinity(const JudgeInput& in, std::vector<Finding>* out);
 void CheckGatherTimeout(const JudgeInput& in, std::vector<Finding>* out);
 
-// The judge's result: the verdict and the run state to record.
+// The judge's result: the verdict, the run state to record, and the counter moves and flaps
+// the checks saw (for the event log; its `next` is empty, moved to `next` here).
 struct Judgement {
   Verdict verdict;
   RunState next;
+  History history;
 };
 
 // Runs every check, applies health.actions (findings of "off" checks are dropped), orders

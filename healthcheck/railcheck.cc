@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/gather.h"
+#include "healthcheck/history.h"
 #include "healthcheck/report.h"
 #include "healthcheck/state.h"
 #include "healthcheck/state_file.h"
@@ -62,6 +63,12 @@ Baseline MakeBaseline(const NodeFacts& f, double now) {
   return b;
 }
 
+// How the report names an event: "rail3 degraded", "drained".
+std::string EventLabel(const HealthEvent& e) {
+  const std::string kind = EventKindName(e.kind);
+  return e.rail >= 0 ? "rail" + std::to_string(e.rail) + " " + kind : kind;
+}
+
 // Everything a mode handler works with, prepared once.
 struct Context {
   Mode mode = Mode::kPeriodic;
@@ -74,6 +81,7 @@ struct Context {
   StateLock lock;  // held for the whole run (not in --dry-run)
   Baseline baseline;
   LoadStatus baseline_status = LoadStatus::kMissing;
+  std::string baseline_replaced;  // baseline mode: what is wrong with the old baseline
   RunState last;
   LoadStatus last_status = LoadStatus::kMissing;
   NodeFacts facts;
@@ -237,9 +245,17 @@ int Run::Prepare(const cli::Args& a, Context* c) {
       return Fail(err);
   }
   c->baseline_status = LoadBaseline(c->state_dir, c->node, &c->baseline, &err);
-  if (c->baseline_status == LoadStatus::kError) return Fail(err);
+  // Recording a new baseline is the way out of a corrupt one (the error says so): that run
+  // replaces it instead of stopping on it.
+  if (c->baseline_status == LoadStatus::kCorrupt && c->mode == Mode::kBaseline) {
+    c->baseline_replaced = err.substr(0, err.find(" (recover: "));
+  } else if (c->baseline_status == LoadStatus::kCorrupt ||
+             c->baseline_status == LoadStatus::kError) {
+    return Fail(err);
+  }
   c->last_status = LoadRunState(c->state_dir, c->node, &c->last, &err);
-  if (c->last_status == LoadStatus::kError) return Fail(err);
+  if (c->last_status == LoadStatus::kCorrupt || c->last_status == LoadStatus::kError)
+    return Fail(err);
 
   Phase("reading sysfs");
   GatherSpec spec;
@@ -278,6 +294,8 @@ int Run::RecordBaseline(Context* c) {
   const std::string line = "baseline of " + std::to_string(b.ports.size()) + " ports and " +
                            std::to_string(b.pcie.size()) + " PCIe functions in " +
                            BaselinePath(c->state_dir);
+  if (!c->baseline_replaced.empty())
+    r.actions.push_back((c->dry ? "replace the " : "replacing the ") + c->baseline_replaced);
   if (c->dry) {
     r.actions.push_back("record " + line);
   } else {
@@ -328,6 +346,23 @@ int Run::CheckAndAct(Context* c) {
       !slurm->UpdateNode(c->node, plan.update, &err)) {
     r.problems.push_back(err);
     slurm_ok = false;
+  }
+  if (!c->dry && slurm_ok) {
+    // Only a plan Slurm carried out is history; and without the node's Extra every unhealthy
+    // rail would look like a change. A log that cannot be written is a warning: the verdict
+    // and the exit code stay what the hardware says.
+    Phase("writing the event log");
+    const std::vector<HealthEvent> events = EventsForRun(
+        sn, j.verdict, plan, j.history, c->setup->config.placement.healthy_feature, c->now);
+    const std::string log = ExpandNode(health.events_log, c->node);
+    if (!events.empty()) {
+      if (AppendEvents(log, events, &err)) {
+        for (const HealthEvent& e : events) r.events.push_back(EventLabel(e));
+        r.events_log = log;
+      } else {
+        r.warnings.push_back("event log not written: " + err);
+      }
+    }
   }
   if (!c->dry) {
     Phase("writing the state file");

@@ -44,6 +44,12 @@ std::string ReportText(const RunReport& r) {
   for (const std::string& p : r.problems) out += "error: " + p + "\n";
   for (const std::string& a : r.actions)
     out += std::string(r.dry_run ? "would: " : "slurm: ") + a + "\n";
+  if (!r.events.empty()) {
+    out += "events: ";
+    for (size_t i = 0; i < r.events.size(); ++i) out += (i ? ", " : "") + r.events[i];
+    out += " -> " + r.events_log + "\n";
+  }
+  for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
   return out;
 }
 
@@ -95,6 +101,9 @@ std::string ReportJson(const RunReport& r) {
   j["findings"] = findings;
   j["slurm"] = r.actions;
   j["errors"] = r.problems;
+  j["events"] = r.events;
+  if (!r.events_log.empty()) j["events_log"] = r.events_log;
+  j["warnings"] = r.warnings;
   j["total_ms"] = r.total_ms;
   return j.dump(1) + "\n";
 }

@@ -20,12 +20,19 @@ struct RunReport {
   int gpus_expected = 0;
   std::vector<std::string> actions;   // the plan's lines (what was, or would be, done)
   std::vector<std::string> problems;  // errors that did not stop the run (Slurm unreachable)
+  // What this run appended to the event log (history.h), "rail3 degraded", "drained", ...,
+  // and where; empty when nothing changed.
+  std::vector<std::string> events;
+  std::string events_log;
+  // Problems that change neither the verdict nor the exit code (the event log not written).
+  std::vector<std::string> warnings;
   int exit_code = 0;
   double total_ms = 0;
 };
 
 // Text: a head line "railcheck NODE MODE: VERDICT (rails: 7 ok, 1 degraded)", then one line
-// per finding "  ACTION  MESSAGE", then "slurm: ..." lines.
+// per finding "  ACTION  MESSAGE", then "slurm: ..." lines, then "events: rail3 degraded,
+// drained -> LOG" and "warning: ..." lines when there are any.
 std::string ReportText(const RunReport& r);
 
 // One JSON object with the same content plus each rail's port facts; ends in a newline.

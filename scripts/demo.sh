@@ -100,3 +100,154 @@ echo "The SPANK plugin exports the node's rail NICs in rail order for NCCL:"
 run srun -N1 -w n010 --gpus-per-node=8 printenv NCCL_IB_HCA
 echo "Bad option values are refused at submission with what is allowed:"
 run sbatch -N2 --rail-placement=fastest --wrap true
+rg_cluster_stop >/dev/null 2>&1 || true
+cluster_up=0
+
+step "10. railcheck as Prolog and Epilog: rail 3 of n002 trained down to 200 Gb/s"
+# Every node reads its own fake sysfs (a DGX H100-like tree from tests/data/sysfs/make_sysfs.py)
+# through health.sysfs_root; n002's has rail 3 (mlx5_5) at 2X instead of 4X.
+make_sysfs="python3 $here/tests/data/sysfs/make_sysfs.py"
+export PATH="$build/healthcheck:$PATH"  # railcheck, as an admin has it in /usr/sbin
+mkdir -p "$tmp/sys"
+$make_sysfs "$tmp/sys/healthy"
+for node in $(seq -f 'n%03g' 1 32); do ln -s healthy "$tmp/sys/$node"; done
+# node_tree NODE [make_sysfs.py OPTIONS]: NODE gets a tree of its own (healthy without options).
+node_tree() {
+  local node=$1
+  shift
+  rm -rf "${tmp:?}/sys/$node.new"
+  $make_sysfs "$tmp/sys/$node.new" --node "$node" "$@"
+  rm -rf "${tmp:?}/sys/$node"
+  mv "$tmp/sys/$node.new" "$tmp/sys/$node"
+}
+printf '$ make_sysfs.py n002 --fault rate-down:3\n'
+node_tree n002 --fault rate-down:3
+run cat "$tmp/sys/n002/class/infiniband/mlx5_5/ports/1/rate"
+# The run directory is chosen now: slurm.conf's AuthInfo names the munge socket in it.
+cdir=$(mktemp -d /tmp/rgdemo.XXXXXX)
+rmdir "$cdir"
+events=$tmp/state/events.log
+cat >"$tmp/railguard.yaml" <<CONF
+topology: $here/etc/dev-4su.yaml
+health:
+  sysfs_root: $tmp/sys/%n
+  state_dir: $tmp/state/%n
+  events_log: $events
+  resume_after_clean_runs: 3
+  flap_window_seconds: 0
+CONF
+# etc/slurm.conf.railcheck's lines, from the build tree; cred_expire=10 because Slurm keeps a
+# requeued job pending for cred_expire + 1 s (default 121 s).
+cat >"$tmp/extra.conf" <<CONF
+JobSubmitPlugins=rail
+PlugStackConfig=$tmp/plugstack.conf
+SchedulerParameters=bf_interval=2,max_switch_wait=300,nohold_on_prolog_fail
+AuthInfo=socket=$cdir/munge/munge.socket,cred_expire=10
+Prolog=$build/healthcheck/railcheck-prolog
+PrologFlags=Alloc
+Epilog=$build/healthcheck/railcheck-epilog
+CONF
+grep -E '^(Prolog|PrologFlags|Epilog|SchedulerParameters)=' "$tmp/extra.conf"
+cluster_up=1
+rg_cluster_start --no-trap --dir "$cdir" --topo etc/dev-4su.yaml --topology-plugin rail \
+  --plugin-dir "$plugins" --conf-extra "$tmp/extra.conf" --railguard-conf "$tmp/railguard.yaml"
+
+# shell 'COMMAND LINE': prints it as typed, then runs it (quotes and pipes included).
+shell() { printf '$ %s\n' "$1"; eval "$1" || printf '(exit %d)\n' "$?"; }
+# wait_for WHAT SECONDS COMMAND...: polls until COMMAND succeeds; the demo fails if it does not.
+wait_for() {
+  local what=$1 deadline=$((SECONDS + $2))
+  shift 2
+  until "$@"; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "demo: $what did not happen within the time allowed" >&2
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+drained() {
+  local n
+  for n in $(scontrol show hostnames "$1"); do
+    [[ $(scontrol show node -o "$n") == *" State="*DRAIN* ]] || return 1
+  done
+}
+job_state_is() { [[ $(scontrol show job -o "$1") == *" JobState=$2 "* ]]; }
+
+echo "A 2-node job; nothing is drained yet, so Slurm gives it n001 and n002:"
+printf '$ sbatch -N2 --wrap %s\n' "'echo nodes=\$SLURM_JOB_NODELIST'"
+# shellcheck disable=SC2016  # expanded by the job
+job=$(sbatch --parsable -N2 -o "$tmp/job-%j.out" --wrap 'echo nodes=$SLURM_JOB_NODELIST')
+job=${job%%;*}
+wait_for "n002's drain by its Prolog" 60 drained n002
+echo "n002's Prolog found rail 3 at half rate, drained n002 and failed: Slurm requeues the job."
+shell "sinfo -R -o '%60E %19H %N'"
+wait_for "job $job to complete" 120 job_state_is "$job" COMPLETED
+echo "The job was requeued (Restarts=1) and completed on healthy nodes:"
+shell "scontrol show job $job | grep -E 'JobState=|Restarts=|^ *NodeList='"
+printf '$ cat job-%s.out\n' "$job"
+cat "$tmp/job-$job.out"
+
+step "11. Repaired: railcheck as HealthCheckProgram resumes n002 after 3 clean runs"
+printf '$ make_sysfs.py n002        # the cable reseated: rail 3 back at 400 Gb/s\n'
+node_tree n002
+# slurmd runs a HealthCheckProgram without arguments and with only SLURMD_NODENAME: this
+# cluster's slurm.conf is not in /etc/slurm, so a wrapper names it.
+printf '#!/bin/sh\nSLURM_CONF=%s exec %s\n' "$SLURM_CONF" "$build/healthcheck/railcheck-periodic" \
+  >"$tmp/healthcheck.sh"
+chmod 755 "$tmp/healthcheck.sh"
+printf 'HealthCheckProgram=%s\nHealthCheckInterval=5\n' "$tmp/healthcheck.sh" >>"$SLURM_CONF"
+tail -n 2 "$SLURM_CONF"
+run scontrol reconfigure
+streak_seen=""
+resumed() {
+  local streak
+  streak=$(python3 -c 'import json,sys
+try: print(json.load(open(sys.argv[1]))["drain_free_streak"])
+except Exception: print(0)' "$tmp/state/n002/state.json")
+  if ! drained n002; then
+    echo "n002 resumed after $streak clean runs"
+    return 0
+  fi
+  if [ "$streak" != "$streak_seen" ]; then
+    echo "n002 still drained: $streak of 3 clean runs"
+    streak_seen=$streak
+  fi
+  return 1
+}
+wait_for "n002's resume" 90 resumed
+# The reconfigure makes each slurmd register again: until it has, sinfo marks the node '*'.
+for _ in $(seq 1 60); do
+  [ "$(sinfo -h -N -n n002 -o %T)" = idle ] && break
+  sleep 0.5
+done
+shell "sinfo -N -n n001,n002,n003 -o '%N %T %E'"
+echo "After a repair the admin records a new baseline of the error counters, as at"
+echo "commissioning; then railcheck by hand (--dry-run changes nothing) finds n002 clean:"
+shell "railcheck baseline --node n002 >/dev/null"
+shell "railcheck --dry-run --node n002"
+
+step "12. railctl report: a leaf switch fault and a single bad cable"
+echo "Leaf switch: rail 5 of every node of su3 (n017-n024) trains down to 200 Gb/s, i.e. the"
+echo "rail-5 leaf of su3 (or its uplinks) is bad. One bad cable: n013's rail 6 port is down."
+printf '$ make_sysfs.py n[017-024] --fault rate-down:5; make_sysfs.py n013 --fault port-down:6\n'
+$make_sysfs "$tmp/sys/su3-rail5" --fault rate-down:5
+for node in $(scontrol show hostnames 'n[017-024]'); do ln -sfn su3-rail5 "$tmp/sys/$node"; done
+node_tree n013 --fault port-down:6
+wait_for "the drain of n[017-024] and n013 by their health checks" 60 drained 'n[013,017-024]'
+shell "sinfo -R -o '%60E %19H %N'"
+echo "The report reads Slurm (states, reasons, railcheck's per-rail health in Extra) and"
+echo "railcheck's event log (health.events_log of railguard.yaml):"
+run "$railctl" report --config "$RAILGUARD_CLUSTER_DIR/railguard.yaml"
+echo "n002's drain and resume, as railcheck logged them (time UTC; $events):"
+python3 - "$events" <<'PY'
+import json, sys, time
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["node"] != "n002":
+        continue
+    rail = "rail%d" % e["rail"] if e["rail"] >= 0 else "node"
+    line = "  %s  %s  %-5s %-9s %s" % (time.strftime("%H:%M:%S", time.gmtime(e["time"])),
+                                       e["node"], rail, e["event"], e.get("detail", ""))
+    print(line.rstrip())
+PY

@@ -24,6 +24,7 @@ const char* const kPlacementKeys[] = {"default_mode",      "healthy_feature",
 
 const char* const kHealthKeys[] = {"sysfs_root",
                                    "state_dir",
+                                   "events_log",
                                    "link_layer",
                                    "resume_after_clean_runs",
                                    "flap_window_seconds",
@@ -160,17 +161,32 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
     return;
   }
   CheckMap(map, kHealthKeys, "health");
-  for (const std::string key : {"sysfs_root", "state_dir"}) {
-    YAML::Node v = map[key];
+  struct PathKey {
+    const char* key;
+    const char* example;
+    bool file;  // a file, so not ending in '/'
+    std::string* out;
+  };
+  const PathKey paths[] = {
+      {"sysfs_root", "/ or /srv/fixtures/%n", false, &h->sysfs_root},
+      {"state_dir", "/var/lib/railguard/health", false, &h->state_dir},
+      {"events_log", "/var/lib/railguard/events.log", true, &h->events_log},
+  };
+  for (const PathKey& k : paths) {
+    YAML::Node v = map[k.key];
     if (!v.IsDefined()) continue;
     const std::string s = v.IsScalar() ? v.Scalar() : std::string();
     std::string why;
-    if (!IsPathTemplate(s, &why)) {
-      Error(v.IsNull() ? KeyNode(map, key.c_str()) : v,
-            "invalid " + key + " '" + s + "'; " + why + ", such as " +
-                (key == "sysfs_root" ? "/ or /srv/fixtures/%n" : "/var/lib/railguard/health"));
+    bool ok = IsPathTemplate(s, &why);
+    if (ok && k.file && s.back() == '/') {
+      why = "expected a file, not a folder";
+      ok = false;
+    }
+    if (!ok) {
+      Error(v.IsNull() ? KeyNode(map, k.key) : v,
+            std::string("invalid ") + k.key + " '" + s + "'; " + why + ", such as " + k.example);
     } else {
-      (key == "sysfs_root" ? h->sysfs_root : h->state_dir) = s;
+      *k.out = s;
     }
   }
   if (YAML::Node v = map["link_layer"]; v.IsDefined()) {

@@ -27,8 +27,10 @@ bool ParsePlacementMode(std::string_view text, PlacementMode* out);
 
 // The `placement:` section. Every field has its default here and nowhere else.
 struct PlacementConfig {
-  PlacementMode default_mode = PlacementMode::kPrefer;  // when the job names no mode
-  std::string healthy_feature = "rail_healthy";         // node feature the health checks maintain
+  // When the job names no mode. strict: one-SU placement for every job that fits one SU is
+  // the point of railguard, and the wait stays bounded (wait_max_seconds, max_switch_wait).
+  PlacementMode default_mode = PlacementMode::kStrict;
+  std::string healthy_feature = "rail_healthy";  // node feature the health checks maintain
   // How long Slurm may hold a job for its SUs (wait4switch): base + per_node * nodes, at most
   // max. The defaults give 2 nodes 70 s, 8 nodes 100 s, 32 nodes 220 s, 48 and more 300 s,
   // and never exceed Slurm's own default max_switch_wait (300 s).
@@ -77,6 +79,10 @@ struct HealthConfig {
   std::string sysfs_root = "/";
   // Folder of railcheck's state files (baseline.json, state.json); "%n" as above. Absolute.
   std::string state_dir = "/var/lib/railguard/health";
+  // The health event log railcheck appends to and `railctl report` reads (format:
+  // healthcheck/history.h, whose kDefaultEventLogPath this default equals); "%n" as above,
+  // for a log per node on a shared folder. Absolute.
+  std::string events_log = "/var/lib/railguard/events.log";
   // The link_layer every rail port must have: "InfiniBand" or "Ethernet" (RoCE).
   std::string link_layer = "InfiniBand";
   // A node railcheck drained (or took the healthy feature from) gets it back after this many

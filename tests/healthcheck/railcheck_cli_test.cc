@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "healthcheck/history.h"
 #include "healthcheck/railcheck.h"
 #include "tests/healthcheck/health_test_util.h"
+#include "topo/config.h"
 
 namespace railguard::health {
 namespace {
@@ -47,7 +49,10 @@ class Railcheck : public ::testing::Test {
     Fixture("");
   }
 
-  void WriteConfig(const std::string& extra_health) {
+  // The health section for the fixtures plus `extra_health`; the event log is `events_log`,
+  // else events.log in the test's folder.
+  void WriteConfig(const std::string& extra_health, std::string events_log = "") {
+    if (events_log.empty()) events_log = tmp_ / "events.log";
     WriteFile(tmp_ / "railguard.yaml", "topology: " RAILGUARD_SOURCE_DIR
                                        "/etc/dev-4su.yaml\n"
                                        "health:\n"
@@ -57,6 +62,9 @@ class Railcheck : public ::testing::Test {
                                            "  state_dir: " +
                                            tmp_.path() +
                                            "/state/%n\n"
+                                           "  events_log: " +
+                                           events_log +
+                                           "\n"
                                            "  flap_window_seconds: 0\n" +
                                            extra_health);
   }
@@ -89,6 +97,17 @@ class Railcheck : public ::testing::Test {
 
   const SlurmNode& Node() { return slurm_.nodes["n003"]; }
 
+  // The events in the log at `path` (default: the configured one), in file order.
+  std::vector<HealthEvent> Events(std::string path = "") {
+    if (path.empty()) path = tmp_ / "events.log";
+    std::vector<HealthEvent> out;
+    Diags problems;
+    std::string err;
+    EXPECT_EQ(ReadEvents(path, 0, 1e11, &out, &problems, &err), EventLogStatus::kOk) << err;
+    EXPECT_TRUE(problems.empty()) << FormatDiags(problems);
+    return out;
+  }
+
   TempDir tmp_;
   FakeSlurm slurm_;
   std::ostringstream out_;
@@ -105,7 +124,8 @@ TEST_F(Railcheck, AHealthyNodeGetsTheFeatureAndItsRailsInExtra) {
   ASSERT_EQ(Run({"--prolog"}), kExitOk) << err_.str();
   EXPECT_EQ(out_.str(),
             "railcheck n003 prolog: ok (rails: 8 ok)\nslurm: add feature "
-            "rail_healthy\n");
+            "rail_healthy\nevents: restored -> " +
+                tmp_.path() + "/events.log\n");
   EXPECT_EQ(Node().features, "su1,rail_healthy");
   EXPECT_EQ(Node().features_act, "su1,rail_healthy");
   EXPECT_EQ(Node().extra,
@@ -185,6 +205,7 @@ TEST_F(Railcheck, DryRunSaysWhatItWouldDoAndChangesNothing) {
   EXPECT_NE(out_.str().find("would: drain n003: railcheck: rail6 mlx5_10 port DOWN/Disabled\n"),
             std::string::npos)
       << out_.str();
+  EXPECT_FALSE(testing::fs::exists(tmp_ / "events.log"));
 }
 
 TEST_F(Railcheck, ErrorsRisingAgainstTheBaselineRestrictTheNode) {
@@ -257,6 +278,8 @@ TEST_F(Railcheck, UnreachableSlurmFailsAPeriodicRunButNotAHealthyProlog) {
             std::string::npos)
       << out_.str();
   EXPECT_EQ(Run({"--periodic"}), kExitError);
+  // What Slurm did not carry out is not history.
+  EXPECT_FALSE(testing::fs::exists(tmp_ / "events.log"));
 }
 
 TEST_F(Railcheck, UsageAndSetupErrorsSayWhatIsWrong) {
@@ -281,8 +304,118 @@ TEST_F(Railcheck, BadHealthConfigIsReportedWithFileAndLine) {
   WriteConfig("  read_timeout_ms: soon\n");
   EXPECT_EQ(Run({"--periodic"}), kExitError);
   EXPECT_EQ(err_.str(), "railcheck: cannot load the configuration:\n" + tmp_.path() +
-                            "/railguard.yaml:6:20: invalid read_timeout_ms 'soon'; expected an "
+                            "/railguard.yaml:7:20: invalid read_timeout_ms 'soon'; expected an "
                             "integer from 10 to 60000\n");
+}
+
+// --- the event log (health.events_log) --------------------------------------------------------
+
+TEST_F(Railcheck, ADegradedRailIsLoggedWithTheDrainAndTheFeatureTakenAway) {
+  ASSERT_EQ(Run({"--periodic"}), kExitOk);  // healthy: the feature is given
+  Fixture("--fault rate-down:3");
+  ASSERT_EQ(Run({"--prolog"}), kExitDrain);
+  EXPECT_NE(out_.str().find("\nevents: rail3 degraded, drained, restricted -> " + tmp_.path() +
+                            "/events.log\n"),
+            std::string::npos)
+      << out_.str();
+  const std::vector<HealthEvent> ev = Events();
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].kind, EventKind::kRestored);
+  EXPECT_EQ(ev[0].time, 1700000000);
+  EXPECT_EQ(ev[0].detail, "feature rail_healthy given back");
+
+  EXPECT_EQ(ev[1].kind, EventKind::kDegraded);
+  EXPECT_EQ(ev[1].time, 1700000300);
+  EXPECT_EQ(ev[1].node, "n003");
+  EXPECT_EQ(ev[1].rail, 3);
+  EXPECT_EQ(ev[1].nic, "mlx5_5");
+  EXPECT_EQ(ev[1].checks, std::vector<std::string>{"port.rate"});
+  EXPECT_EQ(ev[1].detail,
+            "port.rate: rail3 mlx5_5 rate 200 Gb/sec (2X NDR) < expected 400 Gb/sec (4X NDR)");
+
+  EXPECT_EQ(ev[2].kind, EventKind::kDrained);
+  EXPECT_EQ(ev[2].rail, -1);
+  EXPECT_EQ(ev[2].checks, std::vector<std::string>{"port.rate"});
+  EXPECT_EQ(ev[2].detail, "railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s");
+
+  EXPECT_EQ(ev[3].kind, EventKind::kRestricted);
+  EXPECT_EQ(ev[3].detail, "feature rail_healthy taken away: single-node jobs only");
+
+  // Still broken, already drained: nothing changed, nothing is logged.
+  EXPECT_EQ(Run({"--periodic"}), kExitDrain);
+  EXPECT_EQ(out_.str().find("events:"), std::string::npos) << out_.str();
+  EXPECT_EQ(Events().size(), 4u);
+}
+
+TEST_F(Railcheck, ARepairedRailIsLoggedAsRecoveredAndTheNodeAsResumedAfterItsCleanRuns) {
+  Fixture("--fault rate-down:3");
+  ASSERT_EQ(Run({"--periodic"}), kExitDrain);
+  Fixture("");
+  for (int run = 1; run <= 3; ++run) ASSERT_EQ(Run({"--periodic"}), kExitOk) << "run " << run;
+  EXPECT_NE(out_.str().find("\nevents: resumed, restored -> "), std::string::npos) << out_.str();
+  std::vector<std::string> got;
+  for (const HealthEvent& e : Events())
+    got.push_back(std::to_string(static_cast<long long>(e.time)) + " " + e.node + " " +
+                  std::to_string(e.rail) + " " + EventKindName(e.kind));
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "1700000000 n003 3 degraded",
+                     "1700000000 n003 -1 drained",
+                     "1700000300 n003 3 recovered",  // the first clean run
+                     "1700000900 n003 -1 resumed",   // the third
+                     "1700000900 n003 -1 restored",
+                 }));
+  const std::vector<HealthEvent> ev = Events();
+  EXPECT_EQ(ev[3].detail,
+            "resumed after clean runs (was: railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s)");
+}
+
+TEST_F(Railcheck, ALogThatCannotBeWrittenIsAWarningAndChangesNoExitCode) {
+  testing::fs::create_directories(tmp_ / "events.log");  // a folder where the file should be
+  Fixture("--fault rate-down:3");
+  EXPECT_EQ(Run({"--prolog"}), kExitDrain);
+  EXPECT_TRUE(Node().drain);
+  EXPECT_NE(out_.str().find("\nwarning: event log not written: cannot open " + tmp_.path() +
+                            "/events.log: Is a directory\n"),
+            std::string::npos)
+      << out_.str();
+  EXPECT_EQ(out_.str().find("error:"), std::string::npos) << out_.str();
+  // A periodic run fails on Slurm and state problems, not on the log.
+  Fixture("");
+  EXPECT_EQ(Run({"--periodic", "--json"}), kExitOk);
+  const nlohmann::json j = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(j["errors"], nlohmann::json::array());
+  ASSERT_EQ(j["warnings"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["warnings"][0],
+            "event log not written: cannot open " + tmp_.path() + "/events.log: Is a directory");
+  EXPECT_EQ(j["events"], nlohmann::json::array());
+}
+
+TEST_F(Railcheck, PercentNInTheLogPathIsTheNodeName) {
+  WriteConfig("", tmp_ / "logs/%n/events.log");
+  ASSERT_EQ(Run({"--periodic", "--json"}), kExitOk);
+  const nlohmann::json j = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(j["events"], nlohmann::json::array({"restored"}));
+  EXPECT_EQ(j["events_log"], tmp_ / "logs/n003/events.log");
+  const std::vector<HealthEvent> ev = Events(tmp_ / "logs/n003/events.log");
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, EventKind::kRestored);
+}
+
+TEST(EventsLogConfig, DefaultsToTheLogTheReportReadsAndTakesOnlyAFilePath) {
+  EXPECT_EQ(HealthConfig().events_log, kDefaultEventLogPath);
+  const std::string head = "topology: " RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml\nhealth:\n";
+  Config c;
+  Diags d;
+  ASSERT_TRUE(LoadConfigString(head + "  events_log: /shared/rg/%n/events.log\n", "r.yaml", &c, &d))
+      << FormatDiags(d);
+  EXPECT_EQ(c.health.events_log, "/shared/rg/%n/events.log");
+  EXPECT_FALSE(LoadConfigString(head + "  events_log: events.log\n", "r.yaml", &c, &d));
+  EXPECT_FALSE(LoadConfigString(head + "  events_log: /var/log/railguard/\n", "r.yaml", &c, &d));
+  EXPECT_EQ(FormatDiags(d),
+            "r.yaml:3:15: invalid events_log 'events.log'; expected an absolute path, such as "
+            "/var/lib/railguard/events.log\n"
+            "r.yaml:3:15: invalid events_log '/var/log/railguard/'; expected a file, not a "
+            "folder, such as /var/lib/railguard/events.log\n");
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 # n002 stays drained with railcheck's reason (sinfo -R) and its rails in Extra. Then the
 # fixture is repaired and railcheck becomes the HealthCheckProgram (scontrol reconfigure):
 # n002 is resumed after 3 clean runs and not before, and the healthy feature, which the
-# reconfigure dropped, is back on every node.
+# reconfigure dropped, is back on every node. Every change is in the event log
+# (health.events_log), and `railctl report --config` reads it from there: n002's drain shows in
+# its history while drained and after the resume.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=railcheck_itest_lib.sh
@@ -44,6 +46,36 @@ for n in $(scontrol show hostnames "$nodes"); do
 done
 rgp_ok "rail_healthy on $nodes, not on n002"
 
+# report_json EXPR: EXPR (Python, over the JSON report `r`) of `railctl report --config` on
+# the live cluster; the history comes from the config's events_log, no --history given.
+report_json() {
+  "$rgp_bin/railctl" report --config "$RAILGUARD_CLUSTER_DIR/railguard.yaml" --json \
+    >"$rgp_tmp/report.json" 2>"$rgp_tmp/report.err" ||
+    rgp_fail "railctl report failed: $(cat "$rgp_tmp/report.err")"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
+    "$rgp_tmp/report.json" "$1"
+}
+# report_text: the text report, the same way.
+report_text() {
+  "$rgp_bin/railctl" report --config "$RAILGUARD_CLUSTER_DIR/railguard.yaml" \
+    2>"$rgp_tmp/report.err" || rgp_fail "railctl report failed: $(cat "$rgp_tmp/report.err")"
+}
+
+rgp_expect_eq "n002's events after its Prolog" "$(rgh_events n002 | tr '\n' ',')" \
+  "degraded 3,drained -1,"
+rgp_ok "event log: n002 rail 3 degraded, n002 drained"
+rgp_expect_eq "history files the report read" "$(report_json 'r["history"]["files"]')" \
+  "['$rgh_events']"
+rgp_expect_eq "n002 in the report" \
+  "$(report_json '[(n["drained_by"], n["history"]["drains"]["24h"]) for n in r["nodes"] if n["name"] == "n002"]')" \
+  "[('railcheck', 1)]"
+report_text >"$rgp_tmp/report.txt"
+grep -Eq '^n002 +idle\+drain .* railcheck +railcheck: rail3 mlx5_5 rate 200 Gb' "$rgp_tmp/report.txt" ||
+  rgp_fail "the text report does not list n002 drained by railcheck: $(cat "$rgp_tmp/report.txt")"
+grep -Eq '^n002 +node +- +- +1/1 ' "$rgp_tmp/report.txt" ||
+  rgp_fail "the text report's history has no drain of n002: $(grep -A6 '^HISTORY' "$rgp_tmp/report.txt")"
+rgp_ok "railctl report --config read $rgh_events: n002 drained by railcheck, 1 drain in 24 h"
+
 # --- repaired: the HealthCheckProgram resumes n002 after 3 clean runs ------------------------
 rgh_node_tree n002
 rgh_health_check 5
@@ -66,6 +98,14 @@ rgp_ok "n002 stayed drained at clean-run streaks:$streaks_seen; resumed at $stre
 rgp_expect_eq "n002 reason after resume" "$(rgh_reason n002)" ""
 rgp_expect_eq "railcheck's drains of n002" "$(rgh_state n002 drains)" "1"
 rgp_expect_eq "railcheck's resumes of n002" "$(rgh_state n002 resumes)" "1"
+# railcheck appends its events before it writes the state file that was waited for above.
+rgp_expect_eq "n002's events after its resume" "$(rgh_events n002 | tr '\n' ',')" \
+  "degraded 3,drained -1,recovered 3,resumed -1,restored -1,"
+rgp_ok "event log: n002 rail 3 recovered at the first clean run, resumed and restored at the third"
+rgp_expect_eq "n002 in the report after its resume" \
+  "$(report_json '[(n["drained"], n["history"]["drains"]["24h"]) for n in r["nodes"] if n["name"] == "n002"]')" \
+  "[(False, 1)]"
+rgp_ok "railctl report after the resume: n002 not drained, its drain still in the history"
 
 # `scontrol reconfigure` (above) reset features set by update; the periodic runs put
 # rail_healthy back everywhere, n002 included once its streak allowed it.

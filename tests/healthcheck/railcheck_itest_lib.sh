@@ -1,7 +1,8 @@
 # Shared by tests/healthcheck/*_itest.sh (sourced, not run): the local Slurm cluster of
 # tests/plugin/itest_lib.sh (railguard's plugins, etc/dev-4su.yaml) with railcheck as Prolog,
 # Epilog and, when asked, HealthCheckProgram; every node reads its own sysfs fixture
-# (health.sysfs_root: <tmp>/sys/%n) and keeps its own state (health.state_dir).
+# (health.sysfs_root: <tmp>/sys/%n), keeps its own state (health.state_dir) and appends to
+# one shared event log (health.events_log).
 #
 # Env: as tests/plugin/itest_lib.sh; the build tree must hold healthcheck/railcheck and its
 # railcheck-prolog/-epilog/-periodic links.
@@ -18,6 +19,8 @@ done
 rgh_make_sysfs=$rgp_src/tests/data/sysfs/make_sysfs.py
 rgh_sys=$rgp_tmp/sys
 rgh_state=$rgp_tmp/state
+# The health event log every node's railcheck appends to (health.events_log).
+rgh_events=$rgp_tmp/state/events.log
 # The run directory, chosen here because slurm.conf's AuthInfo names the munge socket in it.
 rgh_dir=$(mktemp -d /tmp/rgh.XXXXXX)
 
@@ -59,6 +62,7 @@ rgh_configs() {
     echo "health:"
     echo "  sysfs_root: $rgh_sys/%n"
     echo "  state_dir: $rgh_state/%n"
+    echo "  events_log: $rgh_events"
     echo "  resume_after_clean_runs: 3"
     echo "  flap_window_seconds: 0"
     echo "  read_timeout_ms: 300"
@@ -144,4 +148,15 @@ rgh_state_at_least() {
   local v
   v=$(rgh_state "$1" "$2")
   [ -n "$v" ] && [ "$v" -ge "$3" ]
+}
+
+# rgh_events NODE: NODE's events in the shared event log (health.events_log), in the order
+# they were written, one "EVENT RAIL" a line (rail -1: the node); nothing while there is no log.
+rgh_events() {
+  python3 -c 'import json,sys
+try: lines=open(sys.argv[1]).read().splitlines()
+except FileNotFoundError: lines=[]
+for l in lines:
+  e=json.loads(l)
+  if e["node"]==sys.argv[2]: print(e["event"], e["rail"])' "$rgh_events" "$1"
 }

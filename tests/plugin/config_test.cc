@@ -14,7 +14,7 @@ namespace {
 const char kFull[] =
     "topology: rails/dev.yaml\n"      // 1
     "placement:\n"                    // 2
-    "  default_mode: strict\n"        // 3
+    "  default_mode: prefer\n"        // 3
     "  healthy_feature: fabric_ok\n"  // 4
     "  wait_base_seconds: 30\n"       // 5
     "  wait_per_node_seconds: 2\n"    // 6
@@ -43,7 +43,7 @@ TEST(Config, EveryKeyIsReadAndARelativeTopologyIsResolvedAgainstTheConfigFolder)
       << FormatDiags(diags);
   EXPECT_EQ(c.path, "/etc/slurm/railguard.yaml");
   EXPECT_EQ(c.topology_path, "/etc/slurm/rails/dev.yaml");
-  EXPECT_EQ(c.placement.default_mode, PlacementMode::kStrict);
+  EXPECT_EQ(c.placement.default_mode, PlacementMode::kPrefer);
   EXPECT_EQ(c.placement.healthy_feature, "fabric_ok");
   EXPECT_EQ(c.placement.wait_base_seconds, 30);
   EXPECT_EQ(c.placement.wait_per_node_seconds, 2);
@@ -56,7 +56,7 @@ TEST(Config, OnlyTheTopologyIsRequiredAndEverythingElseHasItsDefault) {
   Diags diags;
   ASSERT_TRUE(LoadConfigString("topology: /srv/rails.yaml\n", "railguard.yaml", &c, &diags));
   EXPECT_EQ(c.topology_path, "/srv/rails.yaml");
-  EXPECT_EQ(c.placement.default_mode, PlacementMode::kPrefer);
+  EXPECT_EQ(c.placement.default_mode, PlacementMode::kStrict);
   EXPECT_EQ(c.placement.healthy_feature, "rail_healthy");
   EXPECT_EQ(c.placement.wait_base_seconds, 60);
   EXPECT_EQ(c.placement.wait_per_node_seconds, 5);
@@ -76,7 +76,7 @@ TEST(Config, AnEmptyPlacementSectionMeansDefaults) {
   Diags diags;
   ASSERT_TRUE(LoadConfigString("topology: t.yaml\nplacement:\n", "r.yaml", &c, &diags))
       << FormatDiags(diags);
-  EXPECT_EQ(c.placement.default_mode, PlacementMode::kPrefer);
+  EXPECT_EQ(c.placement.default_mode, PlacementMode::kStrict);
 }
 
 TEST(Config, UnknownTopLevelKeyIsAnErrorThatListsTheKeys) {
@@ -110,7 +110,7 @@ TEST(Config, EmptyTopologyIsAnError) {
 }
 
 TEST(Config, BadModeSaysWhichModesExist) {
-  EXPECT_EQ(Errors(Replace(kFull, "default_mode: strict", "default_mode: Strict")),
+  EXPECT_EQ(Errors(Replace(kFull, "default_mode: prefer", "default_mode: Strict")),
             "/etc/slurm/railguard.yaml:3:17: invalid default_mode 'Strict'; expected strict, "
             "prefer or off\n");
 }
@@ -162,7 +162,7 @@ TEST(Config, YamlSyntaxErrorNamesLineAndColumn) {
 }
 
 TEST(Config, EveryProblemIsReportedInOneRun) {
-  std::string text = Replace(kFull, "default_mode: strict", "default_mode: maybe");
+  std::string text = Replace(kFull, "default_mode: prefer", "default_mode: maybe");
   text = Replace(text, "wait_base_seconds: 30", "wait_base_seconds: x");
   text += "extra: 1\n";
   Config c;
@@ -184,7 +184,15 @@ TEST(Config, TheShippedExampleConfigLoads) {
   Diags diags;
   ASSERT_TRUE(LoadConfigFile(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &c, &diags))
       << FormatDiags(diags);
-  EXPECT_EQ(c.placement.healthy_feature, "rail_healthy");
+  // It lists the defaults, so loading it changes none of them.
+  const PlacementConfig defaults;
+  EXPECT_EQ(c.placement.default_mode, defaults.default_mode);
+  EXPECT_EQ(c.placement.default_mode, PlacementMode::kStrict);
+  EXPECT_EQ(c.placement.healthy_feature, defaults.healthy_feature);
+  EXPECT_EQ(c.placement.wait_base_seconds, defaults.wait_base_seconds);
+  EXPECT_EQ(c.placement.wait_per_node_seconds, defaults.wait_per_node_seconds);
+  EXPECT_EQ(c.placement.wait_max_seconds, defaults.wait_max_seconds);
+  EXPECT_EQ(c.placement.max_sus_default, defaults.max_sus_default);
 }
 
 TEST(Config, PlacementModesRoundTripThroughTheirNames) {
@@ -271,7 +279,7 @@ TEST(HealthConfig, WithoutAHealthSectionEveryDefaultHolds) {
 TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
   EXPECT_EQ(Errors("topology: t\nhealth:\n  interval: 5\n"),
             "/etc/slurm/railguard.yaml:3:3: unknown key 'interval' in health; expected one of: "
-            "sysfs_root, state_dir, link_layer, resume_after_clean_runs, flap_window_seconds, "
+            "sysfs_root, state_dir, events_log, link_layer, resume_after_clean_runs, flap_window_seconds, "
             "min_rate_interval_seconds, read_timeout_ms, prolog_time_limit_seconds, "
             "periodic_time_limit_seconds, actions, link_error_limits, aer_limits\n");
   EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "nic.rate: restrict")),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Integration test of job_submit/rail (with topology/rail and the SPANK plugin) in a real
-# slurmctld on etc/dev-4su.yaml, default_mode strict, every node rail_healthy unless said:
+# slurmctld on etc/dev-4su.yaml, default_mode strict (the default, written out for the
+# reconfigure step to change), every node rail_healthy unless said:
 #  - 2-, 4- and 8-node jobs each land inside one SU, with --switches=1 and a size-dependent
 #    wait; the user sees one railguard line;
 #  - a 12-node job gets --switches=2 and spans exactly 2 SUs; --gpus=16 alone counts as 2

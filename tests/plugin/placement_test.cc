@@ -77,9 +77,20 @@ TEST(Placement, PreferAsksForTheSameSusWithAQuarterOfTheWait) {
             "within 40 s, else spread; healthy nodes only (feature rail_healthy)");
 }
 
+TEST(Placement, WithoutAConfiguredModeAJobGetsStrict) {
+  Decision d = DecidePlacement(Nodes(4), PlacementConfig(), Dev4Su());
+  EXPECT_EQ(d.req_switch, 1u);
+  EXPECT_EQ(d.wait4switch, 80u);
+  EXPECT_EQ(d.message,
+            "railguard: strict placement: 4 nodes in 1 scalable unit (Slurm waits up to 80 s "
+            "for it); healthy nodes only (feature rail_healthy)");
+}
+
 TEST(Placement, TheJobsOwnModeOverridesTheDefault) {
-  JobFacts job = WithEnv(Nodes(4), "SPANK_RAIL_PLACEMENT=strict");
-  EXPECT_EQ(DecidePlacement(job, Mode(PlacementMode::kPrefer), Dev4Su()).wait4switch, 80u);
+  JobFacts strict = WithEnv(Nodes(4), "SPANK_RAIL_PLACEMENT=strict");
+  EXPECT_EQ(DecidePlacement(strict, Mode(PlacementMode::kPrefer), Dev4Su()).wait4switch, 80u);
+  JobFacts prefer = WithEnv(Nodes(4), "SPANK_RAIL_PLACEMENT=prefer");
+  EXPECT_EQ(DecidePlacement(prefer, PlacementConfig(), Dev4Su()).wait4switch, 20u);
 }
 
 TEST(Placement, OffLeavesTheJobAloneAndSaysSoOnlyWhenTheJobAskedForIt) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Integration test of the railguard SPANK plugin (with topology/rail and job_submit/rail) in a
-# real cluster on etc/dev-4su.yaml, default_mode prefer:
+# real cluster on etc/dev-4su.yaml, with no placement section (default_mode strict):
 #  - every task of srun and of a batch script gets NCCL_IB_HCA with its node's rail NICs in
 #    rail order; a job's own NCCL_IB_HCA is kept;
+#  - a job without --rail-placement gets strict placement (the full wait bound);
 #  - --rail-placement given to srun and salloc reaches job_submit/rail (prefer: a quarter of
 #    the strict wait), and srun refuses a bad value with what is allowed.
 set -euo pipefail
@@ -36,6 +37,9 @@ rgp_expect_eq "NCCL_IB_HCA of the batch script" "$(sed -n 's/^batch //p' <<<"$ou
 rgp_expect_eq "NCCL_IB_HCA of the steps in the batch script" \
   "$(sed -n 's/^step [^ ]* //p' <<<"$out" | sort -u)" "$hca"
 rgp_ok "a batch script and its steps get NCCL_IB_HCA"
+rgp_expect_eq "Switches of the 2-node batch job without --rail-placement" \
+  "$(rgp_job "$job" Switches)" "1@00:01:10"
+rgp_ok "a job without --rail-placement gets the default, strict"
 
 out=$(srun -N2 --exclusive --rail-placement=prefer -t 5 bash -c 'echo $SLURM_JOB_ID' 2>"$rgp_tmp/srun.err") ||
   rgp_fail "srun --rail-placement=prefer failed: $(cat "$rgp_tmp/srun.err")"

@@ -94,6 +94,26 @@ TEST_F(ReportCli, ConfigGivesTheTopologyAndTheFeature) {
   EXPECT_FALSE(j["summary"]["healthy_feature_in_use"]);
 }
 
+TEST_F(ReportCli, TheConfigsEventLogIsTheDefaultHistoryAndHistoryOverridesIt) {
+  const std::string log = dir_ + "/rg/events.log";
+  const std::string conf = dir_ + "/railguard.yaml";
+  std::ofstream(conf) << "topology: " << kDevYaml << "\nhealth:\n  events_log: " << log << "\n";
+  ASSERT_EQ(std::system(("mkdir -p " + dir_ + "/rg && cp " + kFaultsEvents + " " + log).c_str()),
+            0);
+  CliRun r = Call({"--config", conf, "--snapshot", kFaultsSnapshot, "--json"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["history"]["files"], nlohmann::json::array({log}));
+  EXPECT_TRUE(j["history"]["read"]);
+  // --history wins over the config.
+  const std::string other = dir_ + "/other.log";
+  std::ofstream(other) << "";
+  r = Call({"--config", conf, "--snapshot", kFaultsSnapshot, "--json", "--history", other});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["history"]["files"], nlohmann::json::array({other}));
+}
+
 TEST_F(ReportCli, SavedSnapshotsGiveTheSameReport) {
   const std::string saved = dir_ + "/again.json";
   CliRun a = Call({"--topology", kDevYaml, "--snapshot", kFaultsSnapshot, "--json", "--no-history",
