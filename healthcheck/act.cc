@@ -89,9 +89,17 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
                  const std::string& feature, double now) {
   Plan p;
   const int need = health.resume_after_clean_runs;
+  const bool ours = DrainedByRailcheck(node);
+  // railcheck takes the feature whenever it drains, so its own drain without the feature held
+  // is one the run state missed (state.json could not be written: a full disk) or lost (it was
+  // deleted): the clean runs count from here, as if the drain had been recorded.
+  if (ours && !next.feature_held) {
+    next.clean_streak = 0;
+    next.drain_free_streak = 0;
+    next.feature_held = true;
+  }
   next.clean_streak = v.level < Level::kRestrict ? next.clean_streak + 1 : 0;
   next.drain_free_streak = v.level < Level::kDrain ? next.drain_free_streak + 1 : 0;
-  const bool ours = DrainedByRailcheck(node);
   const std::string counts = " (" + std::to_string(next.drain_free_streak) + " of " +
                              std::to_string(need) + " clean runs)";
 

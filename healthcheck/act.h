@@ -69,7 +69,9 @@ std::optional<std::string> ExtraJson(const Verdict& v, double now, const std::st
 //    railcheck: the reason is kept as it is, so a flapping link is drained once; by an
 //    admin: nothing is touched); the healthy feature is removed;
 //  - a node drained by railcheck (reason prefix) is resumed once drain_free_streak reaches
-//    health.resume_after_clean_runs; a node drained by anyone else is never resumed;
+//    health.resume_after_clean_runs; a node drained by anyone else is never resumed; a
+//    railcheck drain that `next` does not show (feature_held false: the state file was not
+//    written or was deleted) starts both streaks from zero;
 //  - restrict verdict: the feature is removed (the node keeps running single-node jobs);
 //  - clean: the feature is (re-)added every run (`scontrol reconfigure` drops features set
 //    by update), except after railcheck removed it: then only once clean_streak reaches

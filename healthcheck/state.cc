@@ -359,7 +359,7 @@ LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, B
   }
   if (!BaselineFromJson(text, path, out, err)) {
     *err = "corrupt baseline: " + *err + Recovery(path, true);
-    return LoadStatus::kError;
+    return LoadStatus::kCorrupt;
   }
   if (out->node != node) {
     *err = path + " is the baseline of node '" + out->node + "', not '" + node +
@@ -384,7 +384,7 @@ LoadStatus LoadRunState(const std::string& state_dir, const std::string& node, R
   }
   if (!RunStateFromJson(text, path, out, err)) {
     *err = "corrupt run state: " + *err + Recovery(path, false);
-    return LoadStatus::kError;
+    return LoadStatus::kCorrupt;
   }
   if (out->node != node) {
     *err = path + " is the run state of node '" + out->node + "', not '" + node +

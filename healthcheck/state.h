@@ -79,11 +79,15 @@ bool RunStateFromJson(const std::string& text, const std::string& file, RunState
 std::string BaselinePath(const std::string& state_dir);
 std::string RunStatePath(const std::string& state_dir);
 
-enum class LoadStatus { kOk, kMissing, kError };
+// kCorrupt: the file is a regular file railcheck may read but not what it writes (cut short,
+// not JSON, wrong values): replacing it is the way out. kError: anything else that stops a
+// run (a symlink or FIFO where the file goes, a record of another node, an I/O error).
+enum class LoadStatus { kOk, kMissing, kCorrupt, kError };
 
 // Reads and parses the node's baseline / run state. kMissing when there is none yet. On
-// kError `*err` says what is wrong and how to recover (re-record the baseline; delete the
-// run state). A record of another node is an error too: every node needs its own folder.
+// kCorrupt and kError `*err` says what is wrong and how to recover (re-record the baseline;
+// delete the run state). A record of another node is an error: every node needs its own
+// folder.
 LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, Baseline* out,
                         std::string* err);
 LoadStatus LoadRunState(const std::string& state_dir, const std::string& node, RunState* out,

@@ -142,24 +142,26 @@ bool WriteStateFileAtomic(const std::string& path, const std::string& text, std:
     closedir(d);
   }
   const std::string tmp = dir + "/" + prefix + std::to_string(getpid());
+  // Every failure leaves `path` as it was; the message says so (a full disk is the usual cause).
+  const std::string kept = "; " + path + " is left as it was";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
-    *err = Errno("cannot create", tmp);
+    *err = Errno("cannot create", tmp) + kept;
     return false;
   }
   if (!WriteAll(fd, text) || fsync(fd) != 0) {
-    *err = Errno("cannot write", tmp);
+    *err = Errno("cannot write", tmp) + kept;
     close(fd);
     unlink(tmp.c_str());
     return false;
   }
   if (close(fd) != 0) {
-    *err = Errno("cannot write", tmp);
+    *err = Errno("cannot write", tmp) + kept;
     unlink(tmp.c_str());
     return false;
   }
   if (rename(tmp.c_str(), path.c_str()) != 0) {
-    *err = Errno("cannot rename " + tmp + " to", path);
+    *err = Errno("cannot rename " + tmp + " to", path) + kept;
     unlink(tmp.c_str());
     return false;
   }

@@ -1,11 +1,26 @@
 #include "plugin/core/job_options.h"
 
 namespace railguard::plugin {
+namespace {
+
+// A value the job brought, as it may appear in a message: the user sees it and slurmctld logs
+// it, so control characters (a newline would forge a log line) become '?' and it is cut.
+std::string Quoted(std::string_view value) {
+  constexpr size_t kMax = 40;
+  std::string out;
+  for (size_t i = 0; i < value.size() && i < kMax; ++i) {
+    const unsigned char c = static_cast<unsigned char>(value[i]);
+    out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
+  }
+  if (value.size() > kMax) out += "...";
+  return "'" + out + "'";
+}
+
+}  // namespace
 
 bool ParsePlacementOption(std::string_view value, PlacementMode* out, std::string* err) {
   if (ParsePlacementMode(value, out)) return true;
-  *err =
-      "invalid --rail-placement value '" + std::string(value) + "'; expected strict, prefer or off";
+  *err = "invalid --rail-placement value " + Quoted(value) + "; expected strict, prefer or off";
   return false;
 }
 
@@ -23,8 +38,8 @@ bool ParseMaxSusOption(std::string_view value, int* out, std::string* err) {
     n = n * 10 + (c - '0');
   }
   if (!ok || n < 1 || n > kMaxSusOption) {
-    *err = "invalid --rail-max-sus value '" + std::string(value) +
-           "'; expected a whole number from 1 to " + std::to_string(kMaxSusOption);
+    *err = "invalid --rail-max-sus value " + Quoted(value) +
+           "; expected a whole number from 1 to " + std::to_string(kMaxSusOption);
     return false;
   }
   *out = static_cast<int>(n);

@@ -20,11 +20,12 @@ inline constexpr char kMaxSusEnv[] = "SPANK_RAIL_MAX_SUS";
 // Largest --rail-max-sus accepted (the same bound as max_sus_default).
 inline constexpr int kMaxSusOption = kMaxSusLimit;
 
-// Checks a --rail-placement value. On false, `*err` is one line saying what is allowed.
+// Checks a --rail-placement value. On false, `*err` is one line saying what is allowed; the
+// value in it is printable ASCII and at most 40 characters (it reaches slurmctld's log).
 bool ParsePlacementOption(std::string_view value, PlacementMode* out, std::string* err);
 
 // Checks a --rail-max-sus value: a whole number from 1 to kMaxSusOption. On false, `*err` is
-// one line saying what is allowed.
+// one line saying what is allowed, with the value shown as for ParsePlacementOption.
 bool ParseMaxSusOption(std::string_view value, int* out, std::string* err);
 
 }  // namespace railguard::plugin

@@ -75,6 +75,20 @@ rg_cluster_status() {
   bash "$_RG_HARNESS_SELF" status "$@"
 }
 
+# rg_cluster_kill NAME [SIGNAL]: sends SIGNAL (default KILL) to daemon NAME (slurmctld or
+# slurmd.<node>) of $RAILGUARD_CLUSTER_DIR and waits until it is gone. Returns 1 if it was not
+# running or did not go.
+rg_cluster_kill() {
+  bash "$_RG_HARNESS_SELF" kill --dir "${RAILGUARD_CLUSTER_DIR:?no cluster}" "$@"
+}
+
+# rg_cluster_respawn NAME: starts daemon NAME of $RAILGUARD_CLUSTER_DIR again with the command
+# line of the start (slurmctld recovers its StateSaveLocation, slurmd its spool). Returns once
+# slurmctld answers a ping, or once slurmd listens on its port; 1 if it exits first.
+rg_cluster_respawn() {
+  bash "$_RG_HARNESS_SELF" respawn --dir "${RAILGUARD_CLUSTER_DIR:?no cluster}" "$@"
+}
+
 # ----------------------------------------------------------------------------- helpers
 
 _rg_log() { echo "cluster.sh: $*" >&2; }
@@ -91,6 +105,9 @@ usage: cluster.sh start --topo FILE.yaml [options]    start; print lines to eval
                                                      start, run COMMAND in it, stop
        cluster.sh stop [--dir DIR] [--keep]           stop a run (default $RAILGUARD_CLUSTER_DIR)
        cluster.sh status [--dir DIR]                  sinfo and daemon liveness
+       cluster.sh kill [--dir DIR] NAME [SIGNAL]      signal a daemon (slurmctld, slurmd.<node>;
+                                                     default KILL) and wait until it is gone
+       cluster.sh respawn [--dir DIR] NAME            start that daemon again as start did
        source cluster.sh; rg_cluster_start [--no-trap] --topo FILE.yaml [options]
 
 start options:
@@ -396,6 +413,104 @@ _rg_cmd_status() {
   SLURM_CONF="$dir/slurm.conf" "${_rg_tool[sinfo]}"
 }
 
+# ----------------------------------------------------------------------------- kill, respawn
+
+# _rg_daemon_cmd DIR NAME: sets _rg_cmd to the command line that starts daemon NAME
+# (slurmctld, slurmd.<node>) of the run in DIR, _rg_out to the file for its stderr and
+# _rg_logfile to its log. Neither daemon gets -c: one started again recovers what the killed
+# one saved (StateSaveLocation; the spool with its running steps), as after a crash.
+_rg_daemon_cmd() {
+  local dir=$1 name=$2 node
+  case $name in
+    slurmctld)
+      _rg_cmd=("${_rg_tool[slurmctld]}" -D -f "$dir/slurm.conf")
+      _rg_out=$dir/ctld/slurmctld.out
+      _rg_logfile=$dir/ctld/slurmctld.log
+      ;;
+    slurmd.?*)
+      node=${name#slurmd.}
+      _rg_cmd=("${_rg_tool[slurmd]}" -D -N "$node" -f "$dir/slurm.conf")
+      _rg_out=$dir/nodes/$node/slurmd.out
+      _rg_logfile=$dir/nodes/$node/slurmd.log
+      ;;
+    *) _rg_usage_die "expected slurmctld or slurmd.<node>, got '$name'" ;;
+  esac
+}
+
+# _rg_run_dir_arg ARGS...: the run directory of a kill/respawn command line (--dir DIR, else
+# $RAILGUARD_CLUSTER_DIR) into _rg_dir and the rest into _rg_args; fails unless it is one.
+_rg_run_dir_arg() {
+  _rg_dir=${RAILGUARD_CLUSTER_DIR:-}
+  _rg_args=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) _rg_need_value "$@"; _rg_dir=$2; shift 2 ;;
+      *) _rg_args+=("$1"); shift ;;
+    esac
+  done
+  [ -n "$_rg_dir" ] || _rg_usage_die "needs --dir DIR or RAILGUARD_CLUSTER_DIR"
+  _rg_dir=$(_rg_abspath "$_rg_dir")
+  [ -e "$_rg_dir/$_RG_MARKER" ] || _rg_die "$_rg_dir is not a cluster.sh run directory"
+  [ "${#_rg_args[@]}" -eq 0 ] || [[ ${_rg_args[0]} != slurmd.* ]] ||
+    grep -qxF -- "${_rg_args[0]#slurmd.}" "$_rg_dir/nodes.txt" ||
+    _rg_die "no node '${_rg_args[0]#slurmd.}' in $_rg_dir/nodes.txt"
+}
+
+# cluster.sh kill [--dir DIR] NAME [SIGNAL]
+_rg_cmd_kill() {
+  local name sig pid i
+  _rg_run_dir_arg "$@"
+  case ${#_rg_args[@]} in
+    1 | 2) ;;
+    *) _rg_usage_die "kill needs NAME [SIGNAL]" ;;
+  esac
+  name=${_rg_args[0]}
+  sig=${_rg_args[1]:-KILL}
+  _rg_load_tools "$_rg_dir"
+  _rg_daemon_cmd "$_rg_dir" "$name"
+  _rg_pidfile_alive "$_rg_dir/pids/$name" "$_rg_dir" || _rg_die "$name is not running"
+  read -r pid <"$_rg_dir/pids/$name"
+  kill -s "$sig" "$pid" || _rg_die "kill -s $sig $pid ($name) failed"
+  for ((i = 0; i < 300; i++)); do
+    _rg_running "$pid" || return 0
+    sleep 0.1
+  done
+  _rg_die "$name (pid $pid) still runs 30 s after SIG$sig"
+}
+
+# cluster.sh respawn [--dir DIR] NAME
+_rg_cmd_respawn() {
+  local name pid port i
+  _rg_run_dir_arg "$@"
+  [ "${#_rg_args[@]}" -eq 1 ] || _rg_usage_die "respawn needs NAME"
+  name=${_rg_args[0]}
+  _rg_load_tools "$_rg_dir"
+  _rg_daemon_cmd "$_rg_dir" "$name"
+  ! _rg_pidfile_alive "$_rg_dir/pids/$name" "$_rg_dir" || _rg_die "$name is still running"
+  _rg_spawn "$name" "$_rg_out" "${_rg_cmd[@]}"
+  if [ "$name" = slurmctld ]; then
+    port=$(sed -n 's/^SlurmctldPort=//p' "$_rg_dir/slurm.conf")
+  else
+    port=$(sed -n "s/^NodeName=${name#slurmd.} .* Port=\([0-9]*\).*/\1/p" "$_rg_dir/slurm.conf")
+  fi
+  for ((i = 0; i < 300; i++)); do
+    if ! _rg_child_running "$name"; then
+      _rg_tail_daemon "$_rg_logfile" "$_rg_out"
+      _rg_die "$name exited right after it was started again"
+    fi
+    if [ "$name" = slurmctld ]; then
+      SLURM_CONF="$_rg_dir/slurm.conf" "${_rg_tool[scontrol]}" ping 2>/dev/null |
+        grep -q 'is UP' && break
+    elif [ -n "$(ss -Htln "sport = :$port" 2>/dev/null)" ]; then
+      break
+    fi
+    sleep 0.1
+  done
+  [ "$i" -lt 300 ] || _rg_die "$name did not answer within 30 s of its start"
+  read -r pid <"$_rg_dir/pids/$name"
+  _rg_log "$name started again (pid $pid)"
+}
+
 # ----------------------------------------------------------------------------- start
 
 # _rg_read_nodes RAILCTL TOPO: fills _rg_nodes, _rg_node_su and _rg_node_gpus from
@@ -591,7 +706,7 @@ _rg_spawn() {
   local name=$1 out=$2
   shift 2
   RAILGUARD_HARNESS_RUN="$_rg_dir" SLURM_CONF="$_rg_dir/slurm.conf" \
-    setsid "$@" </dev/null >"$out" 2>&1 &
+    setsid "$@" </dev/null >>"$out" 2>&1 &
   echo "$!" >"$_rg_dir/pids/$name"
 }
 
@@ -619,7 +734,8 @@ _rg_start_munged() {
 
 _rg_start_slurmctld() {
   local dir=$_rg_dir i
-  _rg_spawn slurmctld "$dir/ctld/slurmctld.out" "${_rg_tool[slurmctld]}" -D -f "$dir/slurm.conf"
+  _rg_daemon_cmd "$dir" slurmctld
+  _rg_spawn slurmctld "$_rg_out" "${_rg_cmd[@]}"
   for ((i = 0; i < 300; i++)); do
     if SLURM_CONF="$dir/slurm.conf" "${_rg_tool[scontrol]}" ping 2>/dev/null | grep -q 'is UP'; then
       return 0
@@ -779,8 +895,8 @@ _rg_cmd_start() {
   _rg_start_slurmctld
   _rg_log "slurmctld up after $(_rg_elapsed) s; starting ${#_rg_nodes[@]} slurmd"
   for i in "${!_rg_nodes[@]}"; do
-    _rg_spawn "slurmd.${_rg_nodes[$i]}" "$_rg_dir/nodes/${_rg_nodes[$i]}/slurmd.out" \
-      "${_rg_tool[slurmd]}" -D -N "${_rg_nodes[$i]}" -f "$_rg_dir/slurm.conf"
+    _rg_daemon_cmd "$_rg_dir" "slurmd.${_rg_nodes[$i]}"
+    _rg_spawn "slurmd.${_rg_nodes[$i]}" "$_rg_out" "${_rg_cmd[@]}"
   done
   _rg_wait_idle
   _rg_log "${#_rg_nodes[@]} nodes idle after $(_rg_elapsed) s"
@@ -835,6 +951,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     run) shift; _rg_cmd_run "$@" ;;
     stop) shift; _rg_cmd_stop "$@" ;;
     status) shift; _rg_cmd_status "$@" ;;
+    kill) shift; _rg_cmd_kill "$@" ;;
+    respawn) shift; _rg_cmd_respawn "$@" ;;
     help | -h | --help) _rg_usage ;;
     *) _rg_usage_die "unknown command '${1:-}'" ;;
   esac

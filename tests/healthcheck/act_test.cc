@@ -117,6 +117,29 @@ TEST_F(Act, RailchecksOwnDrainIsResumedAfterNCleanRunsAndAFailedRunRestartsTheCo
   EXPECT_FALSE(node_.drain);
 }
 
+TEST_F(Act, ADrainTheRunStateMissedStillWaitsForItsCleanRuns) {
+  cfg_.resume_after_clean_runs = 3;
+  for (int i = 0; i < 5; ++i) Run(MakeVerdict(Level::kOk));
+  const RunState recorded = state_;  // what state.json holds while the disk is full
+  Run(MakeVerdict(Level::kDrain, {RateDown()}));
+  ASSERT_TRUE(node_.drain);
+  state_ = recorded;  // the drain could not be written
+  Plan p = Run(MakeVerdict(Level::kOk));
+  EXPECT_FALSE(p.update.resume);
+  EXPECT_FALSE(p.update.features);
+  EXPECT_EQ(p.lines, (std::vector<std::string>{
+                         "stays drained by railcheck until 3 consecutive clean runs (1 of 3 "
+                         "clean runs)",
+                         "feature rail_healthy withheld until 3 consecutive clean runs (1 so "
+                         "far)"}));
+  Run(MakeVerdict(Level::kOk));
+  EXPECT_TRUE(node_.drain);
+  p = Run(MakeVerdict(Level::kOk));
+  EXPECT_TRUE(p.update.resume);
+  EXPECT_EQ(*p.update.features, "su1,rail_healthy");
+  EXPECT_FALSE(state_.feature_held);
+}
+
 TEST_F(Act, AnAdminsDrainIsNeverResumedNorItsReasonChanged) {
   node_.drain = true;
   node_.reason = "bad DIMM, ticket 4711";

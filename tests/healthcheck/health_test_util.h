@@ -151,4 +151,20 @@ class FakeSlurm : public SlurmApi {
   }
 };
 
+// Hands railcheck a SlurmApi that forwards to a FakeSlurm the test keeps (railcheck owns the
+// api it is given).
+class Forward : public SlurmApi {
+ public:
+  explicit Forward(FakeSlurm* s) : s_(s) {}
+  bool GetNode(const std::string& n, SlurmNode* out, std::string* err) override {
+    return s_->GetNode(n, out, err);
+  }
+  bool UpdateNode(const std::string& n, const NodeUpdate& u, std::string* err) override {
+    return s_->UpdateNode(n, u, err);
+  }
+
+ private:
+  FakeSlurm* s_;
+};
+
 }  // namespace railguard::health::testing

@@ -19,24 +19,11 @@ namespace {
 
 using testing::CachedFixture;
 using testing::FakeSlurm;
+using testing::Forward;
 using testing::ReadFile;
 using testing::TempDir;
 using testing::WriteFile;
 
-// Hands railcheck a SlurmApi that forwards to the test's FakeSlurm.
-class Forward : public SlurmApi {
- public:
-  explicit Forward(FakeSlurm* s) : s_(s) {}
-  bool GetNode(const std::string& n, SlurmNode* out, std::string* err) override {
-    return s_->GetNode(n, out, err);
-  }
-  bool UpdateNode(const std::string& n, const NodeUpdate& u, std::string* err) override {
-    return s_->UpdateNode(n, u, err);
-  }
-
- private:
-  FakeSlurm* s_;
-};
 
 class Railcheck : public ::testing::Test {
  protected:

@@ -102,7 +102,7 @@ TEST(LoadRunState, ACorruptFileIsAnErrorThatSaysHowToRecover) {
   WriteFile(tmp / "state.json", "{\"format\": \"railcheck-state\", \"version\": 1, \"node\": ");
   RunState s;
   std::string err;
-  EXPECT_EQ(LoadRunState(tmp.path(), "n001", &s, &err), LoadStatus::kError);
+  EXPECT_EQ(LoadRunState(tmp.path(), "n001", &s, &err), LoadStatus::kCorrupt);
   EXPECT_EQ(err, "corrupt run state: " + tmp.path() +
                      "/state.json:1:53: syntax "
                      "error while parsing value - unexpected end of input; expected '[', '{', or a "
@@ -117,7 +117,7 @@ TEST(LoadBaseline, ACorruptBaselineSaysToRecordANewOne) {
   WriteFile(tmp / "baseline.json", "not json");
   Baseline b;
   std::string err;
-  EXPECT_EQ(LoadBaseline(tmp.path(), "n001", &b, &err), LoadStatus::kError);
+  EXPECT_EQ(LoadBaseline(tmp.path(), "n001", &b, &err), LoadStatus::kCorrupt);
   EXPECT_NE(err.find("corrupt baseline: " + tmp.path() + "/baseline.json:1:2: syntax error"),
             std::string::npos)
       << err;
@@ -204,7 +204,8 @@ TEST(WriteStateFileAtomic, AFailedWriteLeavesTheOldFile) {
   const std::string blocker = tmp / (".state.json.tmp." + std::to_string(getpid()));
   testing::fs::create_directory(blocker);
   EXPECT_FALSE(WriteStateFileAtomic(tmp / "state.json", "new\n", &err));
-  EXPECT_EQ(err, "cannot create " + blocker + ": File exists");
+  EXPECT_EQ(err, "cannot create " + blocker + ": File exists; " + tmp.path() +
+                     "/state.json is left as it was");
   EXPECT_EQ(ReadFile(tmp / "state.json"), "old\n");
 }
 

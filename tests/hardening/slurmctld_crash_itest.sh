@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# slurmctld SIGKILLed in the middle of a job stream, with topology/rail, job_submit/rail and
+# railcheck (Prolog, Epilog) loaded, and started again on the same slurm.conf and
+# StateSaveLocation (no -c), as systemd would after a crash:
+#  - every job completes: those running and those pending at the crash, and those submitted
+#    after it;
+#  - every multi-node job ran inside one scalable unit (strict placement), before and after;
+#  - `scontrol show topology` is the same text before and after;
+#  - n004, drained by railcheck (rail 3 at 200 Gb/s), is still drained with railcheck's reason
+#    and keeps its Extra; rail_healthy, which Slurm's restart drops like a reconfigure does,
+#    is back on every healthy node after one periodic railcheck round, and not on n004.
+# Slurm writes its state at most every 5 s (SAVE_MAX_WAIT in state_save.c): a job accepted in
+# the last seconds before a crash can be lost by Slurm itself, railguard or not. The stream
+# therefore pauses 6 s before the kill; the jobs are still running and pending then.
+# About 30 s.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=fault_lib.sh
+source "$here/fault_lib.sh"
+
+rgh_fixtures
+rgh_node_tree n004 --fault rate-down:3
+rgh_configs
+rgf_strict
+rgh_start
+log=$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log
+
+rgf_periodic_all n004
+rgh_drained n004 || rgp_fail "n004 not drained by its periodic run"
+reason=$(rgh_reason n004)
+rgp_expect_eq "n004's reason" "$reason" "railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s"
+extra=$(rgh_node_field n004 Extra)
+[[ $extra == *'"verdict":"drain"'* ]] || rgp_fail "n004 Extra: $extra"
+rgf_healthy_everywhere_but n004 || rgp_fail "rail_healthy not on exactly the 31 healthy nodes"
+rgp_ok "before: n004 drained by railcheck, rail_healthy on the 31 other nodes"
+topology=$(scontrol show topology)
+
+# --- phase A: a stream of jobs, then the crash -----------------------------------------------
+jobs=()
+for n in 8 2 1 4 8 2 1 4 2 8 1 4 8; do
+  job=$(rgp_submit -N"$n" --exclusive --wrap 'sleep 8')
+  jobs+=("$job")
+done
+sleep 6
+states=$(rgf_job_states "${jobs[@]}" | tr '\n' ' ')
+[[ $states == *RUNNING* && $states == *PENDING* ]] ||
+  rgp_fail "at the crash the stream should have running and pending jobs: $states"
+rg_cluster_kill slurmctld KILL || rgp_fail "could not kill slurmctld"
+rgp_ok "slurmctld SIGKILLed with ${#jobs[@]} jobs submitted: $states"
+if scontrol ping >/dev/null 2>&1; then rgp_fail "slurmctld still answers after SIGKILL"; fi
+sleep 3  # jobs end meanwhile; their slurmstepd retry the completion
+lines=$(wc -l <"$log")
+rg_cluster_respawn slurmctld || rgp_fail "slurmctld did not start again"
+for plugin in topology/rail job_submit/rail; do
+  tail -n +"$((lines + 1))" "$log" | grep -q "railguard: $plugin: loaded" ||
+    rgp_fail "the new slurmctld did not log loading $plugin"
+done
+rgp_ok "slurmctld started again from its StateSaveLocation; topology/rail and job_submit/rail loaded"
+
+# --- what survived ---------------------------------------------------------------------------
+rgp_expect_eq "scontrol show topology after the restart" "$(scontrol show topology)" "$topology"
+rgp_ok "scontrol show topology: the same $(wc -l <<<"$topology") switches"
+rgh_drained n004 || rgp_fail "n004 lost its drain in the restart ($(rgh_node_field n004 State))"
+rgp_expect_eq "n004's reason after the restart" "$(rgh_reason n004)" "$reason"
+rgp_expect_eq "n004's Extra after the restart" "$(rgh_node_field n004 Extra)" "$extra"
+rgp_ok "n004 still drained: $reason; Extra kept"
+for job in "${jobs[@]}"; do
+  scontrol show job "$job" >/dev/null 2>&1 || rgp_fail "job $job is gone after the restart"
+done
+rgp_ok "all ${#jobs[@]} jobs known after the restart: $(rgf_job_states "${jobs[@]}" | tr '\n' ' ')"
+if rgf_healthy_everywhere_but n004; then
+  kept="kept"
+else
+  kept="dropped"
+fi
+rgf_periodic_all n004
+rgh_wait "rail_healthy on the 31 healthy nodes, not on n004" 10 rgf_healthy_everywhere_but n004
+rgp_ok "rail_healthy: $kept by the restart; after one periodic round on the 31 healthy nodes only"
+
+# --- phase B: the stream goes on -------------------------------------------------------------
+for n in 4 8 2 1 8 4; do
+  job=$(rgp_submit -N"$n" --exclusive --wrap 'sleep 2')
+  jobs+=("$job")
+done
+[[ $(rgp_job "${jobs[-1]}" Switches) == 1@* ]] ||
+  rgp_fail "job_submit/rail did not place job ${jobs[-1]} after the restart: Switches=$(rgp_job "${jobs[-1]}" Switches)"
+rgf_wait_completed 150 "${jobs[@]}"
+rgp_ok "all ${#jobs[@]} jobs COMPLETED"
+multi=$(rgf_check_one_su "${jobs[@]}")
+for job in "${jobs[@]}"; do
+  [[ $(scontrol show hostnames "$(rgp_job "$job" NodeList)") != *n004* ]] ||
+    rgp_fail "job $job ran on the drained n004"
+done
+rgp_ok "each of the $multi multi-node jobs ran in one SU; none on n004"
+requeued=0
+for job in "${jobs[@]}"; do
+  [ "$(rgp_job "$job" Restarts)" = 0 ] || requeued=$((requeued + 1))
+done
+pid=$(cat "$RAILGUARD_CLUSTER_DIR/pids/slurmctld")
+kill -0 "$pid" || rgp_fail "slurmctld died after the restart"
+rgp_ok "$requeued job(s) were requeued by Slurm's recovery; slurmctld still up"
+rgp_done
