@@ -415,6 +415,7 @@ bool BuildStream(const Trace& trace, const StreamOptions& options, std::vector<S
     j.trace_id = t.id;
     j.trace_line = t.line;
     j.submit_at = std::round((t.submit - origin) / (options.compress * options.load) * 1000) / 1000;
+    if (j.submit_at == 0) j.submit_at = 0;  // never -0 (-0.0 - 0.0), which prints as "-0.000"
     double d = t.duration / options.compress;
     if (options.max_duration > 0) d = std::min(d, options.max_duration);
     j.duration = static_cast<uint32_t>(std::max(1.0, std::round(std::min(d, 1e9))));

@@ -319,6 +319,9 @@ bool Loader::Load(const std::string& text, Config* out) {
     } else if (!topo.IsScalar() || topo.Scalar().empty()) {
       Error(topo.IsNull() ? KeyNode(root, "topology") : topo,
             "expected a non-empty path for topology, such as /etc/slurm/rails.yaml");
+    } else if (topo.Scalar().back() == '/') {
+      Error(topo, "invalid topology '" + topo.Scalar() +
+                      "'; expected a file, not a folder, such as /etc/slurm/rails.yaml");
     } else {
       const std::string& p = topo.Scalar();
       out->topology_path = p[0] == '/' ? p : DirName(file()) + p;

@@ -287,6 +287,24 @@ TEST(Stream, CapsRunTimesTakesNJobsAndRunsEveryJobAtLeastASecond) {
   EXPECT_EQ(s[2].duration, 120u);  // capped
 }
 
+// Found by fuzz_trace: an SWF submit time written "-0" reads as -0.0, and the stream wrote
+// that job's offset from a first job at 0 (-0.0 - 0.0) as "-0.000", which the stream reader
+// then refused.
+TEST(Stream, ASubmitTimeOfMinusZeroIsWrittenAsZeroAndReadsBack) {
+  Trace t = Parse(SwfLine("1", "0", "5", "8", "8") + SwfLine("2", "-0", "5", "8", "8"),
+                  "t.swf");
+  StreamOptions o;
+  o.compress = 10;
+  std::vector<StreamJob> s;
+  std::string err;
+  ASSERT_TRUE(BuildStream(t, o, &s, &err)) << err;
+  const std::string written = FormatStream(s, "t.swf");
+  EXPECT_EQ(written.find("-0.000"), std::string::npos) << written;
+  std::vector<StreamJob> again;
+  EXPECT_TRUE(ParseStream(written, "written", &again, &err)) << err << "\n" << written;
+  EXPECT_EQ(again.size(), 2u);
+}
+
 TEST(Stream, LoadShrinksSubmissionGapsButNotRunTimes) {
   StreamOptions o;
   o.compress = 100;

@@ -79,6 +79,16 @@ TEST(Config, AnEmptyPlacementSectionMeansDefaults) {
   EXPECT_EQ(c.placement.default_mode, PlacementMode::kStrict);
 }
 
+// Found by fuzz_config: "topology: /" was taken as the topology's path.
+TEST(Config, ATopologyPathThatNamesAFolderIsAnError) {
+  EXPECT_EQ(Errors("topology: /\n"),
+            "/etc/slurm/railguard.yaml:1:11: invalid topology '/'; expected a file, not a "
+            "folder, such as /etc/slurm/rails.yaml\n");
+  EXPECT_EQ(Errors("topology: rails/\n"),
+            "/etc/slurm/railguard.yaml:1:11: invalid topology 'rails/'; expected a file, not a "
+            "folder, such as /etc/slurm/rails.yaml\n");
+}
+
 TEST(Config, UnknownTopLevelKeyIsAnErrorThatListsTheKeys) {
   EXPECT_EQ(Errors(std::string(kFull) + "monitoring:\n  interval: 60\n"),
             "/etc/slurm/railguard.yaml:9:1: unknown key 'monitoring' in the railguard config; "
