@@ -130,6 +130,13 @@ bool ParseWhole(std::string_view s, uint64_t lo, uint64_t hi, uint64_t* out) {
   return true;
 }
 
+// `v` as printf's %g writes it: "6426", "1e+12".
+std::string Number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 std::string Where(const std::string& name, int line) {
   return name + ":" + std::to_string(line) + ": ";
 }
@@ -218,6 +225,11 @@ bool ParseCsv(std::string_view text, const std::string& name, Trace* out, std::s
                "5810.5";
         return false;
       }
+      if (*dst > kMaxTraceSeconds) {
+        *err = at + needed[k] + " " + Quoted(fields[col[k]]) + " is too large; expected at most " +
+               Number(kMaxTraceSeconds) + " seconds";
+        return false;
+      }
     }
     uint64_t gpus = 0;
     if (!ParseWhole(fields[col[kGpus]], 1, kMaxTraceGpus, &gpus)) {
@@ -286,6 +298,14 @@ bool ParseSwf(std::string_view text, const std::string& name, Trace* out, std::s
              " is negative; expected seconds from the start of the log, 0 or more";
       return false;
     }
+    for (int f : {1, 3}) {
+      if (v[f] > kMaxTraceSeconds) {
+        *err = at + "field " + std::to_string(f + 1) + " (" + kSwfFieldNames[f] + ") " +
+               Quoted(fields[f]) + " is too large; expected at most " + Number(kMaxTraceSeconds) +
+               " seconds";
+        return false;
+      }
+    }
     if (v[3] < 0 && fields[3] != "-1") {
       *err = at + "field 4 (run time) " + Quoted(fields[3]) +
              " is negative; expected seconds, or -1 when unknown";
@@ -322,12 +342,6 @@ bool ParseSwf(std::string_view text, const std::string& name, Trace* out, std::s
     return false;
   }
   return true;
-}
-
-std::string Number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
 }
 
 }  // namespace
@@ -481,9 +495,10 @@ bool ParseStream(std::string_view text, const std::string& name, std::vector<Str
       return false;
     }
     const double previous = out->empty() ? 0 : out->back().submit_at;
-    if (!ParseDecimal(f[1], false, &j.submit_at) || j.submit_at < previous) {
+    if (!ParseDecimal(f[1], false, &j.submit_at) || j.submit_at < previous ||
+        j.submit_at > kMaxTraceSeconds) {
       *err = at + "submit_at " + Quoted(f[1]) + "; expected seconds, not before the previous " +
-             "job's " + Number(previous);
+             "job's " + Number(previous) + " and at most " + Number(kMaxTraceSeconds);
       return false;
     }
     for (int k = 0; k < 5; ++k) {

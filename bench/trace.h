@@ -22,6 +22,10 @@ bool ParseTraceFormat(std::string_view text, TraceFormat* out);
 
 // Largest GPU count (SWF: processor count) a trace job may ask for.
 inline constexpr uint32_t kMaxTraceGpus = 1000000;
+// Largest time in seconds (submit time, run time) a trace or a job stream may hold, about
+// 31,700 years: larger values are refused, so that every time formats back within the readers'
+// limits.
+inline constexpr double kMaxTraceSeconds = 1e12;
 
 // One job of a trace, as the trace gives it.
 struct TraceJob {

@@ -305,6 +305,30 @@ TEST(Stream, ASubmitTimeOfMinusZeroIsWrittenAsZeroAndReadsBack) {
   EXPECT_EQ(again.size(), 2u);
 }
 
+// Found by fuzz_trace: a CSV submit time of 40 digits was read, and its stream line then did
+// not fit the stream reader's 40 characters. Times beyond kMaxTraceSeconds are refused.
+TEST(Trace, TimesBeyondTheLimitAreRefusedInEveryFormat) {
+  const std::string big = "4000000000000000000000000000000000000000";
+  EXPECT_EQ(ErrorOf(std::string(kHeader) + "a," + big + ",10,8\n"),
+            "t.csv:2: submission_time '" + big + "' is too large; expected at most 1e+12 seconds");
+  EXPECT_EQ(ErrorOf(std::string(kHeader) + "a,10,1000000000001,8\n"),
+            "t.csv:2: duration '1000000000001' is too large; expected at most 1e+12 seconds");
+  EXPECT_EQ(ErrorOf(SwfLine("1", big, "5", "8", "8"), "t.swf"),
+            "t.swf:1: field 2 (submit time) '" + big +
+                "' is too large; expected at most 1e+12 seconds");
+  std::vector<StreamJob> s;
+  std::string err;
+  EXPECT_FALSE(ParseStream("1 2000000000000.000 10 1 8 8 2 a\n", "s", &s, &err));
+  EXPECT_EQ(err, "s:1: submit_at '2000000000000.000'; expected seconds, not before the previous "
+                 "job's 0 and at most 1e+12");
+  Trace t = Parse(std::string(kHeader) + "a,0,10,8\nb,1000000000000,10,8\n");
+  StreamOptions o;
+  o.compress = 1;
+  ASSERT_TRUE(BuildStream(t, o, &s, &err)) << err;
+  std::vector<StreamJob> again;
+  EXPECT_TRUE(ParseStream(FormatStream(s, "t.csv"), "written", &again, &err)) << err;
+}
+
 TEST(Stream, LoadShrinksSubmissionGapsButNotRunTimes) {
   StreamOptions o;
   o.compress = 100;
@@ -400,7 +424,9 @@ TEST(StreamText, MalformedLinesAreErrorsWithTheExpectedForm) {
   EXPECT_FALSE(ParseStream("# c\n2 0.000 5 1 8 8 2 x\n", "s.txt", &s, &err));
   EXPECT_EQ(err, "s.txt:2: sequence number '2'; expected 1");
   EXPECT_FALSE(ParseStream("1 5 5 1 8 8 2 x\n2 4.9 5 1 8 8 2 y\n", "s.txt", &s, &err));
-  EXPECT_EQ(err, "s.txt:2: submit_at '4.9'; expected seconds, not before the previous job's 5");
+  EXPECT_EQ(err,
+            "s.txt:2: submit_at '4.9'; expected seconds, not before the previous job's 5 and at "
+            "most 1e+12");
   EXPECT_FALSE(ParseStream("1 0 0 1 8 8 2 x\n", "s.txt", &s, &err));
   EXPECT_EQ(err, "s.txt:1: duration '0'; expected a whole number, 1 or more");
   EXPECT_FALSE(ParseStream("# nothing\n", "s.txt", &s, &err));
