@@ -344,54 +344,46 @@ std::string BaselinePath(const std::string& state_dir) { return state_dir + "/ba
 
 std::string RunStatePath(const std::string& state_dir) { return state_dir + "/state.json"; }
 
-LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, Baseline* out,
-                        std::string* err) {
-  const std::string path = BaselinePath(state_dir);
+namespace {
+
+// Reads the record at `path` with `parse` (BaselineFromJson or RunStateFromJson) into `*out`,
+// which must be `node`'s; `what` names the record in messages ("baseline", "run state").
+template <typename Record, typename Parse>
+LoadStatus LoadRecord(const std::string& path, const std::string& node, const char* what,
+                      bool baseline, Parse parse, Record* out, std::string* err) {
   std::string text;
   switch (ReadStateFile(path, &text, err)) {
     case ReadStatus::kMissing:
       return LoadStatus::kMissing;
     case ReadStatus::kError:
-      *err += Recovery(path, true);
+      *err += Recovery(path, baseline);
       return LoadStatus::kError;
     case ReadStatus::kOk:
       break;
   }
-  if (!BaselineFromJson(text, path, out, err)) {
-    *err = "corrupt baseline: " + *err + Recovery(path, true);
+  if (!parse(text, path, out, err)) {
+    *err = std::string("corrupt ") + what + ": " + *err + Recovery(path, baseline);
     return LoadStatus::kCorrupt;
   }
   if (out->node != node) {
-    *err = path + " is the baseline of node '" + out->node + "', not '" + node +
+    *err = path + " is the " + what + " of node '" + out->node + "', not '" + node +
            "'; expected every node its own state_dir (put %n in health.state_dir)";
     return LoadStatus::kError;
   }
   return LoadStatus::kOk;
 }
 
+}  // namespace
+
+LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, Baseline* out,
+                        std::string* err) {
+  return LoadRecord(BaselinePath(state_dir), node, "baseline", true, BaselineFromJson, out, err);
+}
+
 LoadStatus LoadRunState(const std::string& state_dir, const std::string& node, RunState* out,
                         std::string* err) {
-  const std::string path = RunStatePath(state_dir);
-  std::string text;
-  switch (ReadStateFile(path, &text, err)) {
-    case ReadStatus::kMissing:
-      return LoadStatus::kMissing;
-    case ReadStatus::kError:
-      *err += Recovery(path, false);
-      return LoadStatus::kError;
-    case ReadStatus::kOk:
-      break;
-  }
-  if (!RunStateFromJson(text, path, out, err)) {
-    *err = "corrupt run state: " + *err + Recovery(path, false);
-    return LoadStatus::kCorrupt;
-  }
-  if (out->node != node) {
-    *err = path + " is the run state of node '" + out->node + "', not '" + node +
-           "'; expected every node its own state_dir (put %n in health.state_dir)";
-    return LoadStatus::kError;
-  }
-  return LoadStatus::kOk;
+  return LoadRecord(RunStatePath(state_dir), node, "run state", false, RunStateFromJson, out,
+                    err);
 }
 
 bool SaveBaseline(const std::string& state_dir, const Baseline& b, std::string* err) {
