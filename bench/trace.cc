@@ -114,6 +114,7 @@ bool ParseDecimal(std::string_view s, bool allow_minus, double* out) {
   }
   if (digits == 0 || i != s.size() || s.size() > 40) return false;
   *out = std::strtod(std::string(s).c_str(), nullptr);
+  if (*out == 0) *out = 0;  // "-0" reads as 0: a -0 would print as "-0.000" further on
   return std::isfinite(*out);
 }
 
@@ -429,7 +430,6 @@ bool BuildStream(const Trace& trace, const StreamOptions& options, std::vector<S
     j.trace_id = t.id;
     j.trace_line = t.line;
     j.submit_at = std::round((t.submit - origin) / (options.compress * options.load) * 1000) / 1000;
-    if (j.submit_at == 0) j.submit_at = 0;  // never -0 (-0.0 - 0.0), which prints as "-0.000"
     double d = t.duration / options.compress;
     if (options.max_duration > 0) d = std::min(d, options.max_duration);
     j.duration = static_cast<uint32_t>(std::max(1.0, std::round(std::min(d, 1e9))));
