@@ -2,7 +2,7 @@
 // optionally followed by a line "--events--" and health event log lines
 // (healthcheck/history.h). A snapshot that reads must write out as text that reads back and
 // writes out the same; every refusal names a line. A snapshot that reads goes through the
-// whole report on the development layout (4 SUs x 8 nodes x 8 rails; its Extra values, drain
+// whole report on the development layout (etc/dev-4su.yaml; its Extra values, drain
 // reasons, job hostlists and the events are all outside input) and every format: text lines
 // within 100 columns, JSON that parses, HTML and Prometheus text that are valid UTF-8, and
 // Prometheus lines that are comments or railguard_ samples.
@@ -23,45 +23,11 @@
 namespace railguard::fuzz {
 namespace {
 
-constexpr char kTopology[] = R"(cluster: raildev
-rails:
-  - {index: 0, link: &ndr {rate_gbps: 400, width: 4X, speed: NDR}}
-  - {index: 1, link: *ndr}
-  - {index: 2, link: *ndr}
-  - {index: 3, link: *ndr}
-  - {index: 4, link: *ndr}
-  - {index: 5, link: *ndr}
-  - {index: 6, link: *ndr}
-  - {index: 7, link: *ndr}
-node_types:
-  - name: dgx-h100
-    gpus: 8
-    nics: [mlx5_0, mlx5_3, mlx5_4, mlx5_5, mlx5_6, mlx5_9, mlx5_10, mlx5_11]
-scalable_units:
-  - name: su1
-    nodes: "n[001-008]"
-    node_type: dgx-h100
-    leaves: &leaves8
-      - {rail: 0, ports: 64}
-      - {rail: 1, ports: 64}
-      - {rail: 2, ports: 64}
-      - {rail: 3, ports: 64}
-      - {rail: 4, ports: 64}
-      - {rail: 5, ports: 64}
-      - {rail: 6, ports: 64}
-      - {rail: 7, ports: 64}
-  - {name: su2, nodes: "n[009-016]", node_type: dgx-h100, leaves: *leaves8}
-  - {name: su3, nodes: "n[017-024]", node_type: dgx-h100, leaves: *leaves8}
-  - {name: su4, nodes: "n[025-032]", node_type: dgx-h100, leaves: *leaves8}
-spines:
-  - {name: spine1, ports: 64}
-)";
-
 const topo::Topology& DevTopology() {
   static const topo::Topology* t = [] {
     auto* out = new topo::Topology;
     Diags diags;
-    RG_FUZZ_CHECK(topo::LoadTopologyString(kTopology, "dev.yaml", out, &diags),
+    RG_FUZZ_CHECK(topo::LoadTopologyFile(RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml", out, &diags),
                   "the fuzzer's own topology does not load:\n" + FormatDiags(diags));
     return out;
   }();
