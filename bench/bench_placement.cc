@@ -14,8 +14,8 @@
 
 #include "bench/placement_report.h"
 #include "bench/trace.h"
-#include "topo/diag.h"
-#include "topo/text_file.h"
+#include "base/diag.h"
+#include "base/text_file.h"
 #include "topo/topology_yaml.h"
 
 namespace {

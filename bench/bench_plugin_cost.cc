@@ -25,7 +25,7 @@
 #include "plugin/core/placement.h"
 #include "plugin/core/rail_setup.h"
 #include "plugin/core/switch_plan.h"
-#include "topo/diag.h"
+#include "base/diag.h"
 
 namespace {
 

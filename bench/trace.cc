@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "topo/diag.h"
-#include "topo/text_file.h"
+#include "base/diag.h"
+#include "base/text_file.h"
 
 namespace railguard::bench {
 namespace {

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "cli/args.h"
+#include "base/args.h"
 #include "cli/topology_json.h"
 #include "cli/commands.h"
 #include "topo/discover.h"

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/args.h"
+#include "base/args.h"
 #include "cli/commands.h"
 #include "topo/hwloc_rails.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/args.h"
+#include "base/args.h"
 #include "cli/commands.h"
 #include "healthcheck/history.h"
 #include "report/render.h"

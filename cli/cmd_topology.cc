@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/args.h"
+#include "base/args.h"
 #include "cli/commands.h"
 #include "cli/topology_json.h"
 #include "topo/export.h"

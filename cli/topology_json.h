@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "topo/diag.h"
+#include "base/diag.h"
 #include "topo/model.h"
 
 namespace railguard::cli {

@@ -14,7 +14,7 @@
 
 #include "fuzz/fuzz_check.h"
 #include "healthcheck/history.h"
-#include "report/json_reader.h"
+#include "base/json_reader.h"
 #include "report/render.h"
 #include "report/report.h"
 #include "report/snapshot.h"
@@ -98,17 +98,17 @@ void FuzzSnapshot(std::string_view input) {
   }
 
   const std::string json = report::RenderJson(r);
-  report::JsonValue value;
-  report::JsonError jerr;
-  RG_FUZZ_CHECK(report::ParseJson(json, &value, &jerr),
+  JsonValue value;
+  JsonError jerr;
+  RG_FUZZ_CHECK(ParseJson(json, &value, &jerr),
                 "RenderJson wrote JSON that does not parse: " + std::to_string(jerr.line) + ":" +
                     std::to_string(jerr.column) + ": " + jerr.message);
 
   const std::string html = report::RenderHtml(r);
-  RG_FUZZ_CHECK(report::IsValidUtf8(html), std::string("RenderHtml wrote invalid UTF-8"));
+  RG_FUZZ_CHECK(IsValidUtf8(html), std::string("RenderHtml wrote invalid UTF-8"));
 
   const std::string prom = report::RenderPrometheus(r);
-  RG_FUZZ_CHECK(report::IsValidUtf8(prom), std::string("RenderPrometheus wrote invalid UTF-8"));
+  RG_FUZZ_CHECK(IsValidUtf8(prom), std::string("RenderPrometheus wrote invalid UTF-8"));
   line_start = 0;
   while (line_start < prom.size()) {
     size_t end = prom.find('\n', line_start);

@@ -14,7 +14,7 @@
 
 #include "healthcheck/act.h"
 #include "healthcheck/checks.h"
-#include "report/json_reader.h"
+#include "base/json_reader.h"
 
 namespace railguard::health {
 namespace {
@@ -285,7 +285,6 @@ std::string EventToJsonLine(const HealthEvent& e) {
 }
 
 bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err) {
-  using report::JsonValue;
   const char kForm[] =
       "expected an event {\"v\":1,\"time\":T,\"node\":\"n001\",\"event\":\"degraded\",...}";
   *out = HealthEvent();
@@ -295,16 +294,16 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
     return false;
   }
   JsonValue j;
-  report::JsonError jerr;
-  report::JsonLimits limits;
+  JsonError jerr;
+  JsonLimits limits;
   limits.max_depth = 4;
-  if (!report::ParseJson(line, &j, &jerr, limits)) {
+  if (!ParseJson(line, &j, &jerr, limits)) {
     *err = "column " + std::to_string(jerr.column) + ": " + jerr.message + "; " + kForm;
     return false;
   }
   const auto at = [](const JsonValue& v) { return "column " + std::to_string(v.column) + ": "; };
   if (!j.is_object()) {
-    *err = at(j) + report::JsonTypeName(j.type) + ", not an object; " + kForm;
+    *err = at(j) + JsonTypeName(j.type) + ", not an object; " + kForm;
     return false;
   }
   const JsonValue* v = j.Find("v");
@@ -336,8 +335,8 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
   if (!kind || !kind->is_string() || !ParseEventKind(kind->text, &out->kind)) {
     *err =
         (kind ? at(*kind) + "\"event\" is " +
-                    (kind->is_string() ? "\"" + report::ValidUtf8(kind->text).substr(0, 40) + "\""
-                                       : std::string(report::JsonTypeName(kind->type)))
+                    (kind->is_string() ? "\"" + ValidUtf8(kind->text).substr(0, 40) + "\""
+                                       : std::string(JsonTypeName(kind->type)))
               : std::string("\"event\" is missing")) +
         "; expected degraded, down, recovered, flap, drained, resumed, restricted or "
         "restored";
@@ -359,7 +358,7 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
   }
   if (const JsonValue* nic = j.Find("nic")) {
     if (!nic->is_string()) {
-      *err = at(*nic) + "\"nic\" is " + report::JsonTypeName(nic->type) + "; expected a string";
+      *err = at(*nic) + "\"nic\" is " + JsonTypeName(nic->type) + "; expected a string";
       return false;
     }
     out->nic = nic->text;
@@ -373,7 +372,7 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
     for (const JsonValue& c : checks->items) {
       if (!c.is_string()) {
         *err =
-            at(c) + "\"checks\" holds " + report::JsonTypeName(c.type) + "; expected check names";
+            at(c) + "\"checks\" holds " + JsonTypeName(c.type) + "; expected check names";
         return false;
       }
       out->checks.push_back(c.text);
@@ -381,7 +380,7 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
   }
   if (const JsonValue* detail = j.Find("detail")) {
     if (!detail->is_string()) {
-      *err = at(*detail) + "\"detail\" is " + report::JsonTypeName(detail->type) +
+      *err = at(*detail) + "\"detail\" is " + JsonTypeName(detail->type) +
              "; expected a string";
       return false;
     }
@@ -403,7 +402,7 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
       const JsonValue* seconds = c.Find("seconds");
       if (!c.is_object() || !value || !value->AsUint64(&ec.value) || !delta ||
           !delta->AsUint64(&ec.delta) || !seconds || !seconds->is_number() || seconds->number < 0) {
-        *err = at(c) + "counter \"" + report::ValidUtf8(m.first).substr(0, 64) +
+        *err = at(c) + "counter \"" + ValidUtf8(m.first).substr(0, 64) +
                "\" is not {\"value\":V,\"delta\":D,\"seconds\":S} with integers V, D in "
                "0..2^64-1 and a number S >= 0";
         return false;

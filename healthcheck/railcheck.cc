@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "cli/args.h"
+#include "base/args.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/gather.h"
 #include "healthcheck/history.h"
@@ -121,7 +121,7 @@ class Run {
  private:
   // Config, topology, node, state files and the gathered facts into `*c`. Returns -1 when
   // ready, else the exit code to return (the error already printed).
-  int Prepare(const cli::Args& a, Context* c);
+  int Prepare(const Args& a, Context* c);
 
   int Fail(std::string msg) {
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
@@ -170,7 +170,7 @@ int Run::Main(const std::vector<std::string>& args) {
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& s : storage) argv.push_back(s.data());
-  cli::Args a(static_cast<int>(argv.size()), argv.data(),
+  Args a(static_cast<int>(argv.size()), argv.data(),
               {{"prolog"},
                {"epilog"},
                {"periodic"},
@@ -216,7 +216,7 @@ int Run::Main(const std::vector<std::string>& args) {
   return Finish(&c, code, a.Has("json"));
 }
 
-int Run::Prepare(const cli::Args& a, Context* c) {
+int Run::Prepare(const Args& a, Context* c) {
   Phase("loading the configuration");
   Diags diags;
   c->setup = plugin::LoadRailSetup(a.Get("config", DefaultConfigPath(env_)), &diags);

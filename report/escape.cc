@@ -1,5 +1,5 @@
 // The escaping helpers of render.h.
-#include "report/json_reader.h"
+#include "base/json_reader.h"
 #include "report/render.h"
 
 namespace railguard::report {

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "report/json_reader.h"
+#include "base/json_reader.h"
 
 namespace railguard::report {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "report/json_reader.h"
+#include "base/json_reader.h"
 
 namespace railguard::report {
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "healthcheck/act.h"
-#include "report/json_reader.h"
+#include "base/json_reader.h"
 #include "report/rootcause.h"
 #include "topo/hostlist.h"
 

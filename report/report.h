@@ -10,7 +10,7 @@
 #include "healthcheck/history.h"
 #include "report/extra.h"
 #include "report/snapshot.h"
-#include "topo/diag.h"
+#include "base/diag.h"
 #include "topo/model.h"
 
 namespace railguard::report {

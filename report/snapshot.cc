@@ -6,8 +6,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "report/json_reader.h"
-#include "topo/text_file.h"
+#include "base/json_reader.h"
+#include "base/text_file.h"
 
 namespace railguard::report {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "topo/diag.h"
+#include "base/diag.h"
 
 namespace railguard::report {
 

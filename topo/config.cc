@@ -1,7 +1,7 @@
 #include "topo/config.h"
 
-#include "topo/text_file.h"
-#include "topo/yaml_reader.h"
+#include "base/text_file.h"
+#include "base/yaml_reader.h"
 
 #include <yaml-cpp/yaml.h>
 

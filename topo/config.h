@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "topo/diag.h"
+#include "base/diag.h"
 
 namespace railguard {
 

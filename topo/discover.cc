@@ -1,6 +1,6 @@
 #include "topo/discover.h"
 
-#include "topo/text_file.h"
+#include "base/text_file.h"
 
 #include <algorithm>
 #include <cctype>

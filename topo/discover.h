@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "topo/diag.h"
+#include "base/diag.h"
 #include "topo/ibnet.h"
 #include "topo/model.h"
 

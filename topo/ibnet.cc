@@ -1,6 +1,6 @@
 #include "topo/ibnet.h"
 
-#include "topo/text_file.h"
+#include "base/text_file.h"
 
 #include <cctype>
 #include <cerrno>

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "topo/diag.h"
+#include "base/diag.h"
 #include "topo/model.h"
 
 namespace railguard::topo {

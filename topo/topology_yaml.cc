@@ -15,8 +15,8 @@
 #include <sstream>
 
 #include "topo/hostlist.h"
-#include "topo/text_file.h"
-#include "topo/yaml_reader.h"
+#include "base/text_file.h"
+#include "base/yaml_reader.h"
 
 namespace railguard::topo {
 namespace {

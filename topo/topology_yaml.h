@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "topo/diag.h"
+#include "base/diag.h"
 #include "topo/model.h"
 
 namespace railguard::topo {

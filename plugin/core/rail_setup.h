@@ -6,7 +6,7 @@
 #include <string>
 
 #include "topo/config.h"
-#include "topo/diag.h"
+#include "base/diag.h"
 #include "topo/model.h"
 
 namespace railguard::plugin {

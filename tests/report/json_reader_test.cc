@@ -1,5 +1,5 @@
 // Tests for the JSON reader with positions (report/json_reader.h).
-#include "report/json_reader.h"
+#include "base/json_reader.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "topo/diag.h"
+#include "base/diag.h"
 
 namespace railguard {
 

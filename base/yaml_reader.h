@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "topo/diag.h"
+#include "base/diag.h"
 
 namespace railguard {
 

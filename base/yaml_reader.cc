@@ -1,4 +1,4 @@
-#include "topo/yaml_reader.h"
+#include "base/yaml_reader.h"
 
 #include <algorithm>
 #include <cctype>

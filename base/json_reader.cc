@@ -1,10 +1,10 @@
-#include "report/json_reader.h"
+#include "base/json_reader.h"
 
 #include <cmath>
 #include <cstdlib>
 #include <string>
 
-namespace railguard::report {
+namespace railguard {
 namespace {
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not valid.
@@ -430,4 +430,4 @@ std::string ValidUtf8(std::string_view s) {
   return out;
 }
 
-}  // namespace railguard::report
+}  // namespace railguard

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace railguard::report {
+namespace railguard {
 
 // One parsed JSON value with where it starts in the text.
 struct JsonValue {
@@ -67,4 +67,4 @@ bool IsValidUtf8(std::string_view s);
 // Prometheus text format accept it.
 std::string ValidUtf8(std::string_view s);
 
-}  // namespace railguard::report
+}  // namespace railguard

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace railguard::cli {
+namespace railguard {
 
 struct FlagSpec {
   std::string name;        // long name without dashes, e.g. "format"
@@ -41,4 +41,4 @@ class Args {
 // write leaves any existing file untouched.
 bool WriteOutput(const std::string& path, const std::string& text, std::string* err);
 
-}  // namespace railguard::cli
+}  // namespace railguard

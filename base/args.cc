@@ -1,4 +1,4 @@
-#include "cli/args.h"
+#include "base/args.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace railguard::cli {
+namespace railguard {
 
 Args::Args(int argc, char** argv, const std::vector<FlagSpec>& specs) {
   bool flags_done = false;
@@ -105,4 +105,4 @@ bool WriteOutput(const std::string& path, const std::string& text, std::string* 
   return true;
 }
 
-}  // namespace railguard::cli
+}  // namespace railguard

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "topo/diag.h"
+#include "base/diag.h"
 
 namespace railguard {
 
