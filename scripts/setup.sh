@@ -8,7 +8,7 @@
 set -euo pipefail
 
 PKGS=(
-  cmake g++ make pkg-config git
+  cmake g++ make pkg-config git python3
   googletest libgtest-dev libgmock-dev
   libyaml-cpp-dev nlohmann-json3-dev
   libhwloc-dev hwloc
