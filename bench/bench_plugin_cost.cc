@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "plugin/core/placement.h"
-#include "plugin/core/rail_setup.h"
+#include "config/load.h"
 #include "plugin/core/switch_plan.h"
 #include "base/diag.h"
 
@@ -86,7 +86,7 @@ struct SetupTiming {
   double load_ms = 0;  // medians
   double plan_ms = 0;
   double total_ms = 0;
-  std::shared_ptr<const plugin::RailSetup> setup;  // from the last run
+  std::shared_ptr<const railguard::RailSetup> setup;  // from the last run
 };
 
 // Times LoadRailSetup + PlanSwitches on `config_path` `runs` times.
@@ -96,7 +96,7 @@ bool TimeSetup(const std::string& label, const std::string& config_path, int run
   for (int i = 0; i < runs; ++i) {
     railguard::Diags diags;
     const Clock::time_point t0 = Clock::now();
-    std::shared_ptr<const plugin::RailSetup> setup = plugin::LoadRailSetup(config_path, &diags);
+    std::shared_ptr<const railguard::RailSetup> setup = railguard::LoadRailSetup(config_path, &diags);
     const Clock::time_point t1 = Clock::now();
     if (!setup) {
       std::fputs(railguard::FormatDiags(diags).c_str(), stderr);
@@ -178,7 +178,7 @@ struct DecideTiming {
 };
 
 // Each call: what rg_js_decide runs per job (ParseMaxSwitchWait, FabricOf, DecidePlacement).
-DecideTiming TimeDecide(const plugin::RailSetup& setup, int rounds) {
+DecideTiming TimeDecide(const railguard::RailSetup& setup, int rounds) {
   const std::vector<plugin::JobFacts> shapes = JobShapes();
   const std::string sched_params = "bf_interval=2,max_switch_wait=300";
   std::vector<double> us;

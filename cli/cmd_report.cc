@@ -7,12 +7,13 @@
 
 #include "base/args.h"
 #include "cli/commands.h"
+#include "config/load.h"
+#include "config/transitional_checks.h"
 #include "healthcheck/history.h"
 #include "report/render.h"
 #include "report/report.h"
 #include "report/slurm_source.h"
 #include "report/snapshot.h"
-#include "topo/config.h"
 #include "topo/topology_yaml.h"
 
 namespace railguard::cli {
@@ -117,7 +118,7 @@ int Report(int argc, char** argv) {
   if (args.Has("config")) {
     Config config;
     Diags diags;
-    if (!LoadConfigFile(args.Get("config"), &config, &diags)) {
+    if (!LoadSetupConfig(args.Get("config"), &config, &diags, &TransitionalCheckCatalog())) {
       std::fputs(FormatDiags(diags).c_str(), stderr);
       return Fail("cannot use the config " + args.Get("config"));
     }
@@ -138,8 +139,10 @@ int Report(int argc, char** argv) {
 
   topo::Topology topology;
   {
+    // With --config the topology is read as the other users of railguard.yaml read it.
     Diags diags;
-    if (!topo::LoadTopologyFile(topology_path, &topology, &diags)) {
+    if (!(args.Has("config") ? LoadSetupTopology(topology_path, &topology, &diags)
+                             : topo::LoadTopologyFile(topology_path, &topology, &diags))) {
       std::fputs(FormatDiags(diags).c_str(), stderr);
       return Fail("cannot use the topology " + topology_path);
     }

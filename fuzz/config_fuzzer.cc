@@ -1,23 +1,37 @@
-// Fuzzes the railguard.yaml loader (LoadConfigString). A load that fails must say why; a
-// config that loads must hold only values inside the documented ranges.
+// Fuzzes the railguard.yaml loader (LoadConfigString), as railcheck loads it (with its catalog
+// of checks) and as the Slurm plugins do (without). A load that fails must say why; a config
+// that loads must hold only values inside the documented ranges, and what loads with the
+// catalog loads without it.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "fuzz/fuzz_check.h"
-#include "topo/config.h"
+#include "config/load.h"
+#include "config/transitional_checks.h"
 
 namespace railguard::fuzz {
 namespace {
 
 void FuzzConfig(const std::string& text) {
+  Config plain;
+  Diags plain_diags;
+  const bool plain_ok =
+      LoadConfigString(text, "/etc/slurm/railguard.yaml", &plain, &plain_diags, nullptr);
+  RG_FUZZ_CHECK(plain_ok == plain_diags.empty(),
+                "without a catalog: ok " + std::to_string(plain_ok) + " with diagnostics:\n" +
+                    FormatDiags(plain_diags));
   Config c;
   Diags diags;
-  if (!LoadConfigString(text, "/etc/slurm/railguard.yaml", &c, &diags)) {
+  if (!LoadConfigString(text, "/etc/slurm/railguard.yaml", &c, &diags,
+                        &TransitionalCheckCatalog())) {
     RG_FUZZ_CHECK(!diags.empty(), std::string("the load failed without a diagnostic"));
     return;
   }
   RG_FUZZ_CHECK(diags.empty(), "the load succeeded with diagnostics:\n" + FormatDiags(diags));
+  RG_FUZZ_CHECK(plain_ok, "loads with the catalog but not without:\n" + FormatDiags(plain_diags));
+  RG_FUZZ_CHECK(c.health.actions.size() == TransitionalCheckCatalog().size(),
+                "actions for " + std::to_string(c.health.actions.size()) + " checks");
   const PlacementConfig& p = c.placement;
   RG_FUZZ_CHECK(c.path == "/etc/slurm/railguard.yaml", "path " + c.path);
   RG_FUZZ_CHECK(c.topology_path.size() > 1 && c.topology_path[0] == '/',

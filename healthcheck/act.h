@@ -9,7 +9,7 @@
 
 #include "healthcheck/checks.h"
 #include "healthcheck/state.h"
-#include "topo/config.h"
+#include "config/config.h"
 
 namespace railguard::health {
 

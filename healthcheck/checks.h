@@ -9,7 +9,7 @@
 
 #include "healthcheck/facts.h"
 #include "healthcheck/state.h"
-#include "topo/config.h"
+#include "config/transitional_checks.h"
 #include "topo/model.h"
 
 namespace railguard::health {

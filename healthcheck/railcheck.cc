@@ -6,13 +6,15 @@
 #include <exception>
 
 #include "base/args.h"
+#include "config/load.h"
+#include "config/locate.h"
+#include "config/transitional_checks.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/gather.h"
 #include "healthcheck/history.h"
 #include "healthcheck/report.h"
 #include "healthcheck/state.h"
 #include "healthcheck/state_file.h"
-#include "plugin/core/rail_setup.h"
 
 namespace railguard::health {
 namespace {
@@ -32,11 +34,6 @@ int ExitCode(Level level, Mode mode) {
     default:
       return kExitOk;
   }
-}
-
-std::string DefaultConfigPath(const CliEnv& env) {
-  if (!env.slurm_conf.empty()) return DirName(env.slurm_conf) + "railguard.yaml";
-  return "/etc/slurm/railguard.yaml";
 }
 
 // Baseline: every readable counter of each rail port, and the AER totals of each function.
@@ -74,7 +71,7 @@ struct Context {
   Mode mode = Mode::kPeriodic;
   const char* mode_name = "";
   bool dry = false;
-  std::shared_ptr<const plugin::RailSetup> setup;
+  std::shared_ptr<const RailSetup> setup;
   std::string node;
   const topo::NodeType* type = nullptr;
   std::string state_dir;
@@ -219,7 +216,8 @@ int Run::Main(const std::vector<std::string>& args) {
 int Run::Prepare(const Args& a, Context* c) {
   Phase("loading the configuration");
   Diags diags;
-  c->setup = plugin::LoadRailSetup(a.Get("config", DefaultConfigPath(env_)), &diags);
+  c->setup = LoadRailSetup(LocateConfig(a.Get("config"), env_.slurm_conf.c_str()), &diags,
+                           &TransitionalCheckCatalog());
   if (!c->setup) return Fail("cannot load the configuration:\n" + FormatDiags(diags));
   const HealthConfig& health = c->setup->config.health;
   if (deps_.arm_time_limit)

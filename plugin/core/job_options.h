@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "topo/config.h"
+#include "config/config.h"
 
 namespace railguard::plugin {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "topo/config.h"
+#include "config/config.h"
 #include "topo/model.h"
 
 namespace railguard::plugin {

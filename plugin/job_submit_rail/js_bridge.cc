@@ -7,14 +7,16 @@
 #include <mutex>
 #include <string>
 
+#include "config/load.h"
+#include "plugin/common/bridge.h"
 #include "plugin/core/placement.h"
-#include "plugin/core/rail_setup.h"
 
 namespace {
 
-using railguard::Diags;
-using railguard::plugin::RailSetup;
-using railguard::plugin::RailState;
+using railguard::RailSetup;
+using railguard::RailState;
+using railguard::plugin::Dup;
+using railguard::plugin::Log;
 
 struct Bridge {
   std::mutex mu;
@@ -28,57 +30,41 @@ Bridge& Get() {
   return bridge;
 }
 
-void Log(rg_js_log_fn log, int level, const std::string& msg) {
-  if (log) log(level, msg.c_str());
-}
-
-char* Dup(const std::string& s) {
-  char* p = static_cast<char*>(std::malloc(s.size() + 1));
-  if (!p) throw std::bad_alloc();
-  std::memcpy(p, s.c_str(), s.size() + 1);
-  return p;
-}
-
 // REQUIRES: b.mu held.
-int LoadLocked(Bridge& b, const std::string& conf_path, int64_t conf_update, rg_js_log_fn log) {
+int LoadLocked(Bridge& b, const std::string& conf_path, int64_t conf_update, rg_log_fn log) {
   b.conf_path = conf_path;
   b.conf_update = conf_update;
-  Diags diags;
-  if (b.state.Reload(conf_path, &diags)) {
-    const RailSetup& s = *b.state.current();
-    Log(log, RG_JS_LOG_INFO,
-        "loaded " + conf_path + " and " + s.config.topology_path + ": default placement " +
-            railguard::PlacementModeName(s.config.placement.default_mode) + ", healthy feature " +
-            s.config.placement.healthy_feature);
-    return 0;
-  }
-  for (const railguard::Diag& d : diags) Log(log, RG_JS_LOG_ERROR, d.ToString());
-  if (b.state.current()) {
-    Log(log, RG_JS_LOG_ERROR,
+  const int rc = railguard::plugin::ReloadLogged(b.state, conf_path, log, [](const RailSetup& s) {
+    return std::string("default placement ") +
+           railguard::PlacementModeName(s.config.placement.default_mode) +
+           ", healthy feature " + s.config.placement.healthy_feature;
+  });
+  if (rc == RG_LOAD_KEPT) {
+    Log(log, RG_LOG_ERROR,
         conf_path +
             " or the topology it names has problems (above); the placement setup loaded "
             "before stays in force");
-    return 1;
+  } else if (rc == RG_LOAD_NONE) {
+    Log(log, RG_LOG_ERROR,
+        conf_path + " or the topology it names has problems (above); no placement setup");
   }
-  Log(log, RG_JS_LOG_ERROR,
-      conf_path + " or the topology it names has problems (above); no placement setup");
-  return -1;
+  return rc;
 }
 
 }  // namespace
 
-extern "C" int rg_js_load(const char* conf_path, int64_t conf_update, rg_js_log_fn log) {
+extern "C" int rg_js_load(const char* conf_path, int64_t conf_update, rg_log_fn log) {
   try {
     Bridge& b = Get();
     std::lock_guard<std::mutex> lock(b.mu);
     return LoadLocked(b, conf_path, conf_update, log);
   } catch (...) {
-    if (log) log(RG_JS_LOG_ERROR, "internal error while loading the placement setup");
-    return -1;
+    if (log) log(RG_LOG_ERROR, "internal error while loading the placement setup");
+    return RG_LOAD_NONE;
   }
 }
 
-extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_js_log_fn log, rg_js_decision_t* out) {
+extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_decision_t* out) {
   std::memset(out, 0, sizeof(*out));
   try {
     Bridge& b = Get();
@@ -118,7 +104,7 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_js_log_fn log, rg_js_
     return 0;
   } catch (...) {
     rg_js_decision_free(out);
-    if (log) log(RG_JS_LOG_ERROR, "internal error while deciding placement; job unchanged");
+    if (log) log(RG_LOG_ERROR, "internal error while deciding placement; job unchanged");
     return -1;
   }
 }
@@ -130,11 +116,11 @@ extern "C" void rg_js_decision_free(rg_js_decision_t* decision) {
 }
 
 extern "C" void rg_js_fini(void) {
-  try {
+  railguard::plugin::CatchAll(0, [] {
     Bridge& b = Get();
     std::lock_guard<std::mutex> lock(b.mu);
     b.state.Clear();
     b.conf_path.clear();
-  } catch (...) {
-  }
+    return 0;
+  });
 }

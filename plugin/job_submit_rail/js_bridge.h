@@ -6,15 +6,11 @@
 
 #include <stdint.h>
 
+#include "plugin/common/bridge.h" /* rg_log_fn, RG_LOG_*, RG_LOAD_* */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Log levels of rg_js_log_fn. */
-enum { RG_JS_LOG_ERROR = 0, RG_JS_LOG_INFO = 1, RG_JS_LOG_VERBOSE = 2 };
-
-/* Receives one log line (without prefix). */
-typedef void (*rg_js_log_fn)(int level, const char *msg);
 
 /* What the job asks for; 0 and NULL mean "not given". Strings are borrowed. */
 typedef struct {
@@ -49,15 +45,16 @@ typedef struct {
 } rg_js_decision_t;
 
 /* Loads railguard.yaml at `conf_path` and its rail topology, for decisions from now on;
- * `conf_update` is the slurm_conf.last_update it belongs to. Returns 0 when loaded, 1 when
- * loading failed but an earlier setup stays in force, -1 when there is none. */
-int rg_js_load(const char *conf_path, int64_t conf_update, rg_js_log_fn log);
+ * `conf_update` is the slurm_conf.last_update it belongs to. Returns RG_LOAD_OK (0) when
+ * loaded, RG_LOAD_KEPT (1) when loading failed but an earlier setup stays in force,
+ * RG_LOAD_NONE (-1) when there is none. */
+int rg_js_load(const char *conf_path, int64_t conf_update, rg_log_fn log);
 
 /* Decides for one job, from memory. When facts->conf_update differs from the last load,
  * the setup is reloaded first (once per reconfiguration; a failure keeps the last good one).
  * Returns 0 with *out filled, or -1 (with *out zeroed) when nothing is loaded or on an
  * internal error: the job then goes through unchanged. */
-int rg_js_decide(const rg_js_facts_t *facts, rg_js_log_fn log, rg_js_decision_t *out);
+int rg_js_decide(const rg_js_facts_t *facts, rg_log_fn log, rg_js_decision_t *out);
 
 /* Releases the strings of a decision and zeroes it. */
 void rg_js_decision_free(rg_js_decision_t *decision);

@@ -4,6 +4,7 @@
 // slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
 // clang-format off
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/common/slurm_xlator.h"
@@ -17,25 +18,14 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "plugin/common/slurm_log.h"
 #include "plugin/job_submit_rail/js_bridge.h"
 #include "plugin/job_submit_rail/js_slurm.h"
 // clang-format on
 
 #define PREFIX "railguard: job_submit/rail:"
 
-static void _log(int level, const char *msg) {
-  switch (level) {
-    case RG_JS_LOG_ERROR:
-      error("%s %s", PREFIX, msg);
-      break;
-    case RG_JS_LOG_INFO:
-      info("%s %s", PREFIX, msg);
-      break;
-    default:
-      verbose("%s %s", PREFIX, msg);
-      break;
-  }
-}
+static void _log(int level, const char *msg) { rg_slurm_log(PREFIX, level, msg); }
 
 /* Whether any node has feature `name`. Slurm rejects a job whose constraint names a feature
  * no node has, so requiring the healthy feature before the health checks set it anywhere
@@ -55,13 +45,14 @@ static void _tell_user(char **err_msg, const char *line) {
 }
 
 extern int rail_job_submit_init(void) {
-  char *path = get_extra_conf_path("railguard.yaml");
-  int rc = rg_js_load(path, (int64_t)slurm_conf.last_update, _log);
+  char *path = rg_config_path(default_slurm_config_file);
+  const char *shown = path ? path : "railguard.yaml"; /* NULL only when out of memory */
+  int rc = path ? rg_js_load(path, (int64_t)slurm_conf.last_update, _log) : RG_LOAD_NONE;
 
   if (rc < 0)
     error("%s slurmctld cannot run without a valid %s (or without rail in JobSubmitPlugins)",
-          PREFIX, path);
-  xfree(path);
+          PREFIX, shown);
+  free(path);
   return (rc < 0) ? SLURM_ERROR : SLURM_SUCCESS;
 }
 

@@ -7,7 +7,8 @@
 
 #include "slurm/slurm.h"
 
-/* Loads railguard.yaml (found with get_extra_conf_path) and its rail topology. A failure
+/* Loads railguard.yaml (found by the rule of config/locate.h:
+ * beside $SLURM_CONF, else beside Slurm's default slurm.conf) and its rail topology. A failure
  * returns SLURM_ERROR, so that slurmctld stops with the problems in its log. */
 int rail_job_submit_init(void);
 

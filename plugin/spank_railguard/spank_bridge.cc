@@ -6,13 +6,16 @@
 #include <memory>
 #include <string>
 
+#include "config/load.h"
+#include "config/locate.h"
+#include "plugin/common/bridge.h"
 #include "plugin/core/job_options.h"
 #include "plugin/core/nccl.h"
-#include "plugin/core/rail_setup.h"
 
 namespace {
 
-using railguard::plugin::RailSetup;
+using railguard::RailSetup;
+using railguard::plugin::CatchAll;
 
 enum OptionId { kOptPlacement = 1, kOptMaxSus = 2 };
 
@@ -33,9 +36,8 @@ State& Get() {
   return state;
 }
 
-extern "C" int OptionCallback(int val, const char* optarg, int remote) {
-  try {
-    (void)remote;
+extern "C" int OptionCallback(int val, const char* optarg, int /*remote*/) {
+  return CatchAll(-1, [&] {
     const std::string value = optarg ? optarg : "";
     std::string err;
     if (val == kOptPlacement) {
@@ -54,9 +56,7 @@ extern "C" int OptionCallback(int val, const char* optarg, int remote) {
       Get().max_sus = value;
     }
     return 0;
-  } catch (...) {
-    return -1;
-  }
+  });
 }
 
 // Registered once per process; Slurm keeps pointers to these.
@@ -72,7 +72,7 @@ struct spank_option option_table[] = {
 
 void LoadTopology(State& s) {
   railguard::Diags diags;
-  s.setup = railguard::plugin::LoadRailSetup(s.conf_path, &diags);
+  s.setup = railguard::LoadRailSetup(railguard::LocateConfig(s.conf_path), &diags);
   if (s.setup) return;
   // slurmstepd: the step goes on without NCCL_IB_HCA; say why once per step.
   for (const railguard::Diag& d : diags) slurm_error("railguard: spank: %s", d.ToString().c_str());
@@ -81,7 +81,7 @@ void LoadTopology(State& s) {
 }  // namespace
 
 extern "C" int rg_spank_init(spank_t sp, int ac, char** av) {
-  try {
+  return CatchAll(-1, [&] {
     State& s = Get();
     for (int i = 0; i < ac; ++i) {
       const std::string arg = av[i];
@@ -103,17 +103,13 @@ extern "C" int rg_spank_init(spank_t sp, int ac, char** av) {
         }
       }
     }
-    if (ctx == S_CTX_REMOTE && !s.conf_path.empty()) LoadTopology(s);
+    if (ctx == S_CTX_REMOTE) LoadTopology(s);
     return 0;
-  } catch (...) {
-    return -1;
-  }
+  });
 }
 
-extern "C" int rg_spank_init_post_opt(spank_t sp, int ac, char** av) {
-  try {
-    (void)ac;
-    (void)av;
+extern "C" int rg_spank_init_post_opt(spank_t sp, int /*ac*/, char** /*av*/) {
+  return CatchAll(-1, [&] {
     const spank_context_t ctx = spank_context();
     if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR) return 0;
     const State& s = Get();
@@ -129,15 +125,11 @@ extern "C" int rg_spank_init_post_opt(spank_t sp, int ac, char** av) {
       }
     }
     return 0;
-  } catch (...) {
-    return -1;
-  }
+  });
 }
 
-extern "C" int rg_spank_task_init(spank_t sp, int ac, char** av) {
-  try {
-    (void)ac;
-    (void)av;
+extern "C" int rg_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/) {
+  return CatchAll(-1, [&] {
     const State& s = Get();
     if (!spank_remote(sp) || !s.setup) return 0;
     char node[256];
@@ -166,19 +158,12 @@ extern "C" int rg_spank_task_init(spank_t sp, int ac, char** av) {
       }
     }
     return 0;
-  } catch (...) {
-    return -1;
-  }
+  });
 }
 
-extern "C" int rg_spank_exit(spank_t sp, int ac, char** av) {
-  try {
-    (void)sp;
-    (void)ac;
-    (void)av;
+extern "C" int rg_spank_exit(spank_t /*sp*/, int /*ac*/, char** /*av*/) {
+  return CatchAll(-1, [] {
     Get().setup.reset();
     return 0;
-  } catch (...) {
-    return -1;
-  }
+  });
 }

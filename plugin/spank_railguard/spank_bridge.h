@@ -11,8 +11,9 @@ extern "C" {
 #endif
 
 /* Reads the plugstack.conf arguments (config=PATH); registers --rail-placement and
- * --rail-max-sus in sbatch, salloc, srun and slurmstepd; in slurmstepd also loads the rail
- * topology named by the config, once per step. Problems are logged; the step goes on. */
+ * --rail-max-sus in sbatch, salloc, srun and slurmstepd; in slurmstepd also loads the config
+ * (config=PATH, else railguard.yaml found by the rule of config/locate.h) and the rail
+ * topology it names, once per step. Problems are logged; the step goes on. */
 int rg_spank_init(spank_t sp, int ac, char **av);
 
 /* In sbatch, salloc and srun: passes the options given to the job's control environment

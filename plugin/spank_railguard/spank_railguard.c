@@ -1,9 +1,8 @@
 /* railguard SPANK plugin: --rail-placement and --rail-max-sus for sbatch, salloc and srun
  * (checked at the command line, passed to job_submit/rail), and NCCL_IB_HCA set to the
  * node's rail NICs in rail order in every task. plugstack.conf:
- *   optional /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_railguard.so
- * config=/etc/slurm/railguard.yaml This file holds only the symbols Slurm looks up; each routes to
- * spank_bridge.cc. */
+ *   optional /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_railguard.so config=/etc/slurm/railguard.yaml
+ * This file holds only the symbols Slurm looks up; each routes to spank_bridge.cc. */
 
 #include <slurm/spank.h>
 

@@ -7,15 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "plugin/core/rail_setup.h"
+#include "config/load.h"
+#include "plugin/common/bridge.h"
 #include "plugin/core/switch_plan.h"
 
 namespace {
 
-using railguard::Diags;
+using railguard::RailSetup;
+using railguard::RailState;
+using railguard::plugin::Dup;
+using railguard::plugin::Log;
 using railguard::plugin::PlanSwitches;
-using railguard::plugin::RailSetup;
-using railguard::plugin::RailState;
 using railguard::plugin::SwitchPlan;
 
 RailState& State() {
@@ -23,18 +25,7 @@ RailState& State() {
   return state;
 }
 
-void Log(rg_log_fn log, int level, const std::string& msg) {
-  if (log) log(level, msg.c_str());
-}
-
-// malloc'd copies, so that the C side never sees C++ allocations.
-char* Dup(const std::string& s) {
-  char* p = static_cast<char*>(std::malloc(s.size() + 1));
-  if (!p) throw std::bad_alloc();
-  std::memcpy(p, s.c_str(), s.size() + 1);
-  return p;
-}
-
+// A calloc'd copy of `v` (one element at least), for the C side.
 template <typename T, typename U>
 T* DupArray(const std::vector<U>& v) {
   T* p = static_cast<T*>(std::calloc(v.empty() ? 1 : v.size(), sizeof(T)));
@@ -47,16 +38,10 @@ T* DupArray(const std::vector<U>& v) {
 
 extern "C" int rg_topo_load(const char* conf_path, rg_log_fn log) {
   try {
-    Diags diags;
-    if (State().Reload(conf_path, &diags)) {
-      const RailSetup& s = *State().current();
-      Log(log, RG_LOG_INFO,
-          "loaded " + std::string(conf_path) + " and " + s.config.topology_path + ": cluster " +
-              s.topology.cluster + ", " + std::to_string(s.topology.sus.size()) +
-              " scalable units, " + std::to_string(s.topology.NodeCount()) + " nodes");
-      return RG_LOAD_OK;
-    }
-    for (const railguard::Diag& d : diags) Log(log, RG_LOG_ERROR, d.ToString());
+    return railguard::plugin::ReloadLogged(State(), conf_path, log, [](const RailSetup& s) {
+      return "cluster " + s.topology.cluster + ", " + std::to_string(s.topology.sus.size()) +
+             " scalable units, " + std::to_string(s.topology.NodeCount()) + " nodes";
+    });
   } catch (...) {
     if (log) log(RG_LOG_ERROR, "internal error while loading the rail topology");
   }
@@ -124,8 +109,8 @@ extern "C" void rg_topo_plan_free(rg_plan_t* plan) {
 }
 
 extern "C" void rg_topo_fini(void) {
-  try {
+  railguard::plugin::CatchAll(0, [] {
     State().Clear();
-  } catch (...) {
-  }
+    return 0;
+  });
 }

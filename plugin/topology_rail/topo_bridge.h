@@ -6,15 +6,11 @@
 
 #include <stdint.h>
 
+#include "plugin/common/bridge.h" /* rg_log_fn, RG_LOG_*, RG_LOAD_* */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Log levels of rg_log_fn. */
-enum { RG_LOG_ERROR = 0, RG_LOG_INFO = 1, RG_LOG_VERBOSE = 2, RG_LOG_DEBUG = 3 };
-
-/* Receives one log line (without prefix); the C side passes it to Slurm's log. */
-typedef void (*rg_log_fn)(int level, const char *msg);
 
 /* One switch of the plan; indexes refer to the node names given to rg_topo_plan and to the
  * plan's own switch array. */
@@ -39,9 +35,6 @@ typedef struct {
   int levels;     /* highest switch level */
   uint32_t *rank; /* per node given: its rank, SU by SU */
 } rg_plan_t;
-
-/* Load results. */
-enum { RG_LOAD_OK = 0, RG_LOAD_KEPT = 1, RG_LOAD_NONE = -1 };
 
 /* Loads railguard.yaml at `conf_path` and the rail topology it names, logging every problem
  * through `log`. Returns RG_LOAD_OK when loaded; RG_LOAD_KEPT when loading failed but an

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -19,6 +20,7 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
+#include "plugin/common/slurm_log.h"
 #include "plugin/topology_rail/topo_bridge.h"
 #include "plugin/topology_rail/topo_slurm.h"
 // clang-format on
@@ -30,44 +32,30 @@
  * so its reconfiguration reloads in build. */
 static bool loaded_since_build = false;
 
-static void _log(int level, const char *msg) {
-  switch (level) {
-    case RG_LOG_ERROR:
-      error("%s %s", PREFIX, msg);
-      break;
-    case RG_LOG_INFO:
-      info("%s %s", PREFIX, msg);
-      break;
-    case RG_LOG_VERBOSE:
-      verbose("%s %s", PREFIX, msg);
-      break;
-    default:
-      debug("%s %s", PREFIX, msg);
-      break;
-  }
-}
+static void _log(int level, const char *msg) { rg_slurm_log(PREFIX, level, msg); }
 
 /* Loads the setup; returns the rg_topo_load result. */
 static int _load(void) {
-  char *path = get_extra_conf_path("railguard.yaml");
-  int rc = rg_topo_load(path, _log);
+  char *path = rg_config_path(default_slurm_config_file);
+  const char *shown = path ? path : "railguard.yaml"; /* NULL only when out of memory */
+  int rc = path ? rg_topo_load(path, _log) : RG_LOAD_NONE;
 
   if (rc == RG_LOAD_KEPT)
     error(
         "%s %s or the topology it names has problems (above); the rail topology loaded before "
         "stays in force",
-        PREFIX, path);
+        PREFIX, shown);
   else if (rc == RG_LOAD_NONE && running_in_slurmctld())
     error(
         "%s %s or the topology it names has problems (above); slurmctld stops rather than run "
         "without the rail topology",
-        PREFIX, path);
+        PREFIX, shown);
   else if (rc == RG_LOAD_NONE)
     error(
         "%s %s or the topology it names has problems (above); topology addresses on this node fall "
         "back to node names",
-        PREFIX, path);
-  xfree(path);
+        PREFIX, shown);
+  free(path);
   loaded_since_build = true;
   return rc;
 }

@@ -6,7 +6,8 @@
 
 #include <stdbool.h>
 
-/* Loads railguard.yaml (found with get_extra_conf_path) and its rail topology. In slurmctld
+/* Loads railguard.yaml (found by the rule of config/locate.h:
+ * beside $SLURM_CONF, else beside Slurm's default slurm.conf) and its rail topology. In slurmctld
  * a failure returns SLURM_ERROR, so that Slurm stops with the problems in its log; in slurmd
  * it is logged and topology addresses fall back to node names. */
 int rail_topo_init(void);

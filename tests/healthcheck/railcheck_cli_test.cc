@@ -12,7 +12,7 @@
 #include "healthcheck/history.h"
 #include "healthcheck/railcheck.h"
 #include "tests/healthcheck/health_test_util.h"
-#include "topo/config.h"
+#include "config/load.h"
 
 namespace railguard::health {
 namespace {

@@ -4,7 +4,7 @@
 #    option of each command's --help;
 #  - railcheck(8) names every option of `railcheck --help` (once railcheck is built);
 #  - railguard.yaml(5) names every key the config and topology loaders accept (the key
-#    tables of topo/config.cc and topo/topology_yaml.cc), every health check and every
+#    tables of config/load.cc and topo/topology_yaml.cc), every health check and every
 #    error counter, and gives the defaults etc/railguard.yaml lists.
 # Env: RAILGUARD_SOURCE_DIR, RAILGUARD_BINARY_DIR (where railctl and railcheck are built).
 set -euo pipefail
@@ -83,12 +83,12 @@ strings() {
     grep -oE '"[A-Za-z0-9_.]+"' | tr -d '"'
 }
 mapfile -t keys < <({
-  strings "$src/topo/config.cc" '^const char\* const k[A-Za-z]*Keys\[\] = {'
+  strings "$src/config/load.cc" '^const char\* const k[A-Za-z]*Keys\[\] = {'
   strings "$src/topo/topology_yaml.cc" '^const char\* const k[A-Za-z]*Keys\[\] = {'
-  strings "$src/topo/config.cc" 'HealthCheckNames() {'
-  strings "$src/topo/config.cc" 'LinkErrorCounterNames() {'
+  strings "$src/config/transitional_checks.cc" 'TransitionalCheckCatalog() {'
+  strings "$src/config/config.cc" 'LinkErrorCounterNames() {'
 } | sort -u)
-[ "${#keys[@]}" -gt 30 ] || fail "found only ${#keys[@]} keys in topo/config.cc and topo/topology_yaml.cc: ${keys[*]}"
+[ "${#keys[@]}" -gt 30 ] || fail "found only ${#keys[@]} keys in config/ and topo/topology_yaml.cc: ${keys[*]}"
 for key in "${keys[@]}"; do
   grep -qE "^\.(B|BR|BI|IB|SS) ${key//./\\.}( |$)" "$page" ||
     fail "railguard.yaml.5 does not name '$key' (a .B, .BR or .SS line starting with it)"

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "plugin/core/nccl.h"
-#include "plugin/core/rail_setup.h"
 #include "topo/hostlist.h"
 #include "topo/topology_yaml.h"
 
@@ -33,7 +32,7 @@ std::vector<std::string> Hosts(const char* expr) {
 // The names of `plan`'s nodes under switch `sw`, as a hostlist.
 std::string NodesOf(const SwitchPlan& plan, const std::vector<std::string>& names, int sw) {
   std::vector<std::string> nodes;
-  for (int i : plan.switches[sw].nodes) nodes.push_back(names[i]);
+  for (int i : plan.switches.at(sw).nodes) nodes.push_back(names.at(i));
   return CompressHostlist(nodes);
 }
 
@@ -73,6 +72,7 @@ TEST(SwitchPlan, NodesAreRankedSuBySuWhateverOrderSlurmListsThem) {
   std::vector<std::string> rest = Hosts("n[001-024]");
   nodes.insert(nodes.end(), rest.rbegin(), rest.rend());
   SwitchPlan plan = PlanSwitches(Dev4Su(), nodes, "dev-4su.yaml");
+  ASSERT_EQ(plan.rank.size(), nodes.size());
   std::vector<std::string> by_rank(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) by_rank.at(plan.rank[i]) = nodes[i];
   EXPECT_EQ(CompressHostlist(by_rank), "n[001-032]");
@@ -90,6 +90,7 @@ TEST(SwitchPlan, NodesOnOneSideOnlyAreNamedAndUnknownNodesStayUsable) {
   EXPECT_EQ(NodesOf(plan, nodes, 3), "login[1-2]");
   EXPECT_EQ(plan.switches[4].children_expr, "su[1-3],raildev-unmapped");
   // Unmapped nodes rank after every SU node, in sorted order.
+  ASSERT_EQ(plan.rank.size(), nodes.size());
   EXPECT_EQ(plan.rank[nodes.size() - 1], 23u);  // login1
   EXPECT_EQ(plan.rank[nodes.size() - 2], 24u);  // login2
   ASSERT_EQ(plan.notes.size(), 4u);
@@ -137,33 +138,6 @@ TEST(NcclIbHca, ListsTheNodesRailNicsInRailOrderForExactMatch) {
   EXPECT_EQ(NcclIbHca(t, "n017").value_or("none"),
             "=mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11");
   EXPECT_FALSE(NcclIbHca(t, "login1").has_value());
-}
-
-TEST(RailSetup, LoadsTheConfigAndTheTopologyItNames) {
-  Diags diags;
-  auto setup = LoadRailSetup(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &diags);
-  ASSERT_NE(setup, nullptr) << FormatDiags(diags);
-  EXPECT_EQ(setup->topology.cluster, "raildev");
-  EXPECT_EQ(setup->config.topology_path, RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml");
-}
-
-TEST(RailState, AFailedReloadKeepsTheLastGoodSetup) {
-  RailState state;
-  Diags diags;
-  ASSERT_TRUE(state.Reload(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &diags));
-  auto good = state.current();
-  EXPECT_FALSE(state.Reload("/nonexistent/railguard.yaml", &diags));
-  EXPECT_EQ(state.current(), good);
-  EXPECT_EQ(FormatDiags(diags),
-            "/nonexistent/railguard.yaml: cannot open: No such file or directory\n");
-}
-
-TEST(RailState, ADirectoryIsNotTakenForAConfigFile) {
-  Diags diags;
-  // The SuperPOD reference has no problems; a directory where a file should be does.
-  const std::string dir = RAILGUARD_SOURCE_DIR "/etc";
-  EXPECT_EQ(LoadRailSetup(dir, &diags), nullptr);
-  EXPECT_EQ(FormatDiags(diags), dir + ": not a regular file; expected a YAML file\n");
 }
 
 }  // namespace

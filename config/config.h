@@ -1,5 +1,6 @@
-// The railguard configuration file (railguard.yaml, beside slurm.conf): which rail topology
-// the cluster has and how jobs are placed on it. Plugins and tools load it through here.
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The schema of railguard.yaml (placement: and health:), its defaults and ranges; loaded by
+// config/load.h, found by config/locate.h.
 #pragma once
 
 #include <map>
@@ -64,15 +65,28 @@ const char* HealthActionName(HealthAction action);
 // else; `*out` is then unchanged.
 bool ParseHealthAction(std::string_view text, HealthAction* out);
 
-// The named checks railcheck runs, in report order; each is a key of health.actions.
-const std::vector<std::string>& HealthCheckNames();
-
 // InfiniBand PortCounters error counters (sysfs ports/N/counters/<name>) that
 // health.link_error_limits may name. link_downed is not among them: link.flap judges it.
 const std::vector<std::string>& LinkErrorCounterNames();
 
-// The `health:` section. Every field has its default here (or in the two Default*()
-// functions beside it) and nowhere else.
+// One check a caller runs (railcheck's check table): its name, a key of health.actions, and
+// the action its findings get unless health.actions says otherwise.
+struct CheckInfo {
+  std::string name;
+  HealthAction default_action = HealthAction::kDrain;
+};
+
+// The checks of a caller, in report order. The loader validates health.actions against it.
+using CheckCatalog = std::vector<CheckInfo>;
+
+// Name -> default action of every check of `checks`.
+std::map<std::string, HealthAction> DefaultActions(const CheckCatalog& checks);
+
+// The names of `checks`, in their order.
+std::vector<std::string> CheckNames(const CheckCatalog& checks);
+
+// The `health:` section. Every field has its default here (or in DefaultLinkErrorLimits()
+// and the caller's CheckCatalog) and nowhere else.
 struct HealthConfig {
   // Where sysfs is mounted. "%n" in it becomes the node name (test clusters give every node
   // its own tree). Absolute.
@@ -103,7 +117,10 @@ struct HealthConfig {
   // Hard limit on a --periodic (HealthCheckProgram) or admin run. Slurm kills a
   // HealthCheckProgram after 60 s, so at most 59.
   int periodic_time_limit_seconds = 50;
-  // Per check (every name of HealthCheckNames()): what its findings do.
+  // Check name -> what its findings do. Loaded with a CheckCatalog: one entry per check of
+  // the catalog, its default action unless health.actions names another. Loaded without one
+  // (the Slurm plugins, which run no checks): only the checks health.actions names.
+  // Default-constructed: the defaults of TransitionalCheckCatalog() (config/transitional_checks.h).
   std::map<std::string, HealthAction> actions;
   // Error counter -> the most increase per hour (since the baseline and since the last run)
   // before link.errors fails. A port counter of LinkErrorCounterNames(), or
@@ -117,10 +134,6 @@ struct HealthConfig {
 
   HealthConfig();
 };
-
-// The default action of every check: drain for hardware faults, restrict for degraded links
-// (link.errors, pcie.aer_correctable) and PCIe affinity, warn for counter notes.
-std::map<std::string, HealthAction> DefaultHealthActions();
 
 // The default per-hour limits: those of ibcheckerrors' default thresholds (10 for
 // symbol_error, link_error_recovery, port_rcv_errors, local_link_integrity_errors,
@@ -144,16 +157,6 @@ struct Config {
   PlacementConfig placement;
   HealthConfig health;
 };
-
-// Parses and validates a railguard config held in `text`; `filename` names it in diagnostics
-// and is the base for a relative `topology:` path. Every problem found is appended to
-// `*diags` as file:line:column plus what was expected. Returns true when there was none;
-// `*out` is then complete. On false, `*out` must not be used.
-bool LoadConfigString(const std::string& text, const std::string& filename, Config* out,
-                      Diags* diags);
-
-// As LoadConfigString, reading `path`. A file that cannot be read is one diagnostic.
-bool LoadConfigFile(const std::string& path, Config* out, Diags* diags);
 
 // The folder part of `path` with its trailing '/', or "" when `path` has no '/'.
 std::string DirName(const std::string& path);

@@ -1,5 +1,6 @@
-// Tests for loading and validating the railguard config (railguard.yaml).
-#include "topo/config.h"
+// Tests for loading and validating the railguard config (railguard.yaml), as railcheck
+// loads it: with its catalog of checks.
+#include "config/load.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +8,13 @@
 #include <fstream>
 #include <string>
 
+#include "config/transitional_checks.h"
+
 namespace railguard {
 namespace {
+
+// The catalog railcheck passes (health.actions is validated against it).
+const CheckCatalog* Checks() { return &TransitionalCheckCatalog(); }
 
 // Every key, each with a value other than its default; the tests break it one line at a time.
 const char kFull[] =
@@ -32,14 +38,14 @@ std::string Replace(std::string text, const std::string& from, const std::string
 std::string Errors(const std::string& text) {
   Config c;
   Diags diags;
-  EXPECT_FALSE(LoadConfigString(text, "/etc/slurm/railguard.yaml", &c, &diags));
+  EXPECT_FALSE(LoadConfigString(text, "/etc/slurm/railguard.yaml", &c, &diags, Checks()));
   return FormatDiags(diags);
 }
 
 TEST(Config, EveryKeyIsReadAndARelativeTopologyIsResolvedAgainstTheConfigFolder) {
   Config c;
   Diags diags;
-  ASSERT_TRUE(LoadConfigString(kFull, "/etc/slurm/railguard.yaml", &c, &diags))
+  ASSERT_TRUE(LoadConfigString(kFull, "/etc/slurm/railguard.yaml", &c, &diags, Checks()))
       << FormatDiags(diags);
   EXPECT_EQ(c.path, "/etc/slurm/railguard.yaml");
   EXPECT_EQ(c.topology_path, "/etc/slurm/rails/dev.yaml");
@@ -54,7 +60,8 @@ TEST(Config, EveryKeyIsReadAndARelativeTopologyIsResolvedAgainstTheConfigFolder)
 TEST(Config, OnlyTheTopologyIsRequiredAndEverythingElseHasItsDefault) {
   Config c;
   Diags diags;
-  ASSERT_TRUE(LoadConfigString("topology: /srv/rails.yaml\n", "railguard.yaml", &c, &diags));
+  ASSERT_TRUE(
+      LoadConfigString("topology: /srv/rails.yaml\n", "railguard.yaml", &c, &diags, Checks()));
   EXPECT_EQ(c.topology_path, "/srv/rails.yaml");
   EXPECT_EQ(c.placement.default_mode, PlacementMode::kStrict);
   EXPECT_EQ(c.placement.healthy_feature, "rail_healthy");
@@ -67,14 +74,15 @@ TEST(Config, OnlyTheTopologyIsRequiredAndEverythingElseHasItsDefault) {
 TEST(Config, ARelativeTopologyBesideAConfigWithoutFolderStaysRelative) {
   Config c;
   Diags diags;
-  ASSERT_TRUE(LoadConfigString("topology: dev.yaml\n", "railguard.yaml", &c, &diags));
+  ASSERT_TRUE(
+      LoadConfigString("topology: dev.yaml\n", "railguard.yaml", &c, &diags, Checks()));
   EXPECT_EQ(c.topology_path, "dev.yaml");
 }
 
 TEST(Config, AnEmptyPlacementSectionMeansDefaults) {
   Config c;
   Diags diags;
-  ASSERT_TRUE(LoadConfigString("topology: t.yaml\nplacement:\n", "r.yaml", &c, &diags))
+  ASSERT_TRUE(LoadConfigString("topology: t.yaml\nplacement:\n", "r.yaml", &c, &diags, Checks()))
       << FormatDiags(diags);
   EXPECT_EQ(c.placement.default_mode, PlacementMode::kStrict);
 }
@@ -177,14 +185,14 @@ TEST(Config, EveryProblemIsReportedInOneRun) {
   text += "extra: 1\n";
   Config c;
   Diags diags;
-  EXPECT_FALSE(LoadConfigString(text, "r.yaml", &c, &diags));
+  EXPECT_FALSE(LoadConfigString(text, "r.yaml", &c, &diags, Checks()));
   EXPECT_EQ(diags.size(), 3u) << FormatDiags(diags);
 }
 
 TEST(Config, MissingFileIsOneClearError) {
   Config c;
   Diags diags;
-  EXPECT_FALSE(LoadConfigFile("/nonexistent/railguard.yaml", &c, &diags));
+  EXPECT_FALSE(LoadConfigFile("/nonexistent/railguard.yaml", &c, &diags, Checks()));
   EXPECT_EQ(FormatDiags(diags),
             "/nonexistent/railguard.yaml: cannot open: No such file or directory\n");
 }
@@ -192,7 +200,7 @@ TEST(Config, MissingFileIsOneClearError) {
 TEST(Config, TheShippedExampleConfigLoads) {
   Config c;
   Diags diags;
-  ASSERT_TRUE(LoadConfigFile(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &c, &diags))
+  ASSERT_TRUE(LoadConfigFile(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &c, &diags, Checks()))
       << FormatDiags(diags);
   // It lists the defaults, so loading it changes none of them.
   const PlacementConfig defaults;
@@ -240,7 +248,7 @@ const char kHealth[] =
 TEST(HealthConfig, EveryKeyIsRead) {
   Config c;
   Diags diags;
-  ASSERT_TRUE(LoadConfigString(kHealth, "/etc/slurm/railguard.yaml", &c, &diags))
+  ASSERT_TRUE(LoadConfigString(kHealth, "/etc/slurm/railguard.yaml", &c, &diags, Checks()))
       << FormatDiags(diags);
   const HealthConfig& h = c.health;
   EXPECT_EQ(h.sysfs_root, "/srv/fixtures/%n");
@@ -266,7 +274,7 @@ TEST(HealthConfig, EveryKeyIsRead) {
 TEST(HealthConfig, WithoutAHealthSectionEveryDefaultHolds) {
   Config c;
   Diags diags;
-  ASSERT_TRUE(LoadConfigString("topology: t.yaml\n", "r.yaml", &c, &diags));
+  ASSERT_TRUE(LoadConfigString("topology: t.yaml\n", "r.yaml", &c, &diags, Checks()));
   const HealthConfig& h = c.health;
   EXPECT_EQ(h.sysfs_root, "/");
   EXPECT_EQ(h.state_dir, "/var/lib/railguard/health");
@@ -343,7 +351,7 @@ TEST(HealthConfig, LimitsSayTheirRangeAndWhyHealthCheckTimeStaysBelowSixtySecond
 TEST(HealthConfig, TheShippedExampleDocumentsEveryDefault) {
   Config c;
   Diags diags;
-  ASSERT_TRUE(LoadConfigFile(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &c, &diags))
+  ASSERT_TRUE(LoadConfigFile(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &c, &diags, Checks()))
       << FormatDiags(diags);
   const HealthConfig d;
   const HealthConfig& h = c.health;

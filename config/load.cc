@@ -1,7 +1,11 @@
-#include "topo/config.h"
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config/load.h"
+
+#include <sys/stat.h>
 
 #include "base/text_file.h"
 #include "base/yaml_reader.h"
+#include "topo/topology_yaml.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -85,7 +89,9 @@ bool IsFeatureName(const std::string& s) {
 
 class Loader : public YamlReader {
  public:
-  using YamlReader::YamlReader;
+  // `checks` may be nullptr: health.actions names are then not checked.
+  Loader(std::string file, Diags* diags, const CheckCatalog* checks)
+      : YamlReader(std::move(file), diags), checks_(checks) {}
 
   bool Load(const std::string& text, Config* out);
 
@@ -94,6 +100,19 @@ class Loader : public YamlReader {
     long n = 0;
     if (!YamlReader::ReadInt(v, key, lo, hi, &n)) return false;
     *out = static_cast<int>(n);
+    return true;
+  }
+
+  // False when the section `what` is to be skipped: empty ("placement:" with nothing under
+  // it: all defaults) or not a mapping (an error). Else checks its keys against `keys`.
+  template <size_t N>
+  bool OpenSection(const YAML::Node& map, const char* const (&keys)[N], const char* what) {
+    if (map.IsNull()) return false;
+    if (!map.IsMap()) {
+      Error(map, std::string(what) + " must be a mapping with keys: " + JoinKeys(keys));
+      return false;
+    }
+    CheckMap(map, keys, what);
     return true;
   }
 
@@ -109,15 +128,11 @@ class Loader : public YamlReader {
     return true;
   }
 
+  const CheckCatalog* checks_;
 };
 
 void Loader::LoadPlacement(const YAML::Node& map, PlacementConfig* p) {
-  if (map.IsNull()) return;  // "placement:" with nothing under it: all defaults
-  if (!map.IsMap()) {
-    Error(map, "placement must be a mapping with keys: " + JoinKeys(kPlacementKeys));
-    return;
-  }
-  CheckMap(map, kPlacementKeys, "placement");
+  if (!OpenSection(map, kPlacementKeys, "placement")) return;
   if (YAML::Node v = map["default_mode"]; v.IsDefined()) {
     const std::string s = v.IsScalar() ? v.Scalar() : std::string();
     if (!ParsePlacementMode(s, &p->default_mode))
@@ -155,12 +170,7 @@ void Loader::LoadPlacement(const YAML::Node& map, PlacementConfig* p) {
 }
 
 void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
-  if (map.IsNull()) return;  // "health:" with nothing under it: all defaults
-  if (!map.IsMap()) {
-    Error(map, "health must be a mapping with keys: " + JoinKeys(kHealthKeys));
-    return;
-  }
-  CheckMap(map, kHealthKeys, "health");
+  if (!OpenSection(map, kHealthKeys, "health")) return;
   struct PathKey {
     const char* key;
     const char* example;
@@ -235,19 +245,22 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
 
 void Loader::LoadHealthActions(const YAML::Node& map, HealthConfig* h) {
   if (map.IsNull()) return;
-  const std::string names = JoinList(HealthCheckNames());
+  const std::vector<std::string> known = checks_ ? CheckNames(*checks_) : std::vector<std::string>();
+  const std::string names = JoinList(known);
   if (!map.IsMap()) {
     Error(map,
           "health.actions must be a mapping of check name to drain, restrict, warn or "
-          "off; checks: " +
-              names);
+          "off" +
+              (checks_ ? "; checks: " + names : std::string()));
     return;
   }
   std::set<std::string> seen;
   for (const auto& kv : map) {
     const std::string key = kv.first.Scalar();
-    if (!Contains(HealthCheckNames(), key)) {
+    if (checks_ && !Contains(known, key)) {
       Error(kv.first, "unknown check '" + key + "' in health.actions; expected one of: " + names);
+    } else if (!checks_ && (!kv.first.IsScalar() || key.empty())) {
+      Error(kv.first, "expected a check name as each key of health.actions");
     } else if (!seen.insert(key).second) {
       Error(kv.first, "check '" + key + "' appears twice in health.actions");
     } else {
@@ -290,12 +303,7 @@ void Loader::LoadLinkErrorLimits(const YAML::Node& map, HealthConfig* h) {
 }
 
 void Loader::LoadAerLimits(const YAML::Node& map, HealthConfig* h) {
-  if (map.IsNull()) return;
-  if (!map.IsMap()) {
-    Error(map, "health.aer_limits must be a mapping with keys: " + JoinKeys(kAerLimitKeys));
-    return;
-  }
-  CheckMap(map, kAerLimitKeys, "health.aer_limits");
+  if (!OpenSection(map, kAerLimitKeys, "health.aer_limits")) return;
   if (YAML::Node v = map["correctable_per_hour"]; v.IsDefined())
     ReadLimit(v, "correctable_per_hour", &h->aer_correctable_per_hour);
   if (YAML::Node v = map["nonfatal_per_hour"]; v.IsDefined())
@@ -311,6 +319,9 @@ bool Loader::Load(const std::string& text, Config* out) {
   }
   *out = Config();
   out->path = file();
+  // With a catalog every check has an action; without one only those the file names.
+  out->health.actions =
+      checks_ ? DefaultActions(*checks_) : std::map<std::string, HealthAction>();
   try {
     CheckMap(root, kTopKeys, "the railguard config");
     YAML::Node topo = root["topology"];
@@ -337,121 +348,65 @@ bool Loader::Load(const std::string& text, Config* out) {
   return errors() == 0;
 }
 
+
+// False (with a diagnostic) when `path` is not a regular file of bounded size.
+bool CheckFile(const std::string& path, Diags* diags) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    diags->push_back(Diag{path, 0, 0, std::string("cannot open: ") + std::strerror(errno)});
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    diags->push_back(Diag{path, 0, 0, "not a regular file; expected a YAML file"});
+    return false;
+  }
+  if (st.st_size > kMaxSetupFileBytes) {
+    diags->push_back(Diag{path, 0, 0,
+                          "file is " + std::to_string(st.st_size) + " bytes; expected at most " +
+                              std::to_string(kMaxSetupFileBytes) + " bytes"});
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-const char* PlacementModeName(PlacementMode mode) {
-  switch (mode) {
-    case PlacementMode::kStrict:
-      return "strict";
-    case PlacementMode::kPrefer:
-      return "prefer";
-    case PlacementMode::kOff:
-      return "off";
-  }
-  return "?";
-}
-
-bool ParsePlacementMode(std::string_view text, PlacementMode* out) {
-  for (PlacementMode m : {PlacementMode::kStrict, PlacementMode::kPrefer, PlacementMode::kOff}) {
-    if (text == PlacementModeName(m)) {
-      *out = m;
-      return true;
-    }
-  }
-  return false;
-}
-
-const char* HealthActionName(HealthAction action) {
-  switch (action) {
-    case HealthAction::kDrain:
-      return "drain";
-    case HealthAction::kRestrict:
-      return "restrict";
-    case HealthAction::kWarn:
-      return "warn";
-    case HealthAction::kOff:
-      return "off";
-  }
-  return "?";
-}
-
-bool ParseHealthAction(std::string_view text, HealthAction* out) {
-  for (HealthAction a :
-       {HealthAction::kDrain, HealthAction::kRestrict, HealthAction::kWarn, HealthAction::kOff}) {
-    if (text == HealthActionName(a)) {
-      *out = a;
-      return true;
-    }
-  }
-  return false;
-}
-
-const std::vector<std::string>& HealthCheckNames() {
-  static const std::vector<std::string> kNames = {
-      "nic.present",   "port.state",    "port.link_layer",      "port.rate",
-      "link.errors",   "link.flap",     "link.counters",        "pcie.speed",
-      "pcie.width",    "pcie.aer",      "pcie.aer_correctable", "gpu.count",
-      "rail.affinity", "gather.timeout"};
-  return kNames;
-}
-
-const std::vector<std::string>& LinkErrorCounterNames() {
-  static const std::vector<std::string> kNames = {"symbol_error",
-                                                  "link_error_recovery",
-                                                  "port_rcv_errors",
-                                                  "port_rcv_remote_physical_errors",
-                                                  "port_rcv_switch_relay_errors",
-                                                  "port_xmit_discards",
-                                                  "port_xmit_constraint_errors",
-                                                  "port_rcv_constraint_errors",
-                                                  "local_link_integrity_errors",
-                                                  "excessive_buffer_overrun_errors",
-                                                  "VL15_dropped",
-                                                  "port_xmit_wait"};
-  return kNames;
-}
-
-std::map<std::string, HealthAction> DefaultHealthActions() {
-  std::map<std::string, HealthAction> a;
-  for (const std::string& name : HealthCheckNames()) a[name] = HealthAction::kDrain;
-  a["link.errors"] = HealthAction::kRestrict;
-  a["pcie.aer_correctable"] = HealthAction::kRestrict;
-  a["rail.affinity"] = HealthAction::kRestrict;
-  a["link.counters"] = HealthAction::kWarn;
-  return a;
-}
-
-std::map<std::string, long long> DefaultLinkErrorLimits() {
-  return {{"symbol_error", 10},
-          {"link_error_recovery", 10},
-          {"port_rcv_errors", 10},
-          {"port_rcv_remote_physical_errors", 100},
-          {"port_rcv_switch_relay_errors", 100},
-          {"port_xmit_discards", 100},
-          {"port_xmit_constraint_errors", 100},
-          {"port_rcv_constraint_errors", 100},
-          {"local_link_integrity_errors", 10},
-          {"excessive_buffer_overrun_errors", 10},
-          {"VL15_dropped", 100}};
-}
-
-HealthConfig::HealthConfig()
-    : actions(DefaultHealthActions()), link_error_limits(DefaultLinkErrorLimits()) {}
-
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-}
-
 bool LoadConfigString(const std::string& text, const std::string& filename, Config* out,
-                      Diags* diags) {
-  Loader loader(filename, diags);
+                      Diags* diags, const CheckCatalog* checks) {
+  Loader loader(filename, diags, checks);
   return loader.Load(text, out);
 }
 
-bool LoadConfigFile(const std::string& path, Config* out, Diags* diags) {
+bool LoadConfigFile(const std::string& path, Config* out, Diags* diags,
+                    const CheckCatalog* checks) {
   std::string text;
-  return ReadTextFile(path, &text, diags) && LoadConfigString(text, path, out, diags);
+  return ReadTextFile(path, &text, diags) && LoadConfigString(text, path, out, diags, checks);
+}
+
+bool LoadSetupConfig(const std::string& path, Config* out, Diags* diags,
+                     const CheckCatalog* checks) {
+  return CheckFile(path, diags) && LoadConfigFile(path, out, diags, checks);
+}
+
+bool LoadSetupTopology(const std::string& path, topo::Topology* out, Diags* diags) {
+  return CheckFile(path, diags) && topo::LoadTopologyFile(path, out, diags);
+}
+
+std::shared_ptr<const RailSetup> LoadRailSetup(const std::string& config_path, Diags* diags,
+                                               const CheckCatalog* checks) {
+  auto setup = std::make_shared<RailSetup>();
+  if (!LoadSetupConfig(config_path, &setup->config, diags, checks) ||
+      !LoadSetupTopology(setup->config.topology_path, &setup->topology, diags)) {
+    return nullptr;
+  }
+  return setup;
+}
+
+bool RailState::Reload(const std::string& config_path, Diags* diags) {
+  std::shared_ptr<const RailSetup> fresh = LoadRailSetup(config_path, diags);
+  if (!fresh) return false;
+  current_ = std::move(fresh);
+  return true;
 }
 
 }  // namespace railguard
