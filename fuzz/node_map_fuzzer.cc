@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_check.h"
+#include "topo/ibnet.h"
 #include "topo/node_map.h"
 
 namespace railguard::fuzz {

@@ -1,7 +1,7 @@
 // Topology discovery: infers the rail topology (rails, scalable units, leaves, spines) from a
 // parsed ibnetdiscover dump and audits the cabling against it, one finding per anomaly.
-// The entry callers use. Its phases: topo/discover_infer.h (inference), topo/discover_audit.h
-// (audit); the node map format it reads is topo/node_map.h.
+// This header is the entry callers use; behind Discover are its phases, topo/discover_infer.h
+// (inference) and topo/discover_audit.h (audit). The node map format is topo/node_map.h.
 #pragma once
 
 #include <optional>

@@ -12,7 +12,7 @@
 namespace railguard::topo {
 namespace {
 
-// Findings are reported grouped by kind, in this order.
+// Findings are reported grouped by kind, in this order (the order topo/discover.h lists them).
 const char* const kKindOrder[] = {
     "ibnetdiscover-error", "not-rail-optimized", "missing-leaf", "duplicate-leaf",
     "stray-leaf",          "rail-mismatch",      "su-mismatch",  "missing-link",
@@ -118,8 +118,8 @@ void CheckStrayLeaves(Auditor* au) {
                                 ? "none of whose HCAs names its device, so its rail cannot be told"
                                 : "mostly " + in.devs[dev] + ", which is not in --rail-order";
     au->Add("stray-leaf", "", dev >= 0 ? in.devs[dev] : "", static_cast<int>(sw), 0,
-            s.display + " has " + Plural(static_cast<long>(s.attaches.size()), "host HCA") +
-                ", " + why + "; left out of the topology");
+            s.display + " has " + Plural(static_cast<long>(s.attaches.size()), "host HCA") + ", " +
+                why + "; left out of the topology");
   }
   for (size_t sw = 0; sw < in.sws.size(); ++sw) {
     if (in.sws[sw].has_hosts || !in.sws[sw].has_unnamed) continue;
@@ -179,16 +179,15 @@ void CheckCabling(Auditor* au, const Attach& a, int rail) {
                                  : "su" + std::to_string(home + 1) + "'s leaf for " +
                                        au->RailLabel(rail) + ", which is missing";
     au->Add("su-mismatch", host, dev, a.sw, a.sw_port,
-            label + " is cabled to " + au->SwPort(a.sw, a.sw_port) + ", " + where +
-                "; expected " + want);
+            label + " is cabled to " + au->SwPort(a.sw, a.sw_port) + ", " + where + "; expected " +
+                want);
   } else if (sw.rail != rail) {
     const int expected = in.su_leaf[home][rail];
     au->Add("rail-mismatch", host, dev, a.sw, a.sw_port,
-            au->CaLabel(a.ca) + " is cabled to " + au->SwPort(a.sw, a.sw_port) +
-                ", the leaf of " + au->RailLabel(sw.rail) + "; expected " +
-                (expected >= 0
-                     ? in.sws[expected].display + ", the leaf of " + au->RailLabel(rail)
-                     : "the leaf of " + au->RailLabel(rail) + ", which is missing") +
+            au->CaLabel(a.ca) + " is cabled to " + au->SwPort(a.sw, a.sw_port) + ", the leaf of " +
+                au->RailLabel(sw.rail) + "; expected " +
+                (expected >= 0 ? in.sws[expected].display + ", the leaf of " + au->RailLabel(rail)
+                               : "the leaf of " + au->RailLabel(rail) + ", which is missing") +
                 " (swapped cables?)");
   }
 }
@@ -222,8 +221,8 @@ HostRails CheckAttachments(Auditor* au) {
       if (rail < 0) {
         au->Add("stray-hca", host, dev, a.sw, a.sw_port,
                 host + " " + dev + " on " + au->SwPort(a.sw, a.sw_port) +
-                    " is not an HCA of any rail; expected one of the rail HCAs (" +
-                    au->RailList() + ")");
+                    " is not an HCA of any rail; expected one of the rail HCAs (" + au->RailList() +
+                    ")");
         continue;
       }
     }
@@ -444,10 +443,10 @@ void CheckNonCompute(Auditor* au) {
     const std::string label =
         ci.host >= 0 ? au->CaLabel(static_cast<int>(i))
                      : "\"" + f.nodes[i].id + "\" (\"" + f.nodes[i].description + "\")";
-    au->Add("non-compute", au->HostName(static_cast<int>(i)), au->DevName(static_cast<int>(i)),
-            sw, port,
-            label + (sw >= 0 ? " on " + au->SwPort(sw, port) : std::string()) + " is " +
-                ci.reason + "; left out of the topology");
+    au->Add("non-compute", au->HostName(static_cast<int>(i)), au->DevName(static_cast<int>(i)), sw,
+            port,
+            label + (sw >= 0 ? " on " + au->SwPort(sw, port) : std::string()) + " is " + ci.reason +
+                "; left out of the topology");
   }
 }
 

@@ -123,8 +123,7 @@ bool MatchesExclude(std::string_view text, const std::regex& exclude) {
 }
 
 // One CA: its role, and its host and device when it has a name.
-CaInfo ClassifyCa(const IbNode& n, const DiscoverOptions& opts, NameTable* hosts,
-                  NameTable* devs) {
+CaInfo ClassifyCa(const IbNode& n, const DiscoverOptions& opts, NameTable* hosts, NameTable* devs) {
   CaInfo ci;
   if (n.type == IbNodeType::kRouter) {
     ci.role = CaRole::kNonCompute;

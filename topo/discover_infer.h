@@ -39,9 +39,9 @@ constexpr int kDuplicate = -2;
 
 // One fabric node as a switch.
 struct SwInfo {
-  std::string yaml_name;  // safe, unique name from the description; "" when there is none
-  std::string display;    // how findings name it (an SU leaf without a name: "su1-rail0")
-  std::string guid;       // "0x" + 16 hex digits
+  std::string yaml_name;      // safe, unique name from the description; "" when there is none
+  std::string display;        // how findings name it (an SU leaf without a name: "su1-rail0")
+  std::string guid;           // "0x" + 16 hex digits
   std::vector<int> attaches;  // compute attachments (indexes into Inference::attaches)
   bool has_hosts = false;     // compute HCAs are cabled to it
   bool has_unnamed = false;   // unnamed HCAs are cabled to it
@@ -55,11 +55,11 @@ struct SwInfo {
 struct DuplicateLeaf {
   int su = 0;
   int rail = 0;
-  int keep = -1;           // the leaf kept (switch node)
-  int drop = -1;           // the leaf left out (switch node)
-  int keep_links = 0;      // links from the SU's hosts on each
+  int keep = -1;       // the leaf kept (switch node)
+  int drop = -1;       // the leaf left out (switch node)
+  int keep_links = 0;  // links from the SU's hosts on each
   int drop_links = 0;
-  std::string keep_name;   // the kept leaf's display name when the choice was made
+  std::string keep_name;  // the kept leaf's display name when the choice was made
 };
 
 struct Inference {
@@ -73,16 +73,16 @@ struct Inference {
   std::vector<int> switch_links;  // links between two different switches
   std::vector<int> loopbacks;     // links between two ports of one switch
 
-  std::vector<std::string> rails;        // device name per rail
-  std::vector<int> dev_rail;             // per device: its rail, or -1
-  std::vector<std::string> rail_token;   // per rail: its most common link ("4xNDR")
-  std::string host_token;                // the fabric's most common HCA link
+  std::vector<std::string> rails;       // device name per rail
+  std::vector<int> dev_rail;            // per device: its rail, or -1
+  std::vector<std::string> rail_token;  // per rail: its most common link ("4xNDR")
+  std::string host_token;               // the fabric's most common HCA link
 
-  std::vector<int> host_su;                // per host: SU index or -1
-  std::vector<std::vector<int>> su_hosts;  // per SU: hosts, in Slurm host order
-  std::vector<std::vector<int>> su_leaf;   // per SU, per rail: switch node or -1
-  std::vector<int> host_port;              // per host: its port on all its SU's leaves, or 0
-  std::vector<int> host_rank;              // per host: its place in Slurm host order
+  std::vector<int> host_su;                     // per host: SU index or -1
+  std::vector<std::vector<int>> su_hosts;       // per SU: hosts, in Slurm host order
+  std::vector<std::vector<int>> su_leaf;        // per SU, per rail: switch node or -1
+  std::vector<int> host_port;                   // per host: its port on all its SU's leaves, or 0
+  std::vector<int> host_rank;                   // per host: its place in Slurm host order
   std::vector<DuplicateLeaf> duplicate_leaves;  // in the order they were found
 
   DiscoveryCounts counts;  // all but `spines` (see BuildTopology)
