@@ -6,7 +6,8 @@
 #include <string_view>
 
 #include "fuzz/fuzz_check.h"
-#include "topo/discover.h"
+#include "topo/ibnet.h"
+#include "topo/node_map.h"
 
 namespace railguard::fuzz {
 namespace {

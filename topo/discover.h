@@ -1,18 +1,18 @@
 // Topology discovery: infers the rail topology (rails, scalable units, leaves, spines) from a
 // parsed ibnetdiscover dump and audits the cabling against it, one finding per anomaly.
+// This header is the entry callers use; behind Discover are its phases, topo/discover_infer.h
+// (inference) and topo/discover_audit.h (audit). The node map format is topo/node_map.h.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <regex>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "base/diag.h"
 #include "topo/ibnet.h"
 #include "topo/model.h"
+#include "topo/node_map.h"
 
 namespace railguard::topo {
 
@@ -77,19 +77,6 @@ struct Finding {
   std::string ToString() const;
 };
 
-// GUID -> name, as read from a node map file.
-using NodeMap = std::unordered_map<uint64_t, std::string>;
-
-// Reads a node map: one "<id> <name>" per line, where <id> is "H-<hex>", "S-<hex>", "R-<hex>"
-// (hpc-toolset style: "H-003048c74e4a0000 x5570comp1") or "0x<hex>" (ibnetdiscover's
-// --node-name-map style, name in double quotes). The name is "<host>" or "<host> <device>".
-// '#' starts a comment. Errors ("file:line: what; expected form") go to `*errors`; returns
-// true when there were none.
-bool ParseNodeMap(std::string_view text, const std::string& filename, NodeMap* out, Diags* errors);
-
-// As ParseNodeMap, reading `path`. A file that cannot be read is one error.
-bool LoadNodeMapFile(const std::string& path, NodeMap* out, Diags* errors);
-
 struct DiscoverOptions {
   std::string cluster = "discovered";   // cluster name for the topology
   std::string node_type = "gpu-node";   // name of the one node type every host gets
@@ -152,7 +139,8 @@ Discovery Discover(const IbFabric& fabric, const DiscoverOptions& opts);
 // switches, 256 CAs (...) and 320 links; 0 findings".
 std::string DiscoverySummary(const Discovery& d);
 
-// Orders device names naturally: mlx5_0 < mlx5_3 < mlx5_10.
+// Orders device names naturally: mlx5_0 < mlx5_3 < mlx5_10. (The one definition discovery
+// uses, in topo/discover.cc.)
 bool NaturalLess(const std::string& a, const std::string& b);
 
 }  // namespace railguard::topo

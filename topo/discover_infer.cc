@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "topo/discover_infer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "topo/hostlist.h"
+
+namespace railguard::topo {
+namespace {
+
+// At most this many of one host's leaves are paired when grouping leaves into SUs; real hosts
+// have a handful of HCAs, and the cap keeps a pathological dump from going quadratic.
+constexpr size_t kMaxLeavesPerHost = 64;
+
+bool IsBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+// The alphabet topology YAML accepts for names.
+bool IsSafeName(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// The host and device a CA description names: "<host> <device>" as rdma-ndd sets it, or
+// "<host>" alone (device left empty). False for anything else.
+bool SplitHcaName(std::string_view desc, std::string_view* host, std::string_view* dev) {
+  size_t b = 0;
+  while (b < desc.size() && IsBlank(desc[b])) ++b;
+  size_t e = b;
+  while (e < desc.size() && !IsBlank(desc[e])) ++e;
+  *host = desc.substr(b, e - b);
+  size_t d = e;
+  while (d < desc.size() && IsBlank(desc[d])) ++d;
+  size_t de = d;
+  while (de < desc.size() && !IsBlank(desc[de])) ++de;
+  *dev = desc.substr(d, de - d);
+  size_t end = de;
+  while (end < desc.size() && IsBlank(desc[end])) ++end;
+  return end == desc.size() && IsSafeName(*host) && (dev->empty() || IsSafeName(*dev));
+}
+
+// The description an HCA has before anyone names it: "MT4129 ConnectX7 Mellanox Technologies",
+// "MT25408 ConnectX Mellanox Technologies", ...
+bool LooksDefault(std::string_view desc) {
+  if (desc.size() >= 3 && desc[0] == 'M' && desc[1] == 'T' &&
+      std::isdigit(static_cast<unsigned char>(desc[2])))
+    return true;
+  return desc.find("Mellanox Technologies") != std::string_view::npos ||
+         desc.find("ConnectX") != std::string_view::npos;
+}
+
+// UFM servers are named after it: "ufm01", "r-ufm216", "mgmt_ufm2".
+bool IsUfmHost(std::string_view host) {
+  for (size_t i = 0; i + 3 <= host.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(host[i])) == 'u' &&
+        std::tolower(static_cast<unsigned char>(host[i + 1])) == 'f' &&
+        std::tolower(static_cast<unsigned char>(host[i + 2])) == 'm' &&
+        (i == 0 || host[i - 1] == '-' || host[i - 1] == '_' || host[i - 1] == '.'))
+      return true;
+  }
+  return false;
+}
+
+// "MF0;su1-rail0:MQM9700/U1" -> "su1-rail0"; other descriptions are the name themselves.
+std::string SwitchNameFromDescription(const std::string& desc) {
+  size_t semi = desc.find(';');
+  if (semi != std::string::npos) {
+    size_t colon = desc.find(':', semi + 1);
+    if (colon != std::string::npos && colon > semi + 1)
+      return desc.substr(semi + 1, colon - semi - 1);
+  }
+  return desc;
+}
+
+class UnionFind {
+ public:
+  explicit UnionFind(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  int Find(int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void Union(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+  }
+
+ private:
+  std::vector<int> parent_;
+};
+
+// Names in the order first seen, with their index.
+struct NameTable {
+  std::vector<std::string>* names;
+  std::unordered_map<std::string, int> index;
+
+  int Intern(std::string_view name) {
+    auto [it, fresh] = index.emplace(std::string(name), static_cast<int>(names->size()));
+    if (fresh) names->push_back(std::string(name));
+    return it->second;
+  }
+};
+
+bool MatchesExclude(std::string_view text, const std::regex& exclude) {
+  try {
+    return std::regex_search(text.begin(), text.end(), exclude);
+  } catch (const std::regex_error&) {
+    return false;  // too complex to evaluate: treat as no match
+  }
+}
+
+// One CA: its role, and its host and device when it has a name.
+CaInfo ClassifyCa(const IbNode& n, const DiscoverOptions& opts, NameTable* hosts, NameTable* devs) {
+  CaInfo ci;
+  if (n.type == IbNodeType::kRouter) {
+    ci.role = CaRole::kNonCompute;
+    ci.reason = "an InfiniBand router";
+    return ci;
+  }
+  if (n.description.find("Aggregation Node") != std::string::npos) {
+    ci.role = CaRole::kNonCompute;
+    ci.reason = "a SHARP aggregation node";
+    return ci;
+  }
+  // "<host> <device>" as rdma-ndd sets it; "<host>" alone names the host only.
+  std::string_view text = n.description;
+  std::string_view host;
+  std::string_view dev;
+  bool named = !LooksDefault(text) && SplitHcaName(text, &host, &dev);
+  if (!named) {
+    auto it = opts.node_map.find(n.guid);
+    if (it != opts.node_map.end() && SplitHcaName(it->second, &host, &dev)) {
+      text = it->second;
+      named = true;
+    }
+  }
+  if (named) {
+    ci.host = hosts->Intern(host);
+    if (!dev.empty()) ci.dev = devs->Intern(dev);
+  }
+  if (opts.exclude && MatchesExclude(text, *opts.exclude)) {
+    ci.role = CaRole::kNonCompute;
+    ci.reason = "matched by --exclude";
+  } else if (!named) {
+    ci.role = CaRole::kUnnamed;
+  } else if (IsUfmHost(host)) {
+    ci.role = CaRole::kNonCompute;
+    ci.reason = "a UFM host";
+  } else {
+    ci.role = CaRole::kCompute;
+  }
+  return ci;
+}
+
+void ClassifyCas(const IbFabric& f, const DiscoverOptions& opts, Inference* in,
+                 std::unordered_map<std::string, int>* dev_index) {
+  NameTable hosts{&in->hosts, {}};
+  NameTable devs{&in->devs, {}};
+  in->ca.resize(f.nodes.size());
+  for (size_t i = 0; i < f.nodes.size(); ++i) {
+    const IbNode& n = f.nodes[i];
+    if (n.type == IbNodeType::kSwitch) {
+      in->ca[i].role = CaRole::kSwitch;
+      ++in->counts.switches;
+      continue;
+    }
+    ++in->counts.cas;
+    in->ca[i] = ClassifyCa(n, opts, &hosts, &devs);
+    if (in->ca[i].role == CaRole::kNonCompute) ++in->counts.non_compute;
+  }
+  *dev_index = std::move(devs.index);
+}
+
+void ClassifyLinks(const IbFabric& f, Inference* in) {
+  in->sws.resize(f.nodes.size());
+  for (int li = 0; li < static_cast<int>(f.links.size()); ++li) {
+    const IbLink& l = f.links[li];
+    const bool a_sw = f.nodes[l.a.node].type == IbNodeType::kSwitch;
+    const bool b_sw = f.nodes[l.b.node].type == IbNodeType::kSwitch;
+    if (l.a.node == l.b.node) {
+      if (a_sw) in->loopbacks.push_back(li);
+      continue;
+    }
+    if (a_sw && b_sw) {
+      in->switch_links.push_back(li);
+      continue;
+    }
+    if (a_sw == b_sw) continue;  // CA to CA: not part of a switched fabric
+    const IbPort ca = a_sw ? l.b : l.a;
+    const IbPort sw = a_sw ? l.a : l.b;
+    Attach at{ca.node, sw.node, sw.port, li};
+    if (in->ca[ca.node].role == CaRole::kCompute) {
+      in->sws[sw.node].attaches.push_back(static_cast<int>(in->attaches.size()));
+      in->sws[sw.node].has_hosts = true;
+      in->attaches.push_back(at);
+    } else if (in->ca[ca.node].role == CaRole::kUnnamed) {
+      in->sws[sw.node].has_unnamed = true;
+      in->unnamed.push_back(at);
+    }
+  }
+  in->counts.links = static_cast<int>(f.links.size());
+  std::unordered_set<int> hcas;
+  for (const Attach& a : in->attaches) hcas.insert(a.ca);
+  in->counts.hcas = static_cast<int>(hcas.size());
+  std::unordered_set<int> unnamed;
+  for (const Attach& a : in->unnamed) unnamed.insert(a.ca);
+  in->counts.unnamed = static_cast<int>(unnamed.size());
+}
+
+void NameSwitches(const IbFabric& f, Inference* in) {
+  // A switch keeps the name in its description when that is a valid, unique name.
+  std::unordered_map<std::string, int> uses;
+  std::vector<std::string> parsed(f.nodes.size());
+  for (size_t i = 0; i < f.nodes.size(); ++i) {
+    if (f.nodes[i].type != IbNodeType::kSwitch) continue;
+    parsed[i] = SwitchNameFromDescription(f.nodes[i].description);
+    ++uses[parsed[i]];
+  }
+  for (size_t i = 0; i < f.nodes.size(); ++i) {
+    if (f.nodes[i].type != IbNodeType::kSwitch) continue;
+    SwInfo& s = in->sws[i];
+    if (IsSafeName(parsed[i]) && uses[parsed[i]] == 1) s.yaml_name = parsed[i];
+    s.display = s.yaml_name.empty() ? f.nodes[i].id : s.yaml_name;
+    s.guid = GuidString(f.nodes[i].guid);
+  }
+}
+
+// Each leaf's rail is the device most of its HCAs are; the rails are those devices in
+// --rail-order, else in natural order. A leaf whose device is no rail's keeps rail -1.
+void InferRails(const DiscoverOptions& opts, const std::unordered_map<std::string, int>& dev_index,
+                Inference* in) {
+  std::set<int> majority_devs;
+  auto dev_less = [&](int a, int b) {
+    return b < 0 || (a >= 0 && NaturalLess(in->devs[a], in->devs[b]));
+  };
+  for (SwInfo& sw : in->sws) {
+    if (!sw.has_hosts) continue;
+    std::map<int, int> counts;
+    for (int ai : sw.attaches) {
+      const int dev = in->ca[in->attaches[ai].ca].dev;
+      if (dev >= 0) ++counts[dev];
+    }
+    sw.majority_dev = Mode<int>(counts, dev_less, -1);
+    if (sw.majority_dev >= 0) majority_devs.insert(sw.majority_dev);
+  }
+  std::vector<std::string>& rails = in->rails;
+  if (!opts.rail_order.empty()) {
+    for (const std::string& name : opts.rail_order)
+      if (std::find(rails.begin(), rails.end(), name) == rails.end()) rails.push_back(name);
+  } else {
+    for (int d : majority_devs) rails.push_back(in->devs[d]);
+    std::sort(rails.begin(), rails.end(), NaturalLess);
+  }
+  in->dev_rail.assign(in->devs.size(), -1);
+  for (int r = 0; r < static_cast<int>(rails.size()); ++r) {
+    auto it = dev_index.find(rails[r]);
+    if (it != dev_index.end()) in->dev_rail[it->second] = r;
+  }
+  for (SwInfo& sw : in->sws)
+    if (sw.has_hosts && sw.majority_dev >= 0) sw.rail = in->dev_rail[sw.majority_dev];
+}
+
+// What each rail's links should train to: the most common link on its leaves.
+void InferLinkTokens(const IbFabric& f, Inference* in) {
+  std::vector<std::map<std::string, int>> per_rail(in->rails.size());
+  std::map<std::string, int> all;
+  for (const Attach& a : in->attaches) {
+    const std::string& token = f.links[a.link].Token();
+    ++all[token];
+    if (in->sws[a.sw].rail >= 0) ++per_rail[in->sws[a.sw].rail][token];
+  }
+  for (const Attach& a : in->unnamed) ++all[f.links[a.link].Token()];
+  for (const auto& counts : per_rail) in->rail_token.push_back(TokenMode(counts));
+  in->host_token = TokenMode(all);
+  // A rail no leaf carries (named only by --rail-order) gets the fabric's usual HCA link.
+  for (std::string& token : in->rail_token)
+    if (token.empty()) token = in->host_token;
+}
+
+// Per host: the group of its leaves that holds most of its links, or -1. Two rail leaves are
+// in one group when most hosts of the smaller one are on both.
+std::vector<int> GroupHosts(const Inference& in, UnionFind* uf) {
+  // Each host's distinct rail leaves.
+  std::vector<std::vector<int>> host_leaves(in.hosts.size());
+  for (const Attach& a : in.attaches) {
+    if (in.sws[a.sw].rail < 0) continue;
+    std::vector<int>& v = host_leaves[in.ca[a.ca].host];
+    if (std::find(v.begin(), v.end(), a.sw) == v.end() && v.size() < kMaxLeavesPerHost)
+      v.push_back(a.sw);
+  }
+  std::vector<int> leaf_hosts(in.sws.size(), 0);
+  std::unordered_map<uint64_t, int> shared;  // (leaf << 32 | leaf) -> hosts on both
+  for (const std::vector<int>& v : host_leaves) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      ++leaf_hosts[v[i]];
+      for (size_t j = i + 1; j < v.size(); ++j) {
+        const uint64_t lo = static_cast<uint64_t>(std::min(v[i], v[j]));
+        const uint64_t hi = static_cast<uint64_t>(std::max(v[i], v[j]));
+        ++shared[lo << 32 | hi];
+      }
+    }
+  }
+  for (const auto& [key, n] : shared) {
+    const int a = static_cast<int>(key >> 32);
+    const int b = static_cast<int>(key & 0xffffffffu);
+    if (2 * n > std::min(leaf_hosts[a], leaf_hosts[b])) uf->Union(a, b);
+  }
+  std::vector<int> host_group(in.hosts.size(), -1);
+  for (size_t h = 0; h < in.hosts.size(); ++h) {
+    std::map<int, int> votes;
+    for (int sw : host_leaves[h]) ++votes[uf->Find(sw)];
+    host_group[h] = Mode<int>(
+        votes, [](int a, int b) { return a < b; }, -1);
+  }
+  return host_group;
+}
+
+// Sets Inference::host_rank: Slurm host order, computed once, as HostLess is far dearer than
+// comparing ranks.
+void RankHosts(Inference* in) {
+  std::vector<int> by_name(in->hosts.size());
+  std::iota(by_name.begin(), by_name.end(), 0);
+  std::sort(by_name.begin(), by_name.end(),
+            [&](int a, int b) { return HostLess(in->hosts[a], in->hosts[b]); });
+  in->host_rank.assign(in->hosts.size(), 0);
+  for (size_t i = 0; i < by_name.size(); ++i) in->host_rank[by_name[i]] = static_cast<int>(i);
+}
+
+// Groups with hosts become SUs, named su1..suN by their first host in Slurm order.
+void GroupSus(Inference* in) {
+  UnionFind uf(in->sws.size());
+  const std::vector<int> host_group = GroupHosts(*in, &uf);
+  std::map<int, std::vector<int>> group_hosts;
+  for (size_t h = 0; h < in->hosts.size(); ++h)
+    if (host_group[h] >= 0) group_hosts[host_group[h]].push_back(static_cast<int>(h));
+  std::vector<std::pair<int, std::vector<int>>> groups(group_hosts.begin(), group_hosts.end());
+  RankHosts(in);
+  auto rank_less = [&](int a, int b) { return in->host_rank[a] < in->host_rank[b]; };
+  for (auto& [group, members] : groups) std::sort(members.begin(), members.end(), rank_less);
+  std::sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
+    return rank_less(a.second.front(), b.second.front());
+  });
+  std::unordered_map<int, int> group_su;
+  in->host_su.assign(in->hosts.size(), -1);
+  for (size_t s = 0; s < groups.size(); ++s) {
+    group_su[groups[s].first] = static_cast<int>(s);
+    for (int h : groups[s].second) in->host_su[h] = static_cast<int>(s);
+    in->su_hosts.push_back(std::move(groups[s].second));
+  }
+  for (size_t sw = 0; sw < in->sws.size(); ++sw) {
+    if (in->sws[sw].rail < 0) continue;
+    auto it = group_su.find(uf.Find(static_cast<int>(sw)));
+    in->sws[sw].su = it == group_su.end() ? kNoSu : it->second;
+  }
+}
+
+// One leaf per SU and rail: of two, the one with more links from the SU's hosts (the earlier
+// on a tie); the other is marked kDuplicate.
+void PickLeaves(Inference* in) {
+  const int n_rails = static_cast<int>(in->rails.size());
+  in->su_leaf.assign(in->su_hosts.size(), std::vector<int>(n_rails, -1));
+  std::vector<int> home_links(in->sws.size(), 0);  // links from the leaf's own SU's hosts
+  for (const Attach& a : in->attaches)
+    if (in->sws[a.sw].su >= 0 && in->host_su[in->ca[a.ca].host] == in->sws[a.sw].su)
+      ++home_links[a.sw];
+  for (size_t sw = 0; sw < in->sws.size(); ++sw) {
+    const int su = in->sws[sw].su;
+    if (su < 0) continue;
+    int& slot = in->su_leaf[su][in->sws[sw].rail];
+    if (slot < 0) {
+      slot = static_cast<int>(sw);
+      continue;
+    }
+    int keep = slot;
+    int drop = static_cast<int>(sw);
+    if (home_links[drop] > home_links[keep]) std::swap(keep, drop);
+    slot = keep;
+    in->sws[drop].su = kDuplicate;
+    in->duplicate_leaves.push_back({su, in->sws[keep].rail, keep, drop, home_links[keep],
+                                    home_links[drop], in->sws[keep].display});
+  }
+  // Leaves of an SU are named after it when their description gives no name.
+  for (size_t s = 0; s < in->su_leaf.size(); ++s) {
+    for (int r = 0; r < n_rails; ++r) {
+      const int sw = in->su_leaf[s][r];
+      if (sw >= 0 && in->sws[sw].yaml_name.empty())
+        in->sws[sw].display = "su" + std::to_string(s + 1) + "-rail" + std::to_string(r);
+    }
+  }
+}
+
+// Sets Inference::host_port: the port each host uses on its SU's leaves, when it is the same on
+// all of them, else 0.
+void FindHostPorts(Inference* in) {
+  in->host_port.assign(in->hosts.size(), -1);
+  for (const Attach& a : in->attaches) {
+    const int h = in->ca[a.ca].host;
+    if (in->sws[a.sw].su < 0 || in->sws[a.sw].su != in->host_su[h]) continue;
+    int& p = in->host_port[h];
+    p = p == -1 ? a.sw_port : (p == a.sw_port ? p : 0);
+  }
+  for (int& p : in->host_port) p = std::max(p, 0);
+}
+
+}  // namespace
+
+std::string TokenMode(const std::map<std::string, int>& counts) {
+  std::map<std::string, int> valid;
+  for (const auto& [token, n] : counts)
+    if (LinkSpecFromIbToken(token)) valid[token] = n;
+  const std::map<std::string, int>& use = valid.empty() ? counts : valid;
+  return Mode<std::string>(
+      use, [](const std::string& a, const std::string& b) { return LinkSlower(b, a); }, "");
+}
+
+Inference Infer(const IbFabric& fabric, const DiscoverOptions& opts) {
+  Inference in;
+  std::unordered_map<std::string, int> dev_index;
+  ClassifyCas(fabric, opts, &in, &dev_index);
+  ClassifyLinks(fabric, &in);
+  NameSwitches(fabric, &in);
+  InferRails(opts, dev_index, &in);
+  InferLinkTokens(fabric, &in);
+  GroupSus(&in);
+  PickLeaves(&in);
+  FindHostPorts(&in);
+  for (const std::vector<int>& hs : in.su_hosts) in.counts.hosts += static_cast<int>(hs.size());
+  for (const std::vector<int>& per_su : in.su_leaf)
+    for (int sw : per_su) in.counts.leaves += sw >= 0;
+  return in;
+}
+
+Topology BuildTopology(const IbFabric& fabric, const Inference& in, const DiscoverOptions& opts) {
+  Topology t;
+  t.cluster = opts.cluster;
+  if (in.rails.empty() || in.su_hosts.empty()) {
+    t.Index();
+    return t;
+  }
+  for (int r = 0; r < static_cast<int>(in.rails.size()); ++r) {
+    Rail rail;
+    rail.index = r;
+    rail.name = "rail" + std::to_string(r);
+    std::optional<LinkSpec> spec =
+        in.rail_token[r].empty() ? std::nullopt : LinkSpecFromIbToken(in.rail_token[r]);
+    if (spec) rail.link = *spec;
+    t.rails.push_back(rail);
+  }
+  NodeType type;
+  type.name = opts.node_type;
+  type.gpus = opts.gpus;
+  type.nics = in.rails;
+  t.node_types.push_back(type);
+  for (size_t s = 0; s < in.su_hosts.size(); ++s) {
+    ScalableUnit su;
+    su.name = "su" + std::to_string(s + 1);
+    for (int h : in.su_hosts[s]) su.nodes.push_back(in.hosts[h]);
+    su.nodes_expr = CompressHostlistSorted(su.nodes);
+    su.node_type = opts.node_type;
+    for (int r = 0; r < static_cast<int>(in.rails.size()); ++r) {
+      Leaf leaf;
+      leaf.rail = r;
+      const int sw = in.su_leaf[s][r];
+      if (sw >= 0) {
+        leaf.sw.name = in.sws[sw].yaml_name;
+        leaf.sw.guid = in.sws[sw].guid;
+        leaf.sw.ports = fabric.nodes[sw].ports;
+      }
+      su.leaves.push_back(leaf);
+    }
+    t.sus.push_back(std::move(su));
+  }
+  for (size_t i = 0; i < fabric.nodes.size(); ++i) {
+    if (fabric.nodes[i].type != IbNodeType::kSwitch || in.sws[i].HasHcas()) continue;
+    Switch sw;
+    sw.name = in.sws[i].display;
+    sw.guid = in.sws[i].guid;
+    sw.ports = fabric.nodes[i].ports;
+    t.spines.push_back(sw);
+  }
+  std::sort(t.spines.begin(), t.spines.end(),
+            [](const Switch& a, const Switch& b) { return NaturalLess(a.name, b.name); });
+  t.Index();
+  return t;
+}
+
+std::vector<SwitchReport> ReportSwitches(const IbFabric& fabric, const Inference& in) {
+  std::vector<SwitchReport> v;
+  std::vector<int> index(fabric.nodes.size(), -1);
+  for (size_t i = 0; i < fabric.nodes.size(); ++i) {
+    if (fabric.nodes[i].type != IbNodeType::kSwitch) continue;
+    index[i] = static_cast<int>(v.size());
+    SwitchReport r;
+    r.name = in.sws[i].display;
+    r.guid = in.sws[i].guid;
+    r.description = fabric.nodes[i].description;
+    r.ports = fabric.nodes[i].ports;
+    r.has_hcas = in.sws[i].HasHcas();
+    if (in.sws[i].su >= 0) {
+      r.su = "su" + std::to_string(in.sws[i].su + 1);
+      r.rail = in.sws[i].rail;
+    }
+    v.push_back(std::move(r));
+  }
+  std::vector<std::vector<int>> hosts(v.size());
+  for (const Attach& a : in.attaches) hosts[index[a.sw]].push_back(in.ca[a.ca].host);
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::sort(hosts[i].begin(), hosts[i].end(),
+              [&](int a, int b) { return in.host_rank[a] < in.host_rank[b]; });
+    hosts[i].erase(std::unique(hosts[i].begin(), hosts[i].end()), hosts[i].end());
+    for (int h : hosts[i]) v[i].hosts.push_back(in.hosts[h]);
+  }
+  for (const Attach& a : in.unnamed) ++v[index[a.sw]].unnamed;
+  for (int li : in.switch_links) {
+    ++v[index[fabric.links[li].a.node]].switch_links;
+    ++v[index[fabric.links[li].b.node]].switch_links;
+  }
+  for (const IbLink& l : fabric.links) {
+    for (const auto& [sw, ca] : {std::make_pair(l.a, l.b), std::make_pair(l.b, l.a)}) {
+      if (index[sw.node] >= 0 && in.ca[ca.node].role == CaRole::kNonCompute)
+        ++v[index[sw.node]].non_compute;
+    }
+  }
+  std::stable_sort(v.begin(), v.end(), [](const SwitchReport& a, const SwitchReport& b) {
+    if (a.su.empty() != b.su.empty()) return !a.su.empty();
+    if (a.su != b.su) return NaturalLess(a.su, b.su);
+    if (a.rail != b.rail) return a.rail < b.rail;
+    if (a.has_hcas != b.has_hcas) return a.has_hcas;
+    return NaturalLess(a.name, b.name);
+  });
+  return v;
+}
+
+}  // namespace railguard::topo
