@@ -206,7 +206,7 @@ TEST(DrainReason, IsBoundedPrintableAndCountsTheOthers) {
             "railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s (+1 more)");
   a.reason = std::string(200, 'x') + "\n\x01";
   const std::string r = DrainReason(MakeVerdict(Level::kDrain, {a, b}));
-  EXPECT_EQ(r.size(), kMaxReasonChars);
+  EXPECT_EQ(r.size(), wire::kMaxReasonChars);
   EXPECT_EQ(r.substr(r.size() - 13), "... (+1 more)");
   for (char c : r) EXPECT_TRUE(c >= 0x20 && c < 0x7f);
 }

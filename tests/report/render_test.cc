@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "healthcheck/history.h"
+#include "wire/event_log.h"
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
@@ -25,11 +25,11 @@ Report FixtureReport() {
   Snapshot s;
   Diags d;
   EXPECT_TRUE(LoadSnapshotFile(testing::kFaultsSnapshot, &s, &d)) << FormatDiags(d);
-  std::vector<health::HealthEvent> events;
+  std::vector<wire::HealthEvent> events;
   Diags problems;
   std::string err;
-  EXPECT_EQ(health::ReadEvents(testing::kFaultsEvents, 0, 1e11, &events, &problems, &err),
-            health::EventLogStatus::kOk);
+  EXPECT_EQ(wire::ReadEvents(testing::kFaultsEvents, 0, 1e11, &events, &problems, &err),
+            wire::EventLogStatus::kOk);
   ReportOptions o;
   o.history_read = true;
   o.history_files = {"events.log"};

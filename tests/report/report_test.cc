@@ -19,8 +19,8 @@ using testing::HealthySnapshot;
 using testing::kT;
 using testing::RowOf;
 
-health::HealthEvent Ev(double age, const std::string& node, health::EventKind kind, int rail) {
-  health::HealthEvent e;
+wire::HealthEvent Ev(double age, const std::string& node, wire::EventKind kind, int rail) {
+  wire::HealthEvent e;
   e.time = kT - age;
   e.node = node;
   e.kind = kind;
@@ -170,8 +170,8 @@ TEST(FleetReport, StaleReportsAreFlagged) {
 
 TEST(FleetReport, HistoryCountsFlapsDrainsAndRatesPerWindow) {
   const topo::Topology t = DevTopology();
-  using K = health::EventKind;
-  std::vector<health::HealthEvent> ev = {
+  using K = wire::EventKind;
+  std::vector<wire::HealthEvent> ev = {
       Ev(3600, "n003", K::kFlap, 5),          Ev(2 * 86400, "n003", K::kFlap, 5),
       Ev(6 * 86400, "n003", K::kDegraded, 5), Ev(8 * 86400, "n003", K::kFlap, 5),  // too old
       Ev(-60, "n003", K::kFlap, 5),  // after the snapshot: ignored
