@@ -268,60 +268,72 @@ std::string HtmlSafeDump(const Json& j) {
   const std::string text = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   std::string out;
   out.reserve(text.size() + text.size() / 32);
-  for (size_t i = 0; i < text.size(); ++i) {
+  size_t done = 0;
+  for (size_t i = text.find_first_of("\\<>&\x7f"); i != std::string::npos;
+       i = text.find_first_of("\\<>&\x7f", done)) {
+    out.append(text, done, i - done);
     const char c = text[i];
-    if (c == '\\' && i + 1 < text.size()) {
-      const char e = text[++i];
+    done = i + 1;
+    if (c == '\\' && done < text.size()) {
+      const char e = text[done++];
       out += e == 'b' ? "\\u0008" : e == 'f' ? "\\u000c" : std::string{'\\', e};
-    } else if (c == '<') {
-      out += "\\u003c";
-    } else if (c == '>') {
-      out += "\\u003e";
-    } else if (c == '&') {
-      out += "\\u0026";
-    } else if (c == '\x7f') {
-      out += "\\u007f";
     } else {
-      out.push_back(c);
+      out += c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : c == '&' ? "\\u0026" : "\\u007f";
     }
   }
+  out.append(text, done, std::string::npos);
   return out;
+}
+
+// `j` as report text: valid UTF-8, compact and HTML-safe.
+std::string Text(Json j) {
+  FixUtf8(&j);
+  return HtmlSafeDump(j);
 }
 
 }  // namespace
 
+// The document is written in three parts so that no tree holds every node at once: the
+// members before "nodes", the nodes one by one, and the members after them.
 std::string RenderJson(const Report& r) {
-  Json j;
-  j["schema"] = "railguard-report";
-  j["version"] = kReportSchemaVersion;
-  j["cluster"] = r.cluster;
-  j["slurm_cluster"] = r.slurm_cluster;
-  j["time"] = Number(r.time);
-  j["source"] = r.source;
+  Json head;
+  head["schema"] = "railguard-report";
+  head["version"] = kReportSchemaVersion;
+  head["cluster"] = r.cluster;
+  head["slurm_cluster"] = r.slurm_cluster;
+  head["time"] = Number(r.time);
+  head["source"] = r.source;
   Json rails = Json::array();
   for (size_t k = 0; k < r.rail_names.size(); ++k)
     rails.push_back({{"index", k}, {"name", r.rail_names[k]}, {"nic", r.rail_nics[k]}});
-  j["rails"] = std::move(rails);
-  j["summary"] = Summary(r);
-  j["suspects"] = Suspects(r);
-  j["matrix"] = Matrix(r);
-  j["capacity"] = Capacity(r);
-  Json nodes = Json::array();
-  for (const NodeRow& n : r.nodes) nodes.push_back(Node(r, n));
-  j["nodes"] = std::move(nodes);
-  j["jobs_on_degraded_paths"] = Jobs(r);
-  j["history"] = HistoryJson(r);
-  j["nodes_not_in_topology"] = r.extra_nodes;
-  j["notes"] = r.notes;
+  head["rails"] = std::move(rails);
+  head["summary"] = Summary(r);
+  head["suspects"] = Suspects(r);
+  head["matrix"] = Matrix(r);
+  head["capacity"] = Capacity(r);
+  Json tail;
+  tail["jobs_on_degraded_paths"] = Jobs(r);
+  tail["history"] = HistoryJson(r);
+  tail["nodes_not_in_topology"] = r.extra_nodes;
+  tail["notes"] = r.notes;
   Json problems = Json::array();
   for (const Diag& d : r.problems)
     problems.push_back({{"file", d.file},
                         {"line", Opt(d.line > 0, static_cast<long long>(d.line))},
                         {"message", d.message},
                         {"text", d.ToString()}});
-  j["problems"] = std::move(problems);
-  FixUtf8(&j);
-  return HtmlSafeDump(j) + "\n";
+  tail["problems"] = std::move(problems);
+  std::string out = Text(std::move(head));
+  out.pop_back();  // its closing '}'
+  out.reserve(out.size() + r.nodes.size() * 1100 + 4096);
+  out += ",\"nodes\":[";
+  for (size_t i = 0; i < r.nodes.size(); ++i) {
+    if (i > 0) out += ',';
+    out += Text(Node(r, r.nodes[i]));
+  }
+  out += "],";
+  out += Text(std::move(tail)).substr(1);  // without its opening '{'
+  return out + "\n";
 }
 
 }  // namespace railguard::report
