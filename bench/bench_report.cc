@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "healthcheck/history.h"
+#include "wire/event_log.h"
 #include "report/render.h"
 #include "report/report.h"
 #include "report/snapshot.h"
@@ -31,7 +31,7 @@ namespace {
 
 using railguard::Diags;
 namespace report = railguard::report;
-namespace health = railguard::health;
+namespace wire = railguard::wire;
 namespace topo = railguard::topo;
 using Clock = std::chrono::steady_clock;
 
@@ -79,7 +79,7 @@ std::string Extra(const std::vector<std::string>& rails, const std::string& verd
 
 // The cluster: a leaf fault (every node of su7 on rail 2, drained), 60 cable faults
 // (restricted), 8 host faults (3 rails, drained), 4 down nodes, 1 job per 8 allocated nodes.
-report::Snapshot MakeSnapshot(const topo::Topology& t, std::vector<health::HealthEvent>* events,
+report::Snapshot MakeSnapshot(const topo::Topology& t, std::vector<wire::HealthEvent>* events,
                               int event_count) {
   Lcg rng;
   report::Snapshot s;
@@ -152,23 +152,23 @@ report::Snapshot MakeSnapshot(const topo::Topology& t, std::vector<health::Healt
     n.extra = Extra(rails[i], verdict[i], failed[i]);
     s.nodes.push_back(n);
   }
-  const health::EventKind kinds[] = {health::EventKind::kFlap, health::EventKind::kDegraded,
-                                     health::EventKind::kRecovered, health::EventKind::kDrained,
-                                     health::EventKind::kRestricted};
+  const wire::EventKind kinds[] = {wire::EventKind::kFlap, wire::EventKind::kDegraded,
+                                     wire::EventKind::kRecovered, wire::EventKind::kDrained,
+                                     wire::EventKind::kRestricted};
   // Like real links, a few are flaky: 9 events in 10 fall on 200 (node, rail) pairs, the
   // rest anywhere.
   std::vector<std::pair<size_t, int>> flaky;
   for (int k = 0; k < 200; ++k)
     flaky.push_back({static_cast<size_t>(rng.Below(static_cast<int>(n_nodes))), rng.Below(kRails)});
   for (int k = 0; k < event_count; ++k) {
-    health::HealthEvent e;
+    wire::HealthEvent e;
     e.time = kNow - rng.Below(7 * 86400);
     const bool on_flaky = rng.Below(10) < 9;
     const auto& f = flaky[static_cast<size_t>(rng.Below(200))];
     e.node = names[on_flaky ? f.first : static_cast<size_t>(rng.Below(static_cast<int>(n_nodes)))];
     e.kind = kinds[rng.Below(5)];
     const bool node_event =
-        e.kind == health::EventKind::kDrained || e.kind == health::EventKind::kRestricted;
+        e.kind == wire::EventKind::kDrained || e.kind == wire::EventKind::kRestricted;
     e.rail = node_event ? -1 : on_flaky ? f.second : rng.Below(kRails);
     e.nic = node_event ? "" : "mlx5_3";
     e.checks = {node_event ? "port.rate" : "link.errors"};
@@ -274,7 +274,7 @@ struct Inputs {
 struct Pipeline {
   topo::Topology topology;
   report::Snapshot snapshot;
-  std::vector<health::HealthEvent> events;
+  std::vector<wire::HealthEvent> events;
   Diags problems;
   report::Report rep;
   std::vector<double> ms;   // wall time of each step done
@@ -300,8 +300,8 @@ struct Pipeline {
     step();
     if (upto < 2) return true;
     std::string err;
-    if (health::ReadEvents(in.history_path, kNow - 7 * 86400, kNow, &events, &problems, &err) !=
-        health::EventLogStatus::kOk)
+    if (wire::ReadEvents(in.history_path, kNow - 7 * 86400, kNow, &events, &problems, &err) !=
+        wire::EventLogStatus::kOk)
       return false;
     step();
     if (upto < 3) return true;
@@ -446,7 +446,7 @@ int main(int argc, char** argv) {
   in.history_path = std::string(dir) + "/events.log";
   size_t jobs = 0, events_written = 0, snap_bytes = 0;
   {
-    std::vector<health::HealthEvent> events;
+    std::vector<wire::HealthEvent> events;
     const report::Snapshot snap = MakeSnapshot(layout, &events, event_count);
     const std::string snap_text = report::SnapshotToJson(snap);
     FILE* f = std::fopen(in.snapshot_path.c_str(), "w");
@@ -456,9 +456,9 @@ int main(int argc, char** argv) {
     }
     std::fclose(f);
     std::string err;
-    health::EventLogOptions log_options;
+    wire::EventLogOptions log_options;
     log_options.max_bytes = uint64_t{1} << 30;
-    if (!health::AppendEvents(in.history_path, events, &err, log_options)) {
+    if (!wire::AppendEvents(in.history_path, events, &err, log_options)) {
       std::fprintf(stderr, "%s\n", err.c_str());
       return 1;
     }

@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "config/load.h"
 #include "config/transitional_checks.h"
-#include "healthcheck/history.h"
+#include "wire/event_log.h"
 #include "report/render.h"
 #include "report/report.h"
 #include "report/slurm_source.h"
@@ -114,7 +114,7 @@ int Report(int argc, char** argv) {
 
   report::ReportOptions options;
   std::string topology_path = args.Get("topology");
-  std::string default_history = health::kDefaultEventLogPath;
+  std::string default_history = wire::kDefaultEventLogPath;
   if (args.Has("config")) {
     Config config;
     Diags diags;
@@ -169,7 +169,7 @@ int Report(int argc, char** argv) {
       return Fail("cannot save the snapshot: " + err);
   }
 
-  std::vector<health::HealthEvent> events;
+  std::vector<wire::HealthEvent> events;
   Diags history_problems;
   if (!args.Has("no-history")) {
     std::vector<std::string> given = args.GetAll("history");
@@ -177,14 +177,14 @@ int Report(int argc, char** argv) {
     const double since = snapshot.time - report::kWindowSeconds[report::k7d];
     for (const std::string& path : HistoryPaths(given, topology)) {
       std::string err;
-      switch (health::ReadEvents(path, since, snapshot.time, &events, &history_problems, &err)) {
-        case health::EventLogStatus::kOk:
+      switch (wire::ReadEvents(path, since, snapshot.time, &events, &history_problems, &err)) {
+        case wire::EventLogStatus::kOk:
           options.history_read = true;
           options.history_files.push_back(path);
           break;
-        case health::EventLogStatus::kMissing:
+        case wire::EventLogStatus::kMissing:
           break;
-        case health::EventLogStatus::kError:
+        case wire::EventLogStatus::kError:
           history_problems.push_back({path, 0, 0, err + "; history from it not shown"});
           break;
       }

@@ -94,7 +94,7 @@ struct HealthConfig {
   // Folder of railcheck's state files (baseline.json, state.json); "%n" as above. Absolute.
   std::string state_dir = "/var/lib/railguard/health";
   // The health event log railcheck appends to and `railctl report` reads (format:
-  // healthcheck/history.h, whose kDefaultEventLogPath this default equals); "%n" as above,
+  // wire/event_log.h, whose kDefaultEventLogPath this default equals); "%n" as above,
   // for a log per node on a shared folder. Absolute.
   std::string events_log = "/var/lib/railguard/events.log";
   // The link_layer every rail port must have: "InfiniBand" or "Ethernet" (RoCE).

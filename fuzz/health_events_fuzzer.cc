@@ -1,4 +1,4 @@
-// Fuzzes the reader of the health event log (healthcheck/history.h): each line through
+// Fuzzes the reader of the health event log (wire/event_log.h): each line through
 // EventFromJsonLine, and the whole text as a log file through ReadEvents. An event that reads
 // must write out (EventToJsonLine) as a line that reads back and writes out the same again.
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_check.h"
-#include "healthcheck/history.h"
+#include "wire/event_log.h"
 
 namespace railguard::fuzz {
 namespace {
@@ -30,21 +30,21 @@ const char* LogPath() {
 }
 
 void CheckLine(std::string_view line) {
-  health::HealthEvent event;
+  wire::HealthEvent event;
   std::string err;
-  if (!health::EventFromJsonLine(line, &event, &err)) {
+  if (!wire::EventFromJsonLine(line, &event, &err)) {
     RG_FUZZ_CHECK(!err.empty(), std::string("a line refused without a message"));
     return;
   }
-  const std::string written = health::EventToJsonLine(event);
+  const std::string written = wire::EventToJsonLine(event);
   RG_FUZZ_CHECK(
-      !written.empty() && written.back() == '\n' && written.size() <= health::kMaxEventLineBytes,
+      !written.empty() && written.back() == '\n' && written.size() <= wire::kMaxEventLineBytes,
       "EventToJsonLine wrote " + std::to_string(written.size()) + " bytes");
-  health::HealthEvent again;
-  RG_FUZZ_CHECK(health::EventFromJsonLine(std::string_view(written).substr(0, written.size() - 1),
+  wire::HealthEvent again;
+  RG_FUZZ_CHECK(wire::EventFromJsonLine(std::string_view(written).substr(0, written.size() - 1),
                                           &again, &err),
                 "EventToJsonLine's line does not read back: " + err + "\n" + written);
-  RG_FUZZ_CHECK(health::EventToJsonLine(again) == written,
+  RG_FUZZ_CHECK(wire::EventToJsonLine(again) == written,
                 "the event writes out otherwise once read back:\n" + written);
 }
 
@@ -67,12 +67,12 @@ void FuzzHealthEvents(std::string_view text) {
     done += static_cast<size_t>(n);
   }
   close(fd);
-  std::vector<health::HealthEvent> events;
+  std::vector<wire::HealthEvent> events;
   Diags problems;
   std::string err;
-  const health::EventLogStatus status =
-      health::ReadEvents(path, -1e300, 1e300, &events, &problems, &err);
-  RG_FUZZ_CHECK(status == health::EventLogStatus::kOk, "ReadEvents: " + err);
+  const wire::EventLogStatus status =
+      wire::ReadEvents(path, -1e300, 1e300, &events, &problems, &err);
+  RG_FUZZ_CHECK(status == wire::EventLogStatus::kOk, "ReadEvents: " + err);
   for (const Diag& d : problems) RG_FUZZ_CHECK(d.line > 0, "a problem without a line");
 }
 

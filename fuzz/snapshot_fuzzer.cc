@@ -1,6 +1,6 @@
 // Fuzzes `railctl report` from a snapshot file: the input is a snapshot (report/snapshot.h),
 // optionally followed by a line "--events--" and health event log lines
-// (healthcheck/history.h). A snapshot that reads must write out as text that reads back and
+// (wire/event_log.h). A snapshot that reads must write out as text that reads back and
 // writes out the same; every refusal names a line. A snapshot that reads goes through the
 // whole report on the development layout (etc/dev-4su.yaml; its Extra values, drain
 // reasons, job hostlists and the events are all outside input) and every format: text lines
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_check.h"
-#include "healthcheck/history.h"
+#include "wire/event_log.h"
 #include "base/json_reader.h"
 #include "report/render.h"
 #include "report/report.h"
@@ -63,7 +63,7 @@ void FuzzSnapshot(std::string_view input) {
   RG_FUZZ_CHECK(report::SnapshotToJson(again) == written,
                 "the snapshot writes out otherwise once read back:\n" + written);
 
-  std::vector<health::HealthEvent> events;
+  std::vector<wire::HealthEvent> events;
   Diags history_problems;
   size_t start = 0;
   int line_no = 0;
@@ -71,9 +71,9 @@ void FuzzSnapshot(std::string_view input) {
     size_t end = log.find('\n', start);
     if (end == std::string_view::npos) end = log.size();
     ++line_no;
-    health::HealthEvent e;
+    wire::HealthEvent e;
     std::string err;
-    if (health::EventFromJsonLine(log.substr(start, end - start), &e, &err))
+    if (wire::EventFromJsonLine(log.substr(start, end - start), &e, &err))
       events.push_back(e);
     else
       history_problems.push_back(Diag{"events.log", line_no, 1, err});

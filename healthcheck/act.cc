@@ -1,13 +1,11 @@
 #include "healthcheck/act.h"
 
-#include <cmath>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "wire/extra_json.h"
 
 namespace railguard::health {
 namespace {
-
-using nlohmann::json;
 
 std::vector<std::string> SplitFeatures(const std::string& list) {
   std::vector<std::string> out;
@@ -19,7 +17,7 @@ std::vector<std::string> SplitFeatures(const std::string& list) {
 }
 
 bool DrainedByRailcheck(const SlurmNode& n) {
-  return n.drain && n.reason.rfind(kReasonPrefix, 0) == 0;
+  return n.drain && wire::IsRailcheckReason(n.reason);
 }
 
 }  // namespace
@@ -48,41 +46,18 @@ std::string DrainReason(const Verdict& v) {
   std::vector<const Finding*> drains;
   for (const Finding& f : v.findings)
     if (f.action == HealthAction::kDrain) drains.push_back(&f);
-  std::string more;
-  if (drains.size() > 1) more = " (+" + std::to_string(drains.size() - 1) + " more)";
   const std::string first = drains.empty() ? std::string("unhealthy") : drains[0]->reason;
-  std::string reason = std::string(kReasonPrefix) + " " + Printable(first, 1000);
-  if (reason.size() + more.size() > kMaxReasonChars)
-    reason = reason.substr(0, kMaxReasonChars - more.size() - 3) + "...";
-  return reason + more;
+  return wire::FormatDrainReason(Printable(first, 1000), drains.empty() ? 0 : drains.size() - 1);
 }
 
 std::optional<std::string> ExtraJson(const Verdict& v, double now, const std::string& current) {
-  json doc = json::object();
-  if (!current.empty()) {
-    try {
-      doc = json::parse(current);
-    } catch (const json::exception&) {
-      return std::nullopt;
-    }
-    if (!doc.is_object()) return std::nullopt;
-  }
-  json mine = json::object();
-  mine["time"] = static_cast<long long>(std::floor(now));
-  mine["verdict"] = LevelName(v.level);
-  json rails = json::array();
-  for (const RailHealth& r : v.rails) rails.push_back(RailStatusName(r.status));
-  mine["rails"] = rails;
-  json failed = json::array();
-  for (const Finding& f : v.findings) {
-    if (f.severity == Severity::kNote) continue;
-    const std::string tag =
-        (f.rail >= 0 ? "rail" + std::to_string(f.rail) + ":" : std::string("node:")) + f.check;
-    if (std::find(failed.begin(), failed.end(), tag) == failed.end()) failed.push_back(tag);
-  }
-  mine["failed"] = failed;
-  doc["railcheck"] = mine;
-  return doc.dump();
+  wire::RailcheckExtra mine;
+  mine.time = now;
+  mine.verdict = LevelName(v.level);
+  for (const RailHealth& r : v.rails) mine.rails.push_back(r.status);
+  for (const Finding& f : v.findings)
+    if (f.severity != Severity::kNote) mine.failed.push_back({f.rail >= 0 ? f.rail : -1, f.check});
+  return wire::WriteExtra(mine, current);
 }
 
 Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const HealthConfig& health,

@@ -10,16 +10,9 @@
 #include "healthcheck/checks.h"
 #include "healthcheck/state.h"
 #include "config/config.h"
+#include "wire/drain_reason.h"
 
 namespace railguard::health {
-
-// Every drain reason railcheck sets starts with this; only nodes whose reason does are
-// ever resumed by railcheck (an admin's drain is never touched).
-inline constexpr char kReasonPrefix[] = "railcheck:";
-
-// The longest reason railcheck sets, prefix included: one line that `sinfo -R` shows whole
-// with a wide enough %E (its default column is 20 characters wide).
-constexpr size_t kMaxReasonChars = 100;
 
 // The node as Slurm sees it.
 struct SlurmNode {
@@ -50,13 +43,13 @@ struct Plan {
   std::vector<std::string> lines;  // what is done and why, one line each
 };
 
-// The Slurm reason for a drain verdict: "railcheck: " + the first drain finding's short form,
-// " (+N more)" when there are others, made printable and cut to kMaxReasonChars.
+// The Slurm reason for a drain verdict (wire/drain_reason.h): the first drain finding's short
+// form made printable, " (+N more)" when there are others, cut to wire::kMaxReasonChars.
 // REQUIRES: v.level == Level::kDrain.
 std::string DrainReason(const Verdict& v);
 
-// The node's per-rail health as compact JSON for the Extra field:
-// {"railcheck":{"time":T,"verdict":"drain","rails":["ok",...],"failed":["rail3:port.rate"]}}.
+// The node's per-rail health for the Extra field (wire::WriteExtra): time `now`, the verdict,
+// each rail's status and the rail (or node) and check of every finding that is not a note.
 // When `current` already holds a JSON object its other keys are kept; when it holds other
 // text nullopt is returned (railcheck does not overwrite what someone else put there).
 std::optional<std::string> ExtraJson(const Verdict& v, double now, const std::string& current);

@@ -274,18 +274,6 @@ const char* SeverityName(Severity s) {
   return "?";
 }
 
-const char* RailStatusName(RailStatus s) {
-  switch (s) {
-    case RailStatus::kOk:
-      return "ok";
-    case RailStatus::kDegraded:
-      return "degraded";
-    case RailStatus::kDown:
-      return "down";
-  }
-  return "?";
-}
-
 const char* LevelName(Level l) {
   switch (l) {
     case Level::kOk:

@@ -10,6 +10,7 @@
 #include "healthcheck/facts.h"
 #include "healthcheck/state.h"
 #include "config/transitional_checks.h"
+#include "wire/extra_json.h"
 #include "topo/model.h"
 
 namespace railguard::health {
@@ -21,13 +22,14 @@ enum class Severity {
   kDown,      // the rail does not work (NIC missing, port down, fatal AER)
 };
 
-enum class RailStatus { kOk, kDegraded, kDown };
+// A rail's health, in the words of the Extra JSON (wire/extra_json.h); railcheck judges
+// kOk, kDegraded or kDown, never kUnknown.
+using RailStatus = wire::RailState;
 
 // What railcheck does about the node as a whole: the strongest action of its findings.
 enum class Level { kOk, kWarn, kRestrict, kDrain };
 
 const char* SeverityName(Severity s);      // "note", "degraded", "down"
-const char* RailStatusName(RailStatus s);  // "ok", "degraded", "down"
 const char* LevelName(Level l);            // "ok", "warn", "restrict", "drain"
 
 // The longest message or reason a finding carries (longer ones are cut, with "...").

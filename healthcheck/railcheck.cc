@@ -11,7 +11,7 @@
 #include "config/transitional_checks.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/gather.h"
-#include "healthcheck/history.h"
+#include "healthcheck/run_events.h"
 #include "healthcheck/report.h"
 #include "healthcheck/state.h"
 #include "healthcheck/state_file.h"
@@ -61,8 +61,8 @@ Baseline MakeBaseline(const NodeFacts& f, double now) {
 }
 
 // How the report names an event: "rail3 degraded", "drained".
-std::string EventLabel(const HealthEvent& e) {
-  const std::string kind = EventKindName(e.kind);
+std::string EventLabel(const wire::HealthEvent& e) {
+  const std::string kind = wire::EventKindName(e.kind);
   return e.rail >= 0 ? "rail" + std::to_string(e.rail) + " " + kind : kind;
 }
 
@@ -350,12 +350,12 @@ int Run::CheckAndAct(Context* c) {
     // rail would look like a change. A log that cannot be written is a warning: the verdict
     // and the exit code stay what the hardware says.
     Phase("writing the event log");
-    const std::vector<HealthEvent> events = EventsForRun(
+    const std::vector<wire::HealthEvent> events = EventsForRun(
         sn, j.verdict, plan, j.history, c->setup->config.placement.healthy_feature, c->now);
     const std::string log = ExpandNode(health.events_log, c->node);
     if (!events.empty()) {
-      if (AppendEvents(log, events, &err)) {
-        for (const HealthEvent& e : events) r.events.push_back(EventLabel(e));
+      if (wire::AppendEvents(log, events, &err)) {
+        for (const wire::HealthEvent& e : events) r.events.push_back(EventLabel(e));
         r.events_log = log;
       } else {
         r.warnings.push_back("event log not written: " + err);

@@ -65,7 +65,7 @@ std::string ReportJson(const RunReport& r) {
     for (const NicFacts& n : r.facts->nics) {
       json rail = {{"rail", n.rail}, {"nic", n.name}};
       if (r.verdict && n.rail < static_cast<int>(r.verdict->rails.size()))
-        rail["status"] = RailStatusName(r.verdict->rails[n.rail].status);
+        rail["status"] = wire::RailStateName(r.verdict->rails[n.rail].status);
       rail["present"] = n.present;
       if (!n.complete) rail["gathered"] = false;
       if (!n.pci.empty()) rail["pci"] = n.pci;

@@ -1,8 +1,15 @@
-// The escaping helpers of render.h.
+// The helpers of render.h that the renderers share: node state text and escaping.
 #include "base/json_reader.h"
 #include "report/render.h"
 
 namespace railguard::report {
+
+std::string NodeStateText(const NodeRow& n, const char* absent) {
+  if (!n.in_slurm) return absent;
+  std::string s = n.state;
+  for (const std::string& f : n.flags) s += "+" + f;
+  return s;
+}
 
 std::string HtmlEscape(std::string_view s) {
   const std::string valid = ValidUtf8(s);

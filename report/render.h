@@ -32,7 +32,10 @@ std::string RenderHtml(const Report& r);
 // label values escaped (\\, \", \n) and made valid UTF-8. Ends in a newline.
 std::string RenderPrometheus(const Report& r);
 
-// --- escaping, exposed for tests ---------------------------------------------------------
+// --- shared by the renderers; escaping exposed for tests -----------------------------------
+
+// The node's Slurm state with its flags ("idle+drain"), or `absent` when Slurm lacks it.
+std::string NodeStateText(const NodeRow& n, const char* absent);
 
 // & < > " ' as entities; invalid UTF-8 as U+FFFD; control characters other than \t \n
 // dropped.

@@ -147,12 +147,7 @@ std::string RailSquares(const Report& r, const NodeRow& n) {
   return s + "</span>";
 }
 
-std::string StateText(const NodeRow& n) {
-  if (!n.in_slurm) return "not in Slurm";
-  std::string s = n.state;
-  for (const std::string& f : n.flags) s += "+" + f;
-  return s;
-}
+std::string StateText(const NodeRow& n) { return NodeStateText(n, "not in Slurm"); }
 
 std::string Join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
@@ -468,14 +463,9 @@ std::string RenderHtml(const Report& r) {
        "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
        "<title>railguard report: " +
        H(r.cluster) + "</title><style>" + kStyle + "</style></head>\n<body>\n";
-  Header(r, &o);
-  Suspects(r, &o);
-  Heatmap(r, &o);
-  Capacity(r, &o);
-  Jobs(r, &o);
-  History(r, &o);
-  Nodes(r, &o);
-  Notes(r, &o);
+  using Section = void (*)(const Report&, std::string*);
+  const Section sections[] = {Header, Suspects, Heatmap, Capacity, Jobs, History, Nodes, Notes};
+  for (Section section : sections) section(r, &o);
   o += "<footer>railctl report &middot; schema railguard-report version " +
        std::to_string(kReportSchemaVersion) + "</footer>\n<script>" + kScript +
        "</script>\n</body></html>\n";

@@ -1,350 +1,339 @@
-// RenderJson: the report as JSON, schema "railguard-report" (report/SCHEMA.md).
-#include "report/json_writer.h"
+// RenderJson: the report as JSON, schema "railguard-report" (report/SCHEMA.md), built as an
+// nlohmann document and written compact, HTML-safe (< > & as \u003c \u003e \u0026).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "base/json_reader.h"
 #include "report/render.h"
 #include "topo/hostlist.h"
 
 namespace railguard::report {
 namespace {
 
-void TimeOrNull(JsonWriter& w, double t) {
-  if (t > 0) {
-    w.Double(t);
-  } else {
-    w.Null();
+using Json = nlohmann::ordered_json;
+
+// A number as the report has always written it: integral values below 1e15, and larger ones
+// whose shortest form has no exponent, as integers; other finite values as the shortest text
+// that reads back the same; NaN and infinities as null.
+Json Number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return static_cast<long long>(v);
+  if (v == std::floor(v) && std::fabs(v) < 1e17) {
+    char buf[32];
+    for (int precision = 6; precision <= 17; ++precision) {
+      std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+      if (std::strtod(buf, nullptr) == v) break;
+    }
+    if (!std::strchr(buf, 'e')) return static_cast<long long>(v);
   }
+  return v;
 }
+
+Json TimeOrNull(double t) { return t > 0 ? Number(t) : Json(nullptr); }
 
 // `value` when `has`, else null.
-void OptString(JsonWriter& w, bool has, const std::string& value) {
-  if (has) {
-    w.String(value);
-  } else {
-    w.Null();
-  }
+Json Opt(bool has, const std::string& value) { return has ? Json(value) : Json(nullptr); }
+Json Opt(bool has, long long value) { return has ? Json(value) : Json(nullptr); }
+
+Json Pair(const std::array<int, 2>& a) { return Json{{"24h", a[k24h]}, {"7d", a[k7d]}}; }
+
+Json NodeNames(const Report& r, const std::vector<int>& idx) {
+  Json out = Json::array();
+  for (int i : idx) out.push_back(r.nodes[static_cast<size_t>(i)].name);
+  return out;
 }
 
-void OptInt(JsonWriter& w, bool has, long long value) {
-  if (has) {
-    w.Int(value);
-  } else {
-    w.Null();
-  }
+Json Summary(const Report& r) {
+  Json j;
+  j["nodes"] = r.nodes.size();
+  j["sus"] = r.sus.size();
+  j["rails"] = r.rail_names.size();
+  j["health"] = {{"healthy", r.healthy},     {"degraded", r.degraded},
+                 {"rail_down", r.down_rails_nodes}, {"no_report", r.no_report},
+                 {"stale", r.stale}};
+  j["drained"] = r.drained;
+  j["restricted"] = r.restricted;
+  j["down"] = r.down;
+  j["idle"] = r.idle;
+  j["free"] = r.free;
+  j["largest_job"] = {
+      {"nodes", r.largest_job},
+      {"su", Opt(r.largest_job_su >= 0,
+                 r.largest_job_su >= 0 ? r.sus[static_cast<size_t>(r.largest_job_su)].name : "")}};
+  j["healthy_feature"] = r.healthy_feature;
+  j["healthy_feature_in_use"] = r.feature_in_use;
+  return j;
 }
 
-void Pair(JsonWriter& w, const std::array<int, 2>& a) {
-  w.BeginObject().Key("24h").Int(a[k24h]).Key("7d").Int(a[k7d]).EndObject();
-}
-
-void NodeNames(JsonWriter& w, const Report& r, const std::vector<int>& idx) {
-  w.BeginArray();
-  for (int i : idx) w.String(r.nodes[static_cast<size_t>(i)].name);
-  w.EndArray();
-}
-
-void Summary(JsonWriter& w, const Report& r) {
-  w.Key("summary").BeginObject();
-  w.Key("nodes").Uint(r.nodes.size());
-  w.Key("sus").Uint(r.sus.size());
-  w.Key("rails").Uint(r.rail_names.size());
-  w.Key("health").BeginObject();
-  w.Key("healthy").Int(r.healthy);
-  w.Key("degraded").Int(r.degraded);
-  w.Key("rail_down").Int(r.down_rails_nodes);
-  w.Key("no_report").Int(r.no_report);
-  w.Key("stale").Int(r.stale);
-  w.EndObject();
-  w.Key("drained").Int(r.drained);
-  w.Key("restricted").Int(r.restricted);
-  w.Key("down").Int(r.down);
-  w.Key("idle").Int(r.idle);
-  w.Key("free").Int(r.free);
-  w.Key("largest_job").BeginObject().Key("nodes").Int(r.largest_job).Key("su");
-  if (r.largest_job_su >= 0) {
-    w.String(r.sus[static_cast<size_t>(r.largest_job_su)].name);
-  } else {
-    w.Null();
-  }
-  w.EndObject();
-  w.Key("healthy_feature").String(r.healthy_feature);
-  w.Key("healthy_feature_in_use").Bool(r.feature_in_use);
-  w.EndObject();
-}
-
-void Suspects(JsonWriter& w, const Report& r) {
-  w.Key("suspects").BeginArray();
+Json Suspects(const Report& r) {
+  Json out = Json::array();
   for (const Suspect& s : r.suspects) {
     std::vector<std::string> names;
     for (int i : s.nodes) names.push_back(r.nodes[static_cast<size_t>(i)].name);
-    w.BeginObject();
-    w.Key("rank").Int(s.rank);
-    w.Key("kind").String(s.kind);
-    w.Key("component").String(s.component);
-    w.Key("title").String(s.title);
-    w.Key("confidence").String(s.confidence);
-    w.Key("su");
-    OptString(w, s.su >= 0, s.su >= 0 ? r.sus[static_cast<size_t>(s.su)].name : "");
-    w.Key("rail");
-    OptInt(w, s.rail >= 0, s.rail);
-    w.Key("node");
-    OptString(w, s.node >= 0, s.node >= 0 ? r.nodes[static_cast<size_t>(s.node)].name : "");
-    w.Key("nic");
-    OptString(w, !s.nic.empty(), s.nic);
-    w.Key("leaf");
-    OptString(w, !s.leaf.empty(), s.leaf);
-    w.Key("port");
-    OptInt(w, s.port > 0, s.port);
-    w.Key("affected_nodes").Uint(s.nodes.size());
-    w.Key("down").Int(s.down);
-    w.Key("nodes").String(CompressHostlistSorted(names));
-    w.Key("evidence").StringArray(s.evidence);
-    w.EndObject();
+    Json j;
+    j["rank"] = s.rank;
+    j["kind"] = s.kind;
+    j["component"] = s.component;
+    j["title"] = s.title;
+    j["confidence"] = s.confidence;
+    j["su"] = Opt(s.su >= 0, s.su >= 0 ? r.sus[static_cast<size_t>(s.su)].name : "");
+    j["rail"] = Opt(s.rail >= 0, static_cast<long long>(s.rail));
+    j["node"] = Opt(s.node >= 0, s.node >= 0 ? r.nodes[static_cast<size_t>(s.node)].name : "");
+    j["nic"] = Opt(!s.nic.empty(), s.nic);
+    j["leaf"] = Opt(!s.leaf.empty(), s.leaf);
+    j["port"] = Opt(s.port > 0, static_cast<long long>(s.port));
+    j["affected_nodes"] = s.nodes.size();
+    j["down"] = s.down;
+    j["nodes"] = CompressHostlistSorted(names);
+    j["evidence"] = s.evidence;
+    out.push_back(std::move(j));
   }
-  w.EndArray();
+  return out;
 }
 
-void Matrix(JsonWriter& w, const Report& r) {
-  w.Key("matrix").BeginArray();
+Json Matrix(const Report& r) {
+  Json out = Json::array();
   for (const SuRow& su : r.sus) {
-    w.BeginObject().Key("su").String(su.name).Key("nodes").Uint(su.nodes.size());
-    w.Key("cells").BeginArray();
+    Json cells = Json::array();
     for (size_t k = 0; k < su.cells.size(); ++k) {
       const Cell& c = su.cells[k];
-      w.BeginObject();
-      w.Key("rail").Uint(k);
-      w.Key("leaf").String(su.leaves[k]);
-      w.Key("nic").String(su.nics[k]);
-      w.Key("status").String(RailStateName(c.Worst()));
-      w.Key("ok").Int(c.ok);
-      w.Key("degraded").Int(c.degraded);
-      w.Key("down").Int(c.down);
-      w.Key("unknown").Int(c.unknown);
-      w.Key("bad_nodes");
-      NodeNames(w, r, c.bad);
-      w.EndObject();
+      Json j;
+      j["rail"] = k;
+      j["leaf"] = su.leaves[k];
+      j["nic"] = su.nics[k];
+      j["status"] = RailStateName(c.Worst());
+      j["ok"] = c.ok;
+      j["degraded"] = c.degraded;
+      j["down"] = c.down;
+      j["unknown"] = c.unknown;
+      j["bad_nodes"] = NodeNames(r, c.bad);
+      cells.push_back(std::move(j));
     }
-    w.EndArray().EndObject();
+    out.push_back({{"su", su.name}, {"nodes", su.nodes.size()}, {"cells", std::move(cells)}});
   }
-  w.EndArray();
+  return out;
 }
 
-void Capacity(JsonWriter& w, const Report& r) {
-  w.Key("capacity").BeginArray();
+Json Capacity(const Report& r) {
+  Json out = Json::array();
   for (const SuRow& su : r.sus) {
-    w.BeginObject();
-    w.Key("su").String(su.name);
-    w.Key("nodes").Uint(su.nodes.size());
-    w.Key("idle").Int(su.idle);
-    w.Key("free").Int(su.free);
-    w.Key("drained").Int(su.drained);
-    w.Key("restricted").Int(su.restricted);
-    w.Key("down").Int(su.down);
-    w.Key("bad_rail").Int(su.unhealthy);
-    w.Key("no_report").Int(su.no_report);
-    w.Key("largest_job").Int(su.largest_job);
-    w.EndObject();
+    out.push_back({{"su", su.name},
+                   {"nodes", su.nodes.size()},
+                   {"idle", su.idle},
+                   {"free", su.free},
+                   {"drained", su.drained},
+                   {"restricted", su.restricted},
+                   {"down", su.down},
+                   {"bad_rail", su.unhealthy},
+                   {"no_report", su.no_report},
+                   {"largest_job", su.largest_job}});
   }
-  w.EndArray();
+  return out;
 }
 
-void Node(JsonWriter& w, const Report& r, const NodeRow& n) {
-  w.BeginObject();
-  w.Key("name").String(n.name);
-  w.Key("su").String(r.sus[static_cast<size_t>(n.su)].name);
-  w.Key("position").Int(n.position);
-  w.Key("in_slurm").Bool(n.in_slurm);
-  w.Key("state");
-  OptString(w, n.in_slurm, n.state);
-  w.Key("flags").StringArray(n.flags);
-  w.Key("drained").Bool(n.drained);
-  w.Key("drained_by");
-  OptString(w, n.drained, n.drained_by);
-  w.Key("reason").String(n.reason);
-  w.Key("reason_time");
-  TimeOrNull(w, n.reason_time);
-  w.Key("reason_user").String(n.reason_user);
-  w.Key("restricted").Bool(n.restricted);
-  w.Key("restricted_since");
-  TimeOrNull(w, n.restricted ? n.restricted_since : 0);
-  w.Key("down").Bool(n.down);
-  w.Key("idle").Bool(n.idle);
-  w.Key("free").Bool(n.free);
-  w.Key("attention").Bool(n.attention);
-  w.Key("health").BeginObject();
-  w.Key("source").String(HealthSourceName(n.source));
-  w.Key("time");
-  TimeOrNull(w, n.health_time);
-  w.Key("verdict");
-  OptString(w, !n.verdict.empty(), n.verdict);
-  w.Key("stale").Bool(n.stale);
-  w.EndObject();
-  w.Key("rails").BeginArray();
-  for (RailState s : n.rails) w.String(RailStateName(s));
-  w.EndArray();
-  w.Key("failed").BeginArray();
+Json RailHistoryJson(size_t k, const RailHistory& h) {
+  Json j;
+  j["rail"] = k;
+  j["flaps"] = Pair(h.flaps);
+  j["degradations"] = Pair(h.degradations);
+  j["recoveries"] = Pair(h.recoveries);
+  j["last_event"] = TimeOrNull(h.last_event);
+  Json rates = Json::array();
+  for (const CounterRate& c : h.rates)
+    rates.push_back({{"counter", c.name},
+                     {"per_hour", Number(c.per_hour)},
+                     {"delta", c.delta},
+                     {"seconds", Number(c.seconds)}});
+  j["counter_rates"] = std::move(rates);
+  j["counter_rates_time"] = TimeOrNull(h.rates_time);
+  return j;
+}
+
+Json Node(const Report& r, const NodeRow& n) {
+  Json j;
+  j["name"] = n.name;
+  j["su"] = r.sus[static_cast<size_t>(n.su)].name;
+  j["position"] = n.position;
+  j["in_slurm"] = n.in_slurm;
+  j["state"] = Opt(n.in_slurm, n.state);
+  j["flags"] = n.flags;
+  j["drained"] = n.drained;
+  j["drained_by"] = Opt(n.drained, n.drained_by);
+  j["reason"] = n.reason;
+  j["reason_time"] = TimeOrNull(n.reason_time);
+  j["reason_user"] = n.reason_user;
+  j["restricted"] = n.restricted;
+  j["restricted_since"] = TimeOrNull(n.restricted ? n.restricted_since : 0);
+  j["down"] = n.down;
+  j["idle"] = n.idle;
+  j["free"] = n.free;
+  j["attention"] = n.attention;
+  j["health"] = {{"source", HealthSourceName(n.source)},
+                 {"time", TimeOrNull(n.health_time)},
+                 {"verdict", Opt(!n.verdict.empty(), n.verdict)},
+                 {"stale", n.stale}};
+  Json rails = Json::array();
+  for (RailState s : n.rails) rails.push_back(RailStateName(s));
+  j["rails"] = std::move(rails);
+  Json failed = Json::array();
   for (size_t k = 0; k < n.rail_checks.size(); ++k)
-    for (const std::string& c : n.rail_checks[k]) w.String("rail" + std::to_string(k) + ":" + c);
-  for (const std::string& c : n.node_checks) w.String("node:" + c);
-  w.EndArray();
-  w.Key("leaf_ports").BeginArray();
-  for (int p : n.leaf_ports) OptInt(w, p > 0, p);
-  w.EndArray();
-  w.Key("jobs").BeginArray();
-  for (uint32_t id : n.jobs) w.Uint(id);
-  w.EndArray();
-  w.Key("history").BeginObject();
-  w.Key("drains");
-  Pair(w, n.drains);
-  w.Key("restricts");
-  Pair(w, n.restricts);
-  w.Key("rails").BeginArray();
-  for (size_t k = 0; k < n.history.size(); ++k) {
-    const RailHistory& h = n.history[k];
-    if (!h.any()) continue;
-    w.BeginObject();
-    w.Key("rail").Uint(k);
-    w.Key("flaps");
-    Pair(w, h.flaps);
-    w.Key("degradations");
-    Pair(w, h.degradations);
-    w.Key("recoveries");
-    Pair(w, h.recoveries);
-    w.Key("last_event");
-    TimeOrNull(w, h.last_event);
-    w.Key("counter_rates").BeginArray();
-    for (const CounterRate& c : h.rates)
-      w.BeginObject()
-          .Key("counter")
-          .String(c.name)
-          .Key("per_hour")
-          .Double(c.per_hour)
-          .Key("delta")
-          .Uint(c.delta)
-          .Key("seconds")
-          .Double(c.seconds)
-          .EndObject();
-    w.EndArray();
-    w.Key("counter_rates_time");
-    TimeOrNull(w, h.rates_time);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  w.Key("events").BeginArray();
-  for (const NodeEvent& e : n.events) {
-    w.BeginObject().Key("time").Double(e.time).Key("event").String(e.kind).Key("rail");
-    OptInt(w, e.rail >= 0, e.rail);
-    w.Key("checks").String(e.checks).Key("detail").String(e.detail).EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+    for (const std::string& c : n.rail_checks[k]) failed.push_back("rail" + std::to_string(k) + ":" + c);
+  for (const std::string& c : n.node_checks) failed.push_back("node:" + c);
+  j["failed"] = std::move(failed);
+  Json ports = Json::array();
+  for (int p : n.leaf_ports) ports.push_back(Opt(p > 0, static_cast<long long>(p)));
+  j["leaf_ports"] = std::move(ports);
+  j["jobs"] = n.jobs;
+  Json rail_history = Json::array();
+  for (size_t k = 0; k < n.history.size(); ++k)
+    if (n.history[k].any()) rail_history.push_back(RailHistoryJson(k, n.history[k]));
+  j["history"] = {{"drains", Pair(n.drains)},
+                  {"restricts", Pair(n.restricts)},
+                  {"rails", std::move(rail_history)}};
+  Json events = Json::array();
+  for (const NodeEvent& e : n.events)
+    events.push_back({{"time", Number(e.time)},
+                      {"event", e.kind},
+                      {"rail", Opt(e.rail >= 0, static_cast<long long>(e.rail))},
+                      {"checks", e.checks},
+                      {"detail", e.detail}});
+  j["events"] = std::move(events);
+  return j;
 }
 
-void Jobs(JsonWriter& w, const Report& r) {
-  w.Key("jobs_on_degraded_paths").BeginArray();
-  for (const JobRow& j : r.degraded_jobs) {
-    w.BeginObject();
-    w.Key("id").Uint(j.id);
-    w.Key("name").String(j.name);
-    w.Key("user").String(j.user);
-    w.Key("partition").String(j.partition);
-    w.Key("nodes").String(j.nodes);
-    w.Key("node_count").Int(j.node_count);
-    w.Key("sus").StringArray(j.sus);
-    w.Key("start_time");
-    TimeOrNull(w, j.start_time);
-    w.Key("degraded_nodes").BeginArray();
-    for (int i : j.bad_nodes) {
+Json Jobs(const Report& r) {
+  Json out = Json::array();
+  for (const JobRow& jr : r.degraded_jobs) {
+    Json j;
+    j["id"] = jr.id;
+    j["name"] = jr.name;
+    j["user"] = jr.user;
+    j["partition"] = jr.partition;
+    j["nodes"] = jr.nodes;
+    j["node_count"] = jr.node_count;
+    j["sus"] = jr.sus;
+    j["start_time"] = TimeOrNull(jr.start_time);
+    Json degraded = Json::array();
+    for (int i : jr.bad_nodes) {
       const NodeRow& n = r.nodes[static_cast<size_t>(i)];
-      w.BeginObject().Key("node").String(n.name).Key("rails").BeginArray();
+      Json rails = Json::array();
       for (size_t k = 0; k < n.rails.size(); ++k)
         if (n.rails[k] == RailState::kDegraded || n.rails[k] == RailState::kDown)
-          w.BeginObject()
-              .Key("rail")
-              .Uint(k)
-              .Key("state")
-              .String(RailStateName(n.rails[k]))
-              .EndObject();
-      w.EndArray().EndObject();
+          rails.push_back({{"rail", k}, {"state", RailStateName(n.rails[k])}});
+      degraded.push_back({{"node", n.name}, {"rails", std::move(rails)}});
     }
-    w.EndArray();
-    w.EndObject();
+    j["degraded_nodes"] = std::move(degraded);
+    out.push_back(std::move(j));
   }
-  w.EndArray();
+  return out;
 }
 
-void History(JsonWriter& w, const Report& r) {
-  w.Key("history").BeginObject();
-  w.Key("read").Bool(r.history_read);
-  w.Key("files").StringArray(r.history_files);
-  w.Key("windows_seconds")
-      .BeginObject()
-      .Key("24h")
-      .Double(kWindowSeconds[k24h])
-      .Key("7d")
-      .Double(kWindowSeconds[k7d])
-      .EndObject();
-  w.Key("events_7d").Int(r.history_events);
-  w.Key("repeat_offender_threshold").Int(kRepeatOffenderEvents);
-  w.Key("repeat_offenders").BeginArray();
+Json HistoryJson(const Report& r) {
+  Json offenders = Json::array();
   for (const Offender& o : r.offenders) {
-    w.BeginObject();
-    w.Key("node").String(r.nodes[static_cast<size_t>(o.node)].name);
-    w.Key("events_7d").Int(o.events);
-    w.Key("flaps_7d").Int(o.flaps);
-    w.Key("degradations_7d").Int(o.degradations);
-    w.Key("drains_7d").Int(o.drains);
-    w.Key("rails").IntArray(o.rails);
-    w.EndObject();
+    offenders.push_back({{"node", r.nodes[static_cast<size_t>(o.node)].name},
+                         {"events_7d", o.events},
+                         {"flaps_7d", o.flaps},
+                         {"degradations_7d", o.degradations},
+                         {"drains_7d", o.drains},
+                         {"rails", o.rails}});
   }
-  w.EndArray();
-  w.EndObject();
+  Json j;
+  j["read"] = r.history_read;
+  j["files"] = r.history_files;
+  j["windows_seconds"] = {{"24h", Number(kWindowSeconds[k24h])},
+                          {"7d", Number(kWindowSeconds[k7d])}};
+  j["events_7d"] = r.history_events;
+  j["repeat_offender_threshold"] = kRepeatOffenderEvents;
+  j["repeat_offenders"] = std::move(offenders);
+  return j;
+}
+
+// Every string of `*j` made valid UTF-8 (each invalid byte as U+FFFD). Keys are this file's.
+void FixUtf8(Json* j) {
+  if (j->is_string()) {
+    std::string& s = j->get_ref<std::string&>();
+    if (!IsValidUtf8(s)) s = ValidUtf8(s);
+  } else if (j->is_structured()) {
+    for (Json& item : *j) FixUtf8(&item);
+  }
+}
+
+// The compact text of `j` with the report's escapes: < > & as \u003c \u003e \u0026 (safe
+// inside an HTML <script> block), DEL as \u007f, \b and \f as \u0008 and \u000c. In valid
+// JSON those characters and backslashes occur only inside strings.
+std::string HtmlSafeDump(const Json& j) {
+  const std::string text = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size() + text.size() / 32);
+  size_t done = 0;
+  for (size_t i = text.find_first_of("\\<>&\x7f"); i != std::string::npos;
+       i = text.find_first_of("\\<>&\x7f", done)) {
+    out.append(text, done, i - done);
+    const char c = text[i];
+    done = i + 1;
+    if (c == '\\' && done < text.size()) {
+      const char e = text[done++];
+      out += e == 'b' ? "\\u0008" : e == 'f' ? "\\u000c" : std::string{'\\', e};
+    } else {
+      out += c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : c == '&' ? "\\u0026" : "\\u007f";
+    }
+  }
+  out.append(text, done, std::string::npos);
+  return out;
+}
+
+// `j` as report text: valid UTF-8, compact and HTML-safe.
+std::string Text(Json j) {
+  FixUtf8(&j);
+  return HtmlSafeDump(j);
 }
 
 }  // namespace
 
+// The document is written in three parts so that no tree holds every node at once: the
+// members before "nodes", the nodes one by one, and the members after them.
 std::string RenderJson(const Report& r) {
-  std::string out;
-  out.reserve(4096 + r.nodes.size() * 600);
-  JsonWriter w(&out);
-  w.BeginObject();
-  w.Key("schema").String("railguard-report");
-  w.Key("version").Int(kReportSchemaVersion);
-  w.Key("cluster").String(r.cluster);
-  w.Key("slurm_cluster").String(r.slurm_cluster);
-  w.Key("time").Double(r.time);
-  w.Key("source").String(r.source);
-  w.Key("rails").BeginArray();
+  Json head;
+  head["schema"] = "railguard-report";
+  head["version"] = kReportSchemaVersion;
+  head["cluster"] = r.cluster;
+  head["slurm_cluster"] = r.slurm_cluster;
+  head["time"] = Number(r.time);
+  head["source"] = r.source;
+  Json rails = Json::array();
   for (size_t k = 0; k < r.rail_names.size(); ++k)
-    w.BeginObject()
-        .Key("index")
-        .Uint(k)
-        .Key("name")
-        .String(r.rail_names[k])
-        .Key("nic")
-        .String(r.rail_nics[k])
-        .EndObject();
-  w.EndArray();
-  Summary(w, r);
-  Suspects(w, r);
-  Matrix(w, r);
-  Capacity(w, r);
-  w.Key("nodes").BeginArray();
-  for (const NodeRow& n : r.nodes) Node(w, r, n);
-  w.EndArray();
-  Jobs(w, r);
-  History(w, r);
-  w.Key("nodes_not_in_topology").StringArray(r.extra_nodes);
-  w.Key("notes").StringArray(r.notes);
-  w.Key("problems").BeginArray();
-  for (const Diag& d : r.problems) {
-    w.BeginObject().Key("file").String(d.file).Key("line");
-    OptInt(w, d.line > 0, d.line);
-    w.Key("message").String(d.message).Key("text").String(d.ToString()).EndObject();
+    rails.push_back({{"index", k}, {"name", r.rail_names[k]}, {"nic", r.rail_nics[k]}});
+  head["rails"] = std::move(rails);
+  head["summary"] = Summary(r);
+  head["suspects"] = Suspects(r);
+  head["matrix"] = Matrix(r);
+  head["capacity"] = Capacity(r);
+  Json tail;
+  tail["jobs_on_degraded_paths"] = Jobs(r);
+  tail["history"] = HistoryJson(r);
+  tail["nodes_not_in_topology"] = r.extra_nodes;
+  tail["notes"] = r.notes;
+  Json problems = Json::array();
+  for (const Diag& d : r.problems)
+    problems.push_back({{"file", d.file},
+                        {"line", Opt(d.line > 0, static_cast<long long>(d.line))},
+                        {"message", d.message},
+                        {"text", d.ToString()}});
+  tail["problems"] = std::move(problems);
+  std::string out = Text(std::move(head));
+  out.pop_back();  // its closing '}'
+  out.reserve(out.size() + r.nodes.size() * 1100 + 4096);
+  out += ",\"nodes\":[";
+  for (size_t i = 0; i < r.nodes.size(); ++i) {
+    if (i > 0) out += ',';
+    out += Text(Node(r, r.nodes[i]));
   }
-  w.EndArray();
-  w.EndObject();
-  out += "\n";
-  return out;
+  out += "],";
+  out += Text(std::move(tail)).substr(1);  // without its opening '{'
+  return out + "\n";
 }
 
 }  // namespace railguard::report

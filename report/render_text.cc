@@ -84,12 +84,7 @@ size_t SuWidth(const Report& r) {
   return std::min<size_t>(w, 16);
 }
 
-std::string StateText(const NodeRow& n) {
-  if (!n.in_slurm) return "not-in-slurm";
-  std::string s = n.state;
-  for (const std::string& f : n.flags) s += "+" + f;
-  return s;
-}
+std::string StateText(const NodeRow& n) { return NodeStateText(n, "not-in-slurm"); }
 
 std::string BadRailsText(const Report& r, const NodeRow& n) {
   std::string s;
@@ -390,16 +385,11 @@ void Notes(const Report& r, std::string* out) {
 }  // namespace
 
 std::string RenderText(const Report& r) {
+  using Section = void (*)(const Report&, std::string*);
+  const Section sections[] = {Summary, Suspects,    Matrix, Capacity, Unavailable,
+                              BadRails, Jobs, HistoryText, Notes};
   std::string out;
-  Summary(r, &out);
-  Suspects(r, &out);
-  Matrix(r, &out);
-  Capacity(r, &out);
-  Unavailable(r, &out);
-  BadRails(r, &out);
-  Jobs(r, &out);
-  HistoryText(r, &out);
-  Notes(r, &out);
+  for (Section section : sections) section(r, &out);
   // The 100-column promise holds whatever the input names are.
   std::string fitted;
   size_t start = 0;

@@ -7,13 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "healthcheck/history.h"
-#include "report/extra.h"
-#include "report/snapshot.h"
 #include "base/diag.h"
+#include "report/snapshot.h"
 #include "topo/model.h"
+#include "wire/event_log.h"
+#include "wire/extra_json.h"
 
 namespace railguard::report {
+
+// A rail's state in the report: railcheck's word from Extra, or unknown.
+using wire::RailState;
+using wire::RailStateName;
 
 // The report's JSON schema version (report/SCHEMA.md).
 constexpr int kReportSchemaVersion = 1;
@@ -195,7 +199,7 @@ struct Report {
 // stop the report. `history_problems` are copied into Report::problems.
 // REQUIRES: `topo` was validated and indexed.
 Report BuildReport(const Snapshot& snapshot, const std::string& snapshot_name,
-                   const topo::Topology& topo, const std::vector<health::HealthEvent>& events,
+                   const topo::Topology& topo, const std::vector<wire::HealthEvent>& events,
                    const Diags& history_problems, const ReportOptions& options);
 
 // "2024-05-01 12:00" (UTC) for a time; "-" for 0.

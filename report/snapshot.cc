@@ -10,6 +10,7 @@
 #include "base/text_file.h"
 
 namespace railguard::report {
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -18,6 +19,30 @@ const char* const kNodeStates[] = {"idle",  "allocated", "mixed",  "down",
                                    "error", "future",    "unknown"};
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// The saved fields of a node and of a job, in file order (extra_line and line are not saved).
+Json NodeJson(const NodeSnapshot& n) {
+  return {{"name", n.name},           {"state", n.state},
+          {"flags", n.flags},         {"reason", n.reason},
+          {"reason_time", n.reason_time}, {"reason_user", n.reason_user},
+          {"features", n.features},   {"features_act", n.features_act},
+          {"extra", n.extra}};
+}
+Json JobJson(const JobSnapshot& j) {
+  return {{"id", j.id},       {"name", j.name},
+          {"user", j.user},   {"state", j.state},
+          {"nodes", j.nodes}, {"node_count", j.node_count},
+          {"start_time", j.start_time}, {"partition", j.partition}};
+}
+
+// `items` as JSON objects, each on its own line indented by two, the last followed by a
+// newline; "" for none.
+template <typename Item>
+std::string OnePerLine(const std::vector<Item>& items, Json (*to_json)(const Item&)) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ",\n  " : "\n  ") + Dump(to_json(items[i]));
+  return items.empty() ? out : out + "\n";
+}
 
 // Typed reads from one JSON object, each problem a diagnostic at the value's position.
 class ObjectReader {
@@ -199,37 +224,8 @@ std::string SnapshotToJson(const Snapshot& s) {
   head["slurm_cluster"] = s.slurm_cluster;
   std::string text = Dump(head);
   text.pop_back();  // the closing '}': nodes and jobs follow
-  text += ",\n\"nodes\": [";
-  for (size_t i = 0; i < s.nodes.size(); ++i) {
-    const NodeSnapshot& n = s.nodes[i];
-    Json j = Json::object();
-    j["name"] = n.name;
-    j["state"] = n.state;
-    j["flags"] = n.flags;
-    j["reason"] = n.reason;
-    j["reason_time"] = n.reason_time;
-    j["reason_user"] = n.reason_user;
-    j["features"] = n.features;
-    j["features_act"] = n.features_act;
-    j["extra"] = n.extra;
-    text += (i ? ",\n  " : "\n  ") + Dump(j);
-  }
-  text += s.nodes.empty() ? "],\n\"jobs\": [" : "\n],\n\"jobs\": [";
-  for (size_t i = 0; i < s.jobs.size(); ++i) {
-    const JobSnapshot& jb = s.jobs[i];
-    Json j = Json::object();
-    j["id"] = jb.id;
-    j["name"] = jb.name;
-    j["user"] = jb.user;
-    j["state"] = jb.state;
-    j["nodes"] = jb.nodes;
-    j["node_count"] = jb.node_count;
-    j["start_time"] = jb.start_time;
-    j["partition"] = jb.partition;
-    text += (i ? ",\n  " : "\n  ") + Dump(j);
-  }
-  text += s.jobs.empty() ? "]}\n" : "\n]}\n";
-  return text;
+  text += ",\n\"nodes\": [" + OnePerLine(s.nodes, NodeJson) + "],\n\"jobs\": [";
+  return text + OnePerLine(s.jobs, JobJson) + "]}\n";
 }
 
 bool SnapshotFromJson(const std::string& text, const std::string& file, Snapshot* out,

@@ -106,7 +106,7 @@ TEST_F(Hostile, GarbageInSysfsGivesSlurmOnlyShortPrintableText) {
   EXPECT_EQ(Run({"--prolog"}), kExitDrain) << err_.str();
   const std::string reason = Node().reason;
   EXPECT_EQ(reason.rfind("railcheck: ", 0), 0u) << reason;
-  EXPECT_LE(reason.size(), kMaxReasonChars) << reason;
+  EXPECT_LE(reason.size(), wire::kMaxReasonChars) << reason;
   EXPECT_TRUE(AllPrintable(reason)) << reason;
 
   const std::string extra = Node().extra;
@@ -143,7 +143,7 @@ TEST_F(Hostile, TheDrainReasonIsBoundedAndPrintableWhateverAFindingSays) {
   f.reason = "rail3 \xe2\x9c\x93 mlx5_5\nforged: line\x1b[2J\t" + std::string(5000, 'x');
   v.findings = {f, f};
   const std::string reason = DrainReason(v);
-  EXPECT_EQ(reason.size(), kMaxReasonChars);
+  EXPECT_EQ(reason.size(), wire::kMaxReasonChars);
   EXPECT_TRUE(AllPrintable(reason)) << reason;
   EXPECT_EQ(reason.substr(0, 42), "railcheck: rail3 ??? mlx5_5?forged: line?[");
   EXPECT_EQ(reason.substr(reason.size() - 13), "... (+1 more)");

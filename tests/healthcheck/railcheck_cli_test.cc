@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "healthcheck/history.h"
+#include "healthcheck/run_events.h"
 #include "healthcheck/railcheck.h"
 #include "tests/healthcheck/health_test_util.h"
 #include "config/load.h"
@@ -85,12 +85,12 @@ class Railcheck : public ::testing::Test {
   const SlurmNode& Node() { return slurm_.nodes["n003"]; }
 
   // The events in the log at `path` (default: the configured one), in file order.
-  std::vector<HealthEvent> Events(std::string path = "") {
+  std::vector<wire::HealthEvent> Events(std::string path = "") {
     if (path.empty()) path = tmp_ / "events.log";
-    std::vector<HealthEvent> out;
+    std::vector<wire::HealthEvent> out;
     Diags problems;
     std::string err;
-    EXPECT_EQ(ReadEvents(path, 0, 1e11, &out, &problems, &err), EventLogStatus::kOk) << err;
+    EXPECT_EQ(wire::ReadEvents(path, 0, 1e11, &out, &problems, &err), wire::EventLogStatus::kOk) << err;
     EXPECT_TRUE(problems.empty()) << FormatDiags(problems);
     return out;
   }
@@ -305,13 +305,13 @@ TEST_F(Railcheck, ADegradedRailIsLoggedWithTheDrainAndTheFeatureTakenAway) {
                             "/events.log\n"),
             std::string::npos)
       << out_.str();
-  const std::vector<HealthEvent> ev = Events();
+  const std::vector<wire::HealthEvent> ev = Events();
   ASSERT_EQ(ev.size(), 4u);
-  EXPECT_EQ(ev[0].kind, EventKind::kRestored);
+  EXPECT_EQ(ev[0].kind, wire::EventKind::kRestored);
   EXPECT_EQ(ev[0].time, 1700000000);
   EXPECT_EQ(ev[0].detail, "feature rail_healthy given back");
 
-  EXPECT_EQ(ev[1].kind, EventKind::kDegraded);
+  EXPECT_EQ(ev[1].kind, wire::EventKind::kDegraded);
   EXPECT_EQ(ev[1].time, 1700000300);
   EXPECT_EQ(ev[1].node, "n003");
   EXPECT_EQ(ev[1].rail, 3);
@@ -320,12 +320,12 @@ TEST_F(Railcheck, ADegradedRailIsLoggedWithTheDrainAndTheFeatureTakenAway) {
   EXPECT_EQ(ev[1].detail,
             "port.rate: rail3 mlx5_5 rate 200 Gb/sec (2X NDR) < expected 400 Gb/sec (4X NDR)");
 
-  EXPECT_EQ(ev[2].kind, EventKind::kDrained);
+  EXPECT_EQ(ev[2].kind, wire::EventKind::kDrained);
   EXPECT_EQ(ev[2].rail, -1);
   EXPECT_EQ(ev[2].checks, std::vector<std::string>{"port.rate"});
   EXPECT_EQ(ev[2].detail, "railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s");
 
-  EXPECT_EQ(ev[3].kind, EventKind::kRestricted);
+  EXPECT_EQ(ev[3].kind, wire::EventKind::kRestricted);
   EXPECT_EQ(ev[3].detail, "feature rail_healthy taken away: single-node jobs only");
 
   // Still broken, already drained: nothing changed, nothing is logged.
@@ -341,9 +341,9 @@ TEST_F(Railcheck, ARepairedRailIsLoggedAsRecoveredAndTheNodeAsResumedAfterItsCle
   for (int run = 1; run <= 3; ++run) ASSERT_EQ(Run({"--periodic"}), kExitOk) << "run " << run;
   EXPECT_NE(out_.str().find("\nevents: resumed, restored -> "), std::string::npos) << out_.str();
   std::vector<std::string> got;
-  for (const HealthEvent& e : Events())
+  for (const wire::HealthEvent& e : Events())
     got.push_back(std::to_string(static_cast<long long>(e.time)) + " " + e.node + " " +
-                  std::to_string(e.rail) + " " + EventKindName(e.kind));
+                  std::to_string(e.rail) + " " + wire::EventKindName(e.kind));
   EXPECT_EQ(got, (std::vector<std::string>{
                      "1700000000 n003 3 degraded",
                      "1700000000 n003 -1 drained",
@@ -351,7 +351,7 @@ TEST_F(Railcheck, ARepairedRailIsLoggedAsRecoveredAndTheNodeAsResumedAfterItsCle
                      "1700000900 n003 -1 resumed",   // the third
                      "1700000900 n003 -1 restored",
                  }));
-  const std::vector<HealthEvent> ev = Events();
+  const std::vector<wire::HealthEvent> ev = Events();
   EXPECT_EQ(ev[3].detail,
             "resumed after clean runs (was: railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s)");
 }
@@ -383,13 +383,13 @@ TEST_F(Railcheck, PercentNInTheLogPathIsTheNodeName) {
   const nlohmann::json j = nlohmann::json::parse(out_.str());
   EXPECT_EQ(j["events"], nlohmann::json::array({"restored"}));
   EXPECT_EQ(j["events_log"], tmp_ / "logs/n003/events.log");
-  const std::vector<HealthEvent> ev = Events(tmp_ / "logs/n003/events.log");
+  const std::vector<wire::HealthEvent> ev = Events(tmp_ / "logs/n003/events.log");
   ASSERT_EQ(ev.size(), 1u);
-  EXPECT_EQ(ev[0].kind, EventKind::kRestored);
+  EXPECT_EQ(ev[0].kind, wire::EventKind::kRestored);
 }
 
 TEST(EventsLogConfig, DefaultsToTheLogTheReportReadsAndTakesOnlyAFilePath) {
-  EXPECT_EQ(HealthConfig().events_log, kDefaultEventLogPath);
+  EXPECT_EQ(HealthConfig().events_log, wire::kDefaultEventLogPath);
   const std::string head = "topology: " RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml\nhealth:\n";
   Config c;
   Diags d;

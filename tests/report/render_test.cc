@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "healthcheck/history.h"
+#include "wire/event_log.h"
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
@@ -25,11 +25,11 @@ Report FixtureReport() {
   Snapshot s;
   Diags d;
   EXPECT_TRUE(LoadSnapshotFile(testing::kFaultsSnapshot, &s, &d)) << FormatDiags(d);
-  std::vector<health::HealthEvent> events;
+  std::vector<wire::HealthEvent> events;
   Diags problems;
   std::string err;
-  EXPECT_EQ(health::ReadEvents(testing::kFaultsEvents, 0, 1e11, &events, &problems, &err),
-            health::EventLogStatus::kOk);
+  EXPECT_EQ(wire::ReadEvents(testing::kFaultsEvents, 0, 1e11, &events, &problems, &err),
+            wire::EventLogStatus::kOk);
   ReportOptions o;
   o.history_read = true;
   o.history_files = {"events.log"};
@@ -108,6 +108,7 @@ TEST(RenderJson, FollowsTheSchema) {
   EXPECT_EQ(j["summary"]["free"], 15);
   EXPECT_EQ(j["summary"]["largest_job"]["nodes"], 7);
   EXPECT_EQ(j["summary"]["largest_job"]["su"], "su3");
+  ASSERT_GE(j["suspects"].size(), 4u);
   const nlohmann::json& top = j["suspects"][0];
   EXPECT_EQ(top["rank"], 1);
   EXPECT_EQ(top["kind"], "leaf");
@@ -124,21 +125,29 @@ TEST(RenderJson, FollowsTheSchema) {
   EXPECT_EQ(cable["node"], "n003");
   EXPECT_EQ(cable["nic"], "mlx5_9");
   EXPECT_EQ(cable["port"], 3);
+  ASSERT_GE(j["matrix"].size(), 2u);
+  ASSERT_GE(j["matrix"][1]["cells"].size(), 4u);
   const nlohmann::json& cell = j["matrix"][1]["cells"][3];
   EXPECT_EQ(cell["status"], "degraded");
   EXPECT_EQ(cell["degraded"], 8);
   EXPECT_EQ(cell["leaf"], "su2-rail3");
-  EXPECT_EQ(j["nodes"].size(), 32u);
+  ASSERT_EQ(j["nodes"].size(), 32u);
   const nlohmann::json& n003 = j["nodes"][2];
   EXPECT_EQ(n003["name"], "n003");
+  ASSERT_EQ(n003["rails"].size(), 8u);
   EXPECT_EQ(n003["rails"][5], "degraded");
+  ASSERT_GE(n003["failed"].size(), 1u);
   EXPECT_EQ(n003["failed"][0], "rail5:link.errors");
   EXPECT_EQ(n003["restricted_since"], 1714558200);
+  ASSERT_GE(n003["history"]["rails"].size(), 1u);
   EXPECT_EQ(n003["history"]["rails"][0]["flaps"]["7d"], 3);
+  ASSERT_GE(n003["history"]["rails"][0]["counter_rates"].size(), 1u);
   EXPECT_EQ(n003["history"]["rails"][0]["counter_rates"][0]["per_hour"], 540);
+  ASSERT_GE(j["jobs_on_degraded_paths"].size(), 1u);
   EXPECT_EQ(j["jobs_on_degraded_paths"][0]["id"], 101);
+  ASSERT_GE(j["history"]["repeat_offenders"].size(), 1u);
   EXPECT_EQ(j["history"]["repeat_offenders"][0]["node"], "n003");
-  EXPECT_EQ(j["problems"].size(), 4u);
+  ASSERT_EQ(j["problems"].size(), 4u);
   EXPECT_EQ(j["problems"][0]["line"], 29);
 }
 
@@ -150,6 +159,7 @@ TEST(RenderJson, EscapesHostileStringsAndReplacesInvalidUtf8) {
   const std::string text = RenderJson(testing::Build(s, t));
   EXPECT_EQ(text.find("</script>"), std::string::npos);
   const nlohmann::json j = nlohmann::json::parse(text);
+  ASSERT_GE(j["nodes"].size(), 1u);
   EXPECT_EQ(j["nodes"][0]["reason"], "</script>\"\\\x01\xEF\xBF\xBD");
 }
 

@@ -139,6 +139,8 @@ TEST_F(ReportCli, HistoryPathsWithPercentNAreReadPerNode) {
   ASSERT_EQ(r.rc, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["history"]["files"], nlohmann::json::array({per_node}));
+  ASSERT_GE(j["nodes"].size(), 3u);
+  ASSERT_GE(j["nodes"][2]["history"]["rails"].size(), 1u);
   EXPECT_EQ(j["nodes"][2]["history"]["rails"][0]["flaps"]["24h"], 1);
 }
 

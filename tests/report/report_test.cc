@@ -19,8 +19,8 @@ using testing::HealthySnapshot;
 using testing::kT;
 using testing::RowOf;
 
-health::HealthEvent Ev(double age, const std::string& node, health::EventKind kind, int rail) {
-  health::HealthEvent e;
+wire::HealthEvent Ev(double age, const std::string& node, wire::EventKind kind, int rail) {
+  wire::HealthEvent e;
   e.time = kT - age;
   e.node = node;
   e.kind = kind;
@@ -36,10 +36,15 @@ TEST(FleetReport, CountsAHealthyIdleClusterAsFreeEverywhere) {
   EXPECT_EQ(r.healthy, 32);
   EXPECT_EQ(r.free, 32);
   EXPECT_EQ(r.largest_job, 8);
+  ASSERT_GE(r.largest_job_su, 0);
+  ASSERT_LT(static_cast<size_t>(r.largest_job_su), r.sus.size());
   EXPECT_EQ(r.sus[static_cast<size_t>(r.largest_job_su)].name, "su1");
   EXPECT_TRUE(r.feature_in_use);
   for (const SuRow& su : r.sus)
     for (const Cell& c : su.cells) EXPECT_EQ(c.ok, 8);
+  ASSERT_EQ(r.sus.size(), 4u);
+  ASSERT_EQ(r.sus[1].leaves.size(), 8u);
+  ASSERT_EQ(r.sus[1].nics.size(), 8u);
   EXPECT_EQ(r.sus[1].leaves[3], "su2-rail3");
   EXPECT_EQ(r.sus[1].nics[3], "mlx5_5");
 }
@@ -55,6 +60,7 @@ TEST(FleetReport, FreeMeansIdleSchedulableUnrestrictedAndHealthy) {
   testing::Node(&s, "n006")->state = "down";
   testing::Node(&s, "n007")->flags = {"not_responding"};
   const Report r = Build(s, t);
+  ASSERT_FALSE(r.sus.empty());
   const SuRow& su1 = r.sus[0];
   EXPECT_EQ(su1.idle, 6);  // all but the allocated and the down one
   EXPECT_EQ(su1.free, 1);  // n008
@@ -136,8 +142,11 @@ TEST(FleetReport, BadExtraIsAProblemWithItsPlaceAndTheNodeIsUnknown) {
             "slurm node n002: node n002: Extra lists 2 rails; expected 8 (the topology's "
             "rails); rails of n002 unknown");
   EXPECT_EQ(RowOf(r, "n001").source, HealthSource::kNone);
+  ASSERT_EQ(RowOf(r, "n001").rails.size(), 8u);
   EXPECT_EQ(RowOf(r, "n001").rails[0], RailState::kUnknown);
   EXPECT_EQ(r.no_report, 3);
+  ASSERT_FALSE(r.sus.empty());
+  ASSERT_FALSE(r.sus[0].cells.empty());
   EXPECT_EQ(r.sus[0].cells[0].unknown, 3);
   EXPECT_TRUE(r.suspects.empty());
 }
@@ -170,8 +179,8 @@ TEST(FleetReport, StaleReportsAreFlagged) {
 
 TEST(FleetReport, HistoryCountsFlapsDrainsAndRatesPerWindow) {
   const topo::Topology t = DevTopology();
-  using K = health::EventKind;
-  std::vector<health::HealthEvent> ev = {
+  using K = wire::EventKind;
+  std::vector<wire::HealthEvent> ev = {
       Ev(3600, "n003", K::kFlap, 5),          Ev(2 * 86400, "n003", K::kFlap, 5),
       Ev(6 * 86400, "n003", K::kDegraded, 5), Ev(8 * 86400, "n003", K::kFlap, 5),  // too old
       Ev(-60, "n003", K::kFlap, 5),  // after the snapshot: ignored
@@ -181,6 +190,7 @@ TEST(FleetReport, HistoryCountsFlapsDrainsAndRatesPerWindow) {
   ev[1].counters = {{"symbol_error", 90, 99, 600}};  // older: not the latest rates
   const Report r = Build(HealthySnapshot(t), t, ev);
   const NodeRow& n = RowOf(r, "n003");
+  ASSERT_EQ(n.history.size(), 8u);
   EXPECT_EQ(n.history[5].flaps[k24h], 1);
   EXPECT_EQ(n.history[5].flaps[k7d], 2);
   EXPECT_EQ(n.history[5].degradations[k24h], 0);
@@ -196,7 +206,7 @@ TEST(FleetReport, HistoryCountsFlapsDrainsAndRatesPerWindow) {
   EXPECT_EQ(r.offenders[0].events, 4);
   EXPECT_EQ(r.offenders[0].rails, std::vector<int>{5});
   EXPECT_TRUE(n.attention);
-  EXPECT_EQ(n.events.size(), 4u);
+  ASSERT_EQ(n.events.size(), 4u);
   EXPECT_EQ(n.events[0].kind, "drained");  // newest first
 }
 

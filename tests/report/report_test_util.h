@@ -94,7 +94,7 @@ inline void Fault(Snapshot* s, const std::string& name, const std::string& rails
 }
 
 inline Report Build(const Snapshot& s, const topo::Topology& t,
-                    const std::vector<health::HealthEvent>& events = {}) {
+                    const std::vector<wire::HealthEvent>& events = {}) {
   ReportOptions o;
   o.history_read = !events.empty();
   return BuildReport(s, "snap.json", t, events, {}, o);

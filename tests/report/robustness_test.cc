@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "healthcheck/history.h"
+#include "wire/event_log.h"
 #include "report/render.h"
 #include "tests/report/report_test_util.h"
 
@@ -47,7 +47,7 @@ std::string Mutate(std::string text, uint64_t* state) {
 
 // Runs everything on `snapshot_text`; false when the snapshot was refused.
 bool Everything(const std::string& snapshot_text, const topo::Topology& t,
-                const std::vector<health::HealthEvent>& events) {
+                const std::vector<wire::HealthEvent>& events) {
   Snapshot s;
   Diags d;
   if (!SnapshotFromJson(snapshot_text, "m.json", &s, &d)) {
@@ -90,13 +90,13 @@ TEST(ReportRobustness, MutatedExtraValuesAreReportOrProblemNeverCrash) {
   const std::string good = testing::ExtraFor("oooddxoo");
   uint64_t state = 7;
   for (int i = 0; i < 5000; ++i) {
-    RailcheckExtra e;
+    wire::RailcheckExtra e;
     std::string err;
     const std::string m = Mutate(good, &state);
-    if (ParseRailcheckExtra(m, &e, &err) == ExtraStatus::kError) {
+    if (wire::ReadExtra(m, wire::ExtraReadMode::kStrict, &e, &err) == wire::ExtraStatus::kError) {
       EXPECT_FALSE(err.empty()) << m;
     } else {
-      EXPECT_LE(e.rails.size(), kMaxExtraRails);
+      EXPECT_LE(e.rails.size(), wire::kMaxExtraRails);
     }
   }
 }
@@ -113,20 +113,20 @@ TEST(ReportRobustness, MutatedHistoryLinesAreEventsOrReasonsNeverCrash) {
   int parsed = 0;
   for (int i = 0; i < 5000; ++i) {
     const std::string m = Mutate(lines[static_cast<size_t>(i) % lines.size()], &state);
-    health::HealthEvent e;
+    wire::HealthEvent e;
     std::string err;
-    if (health::EventFromJsonLine(m, &e, &err)) {
+    if (wire::EventFromJsonLine(m, &e, &err)) {
       ++parsed;
       EXPECT_FALSE(e.node.empty());
       EXPECT_GE(e.rail, -1);
       // What reads writes a line that reads back and writes the same again.
-      const std::string written = health::EventToJsonLine(e);
-      ASSERT_LE(written.size(), health::kMaxEventLineBytes);
-      health::HealthEvent again;
-      ASSERT_TRUE(health::EventFromJsonLine(written.substr(0, written.size() - 1), &again, &err))
+      const std::string written = wire::EventToJsonLine(e);
+      ASSERT_LE(written.size(), wire::kMaxEventLineBytes);
+      wire::HealthEvent again;
+      ASSERT_TRUE(wire::EventFromJsonLine(written.substr(0, written.size() - 1), &again, &err))
           << err << "\n"
           << written;
-      EXPECT_EQ(health::EventToJsonLine(again), written);
+      EXPECT_EQ(wire::EventToJsonLine(again), written);
     } else {
       EXPECT_FALSE(err.empty());
     }

@@ -42,6 +42,7 @@ TEST(RootCause, AWholeLeafIsOneSuspectNamingTheLeafNotEightNodes) {
   EXPECT_EQ(top.title,
             "leaf switch su2-rail3 (su2, rail3) or its uplinks: 8 of 8 nodes bad on rail3");
   EXPECT_EQ(Nodes(r, top), "n009 n010 n011 n012 n013 n014 n015 n016");
+  ASSERT_GE(top.evidence.size(), 5u);
   EXPECT_EQ(top.evidence[0],
             "8 of 8 reporting nodes of su2 have rail3 bad (8 degraded): n[009-016]");
   EXPECT_EQ(top.evidence[1], "their other rails are ok: the fault is on rail3 only");
@@ -66,6 +67,7 @@ TEST(RootCause, OneNodeOneRailIsTheCableWithNodeRailNicLeafAndPort) {
   EXPECT_EQ(r.nodes[static_cast<size_t>(c.node)].name, "n013");
   EXPECT_EQ(c.confidence, "high");
   EXPECT_EQ(c.down, 1);
+  ASSERT_GE(c.evidence.size(), 3u);
   EXPECT_EQ(c.evidence[0], "n013 reports rail5 down (link.errors); its other rails are ok");
   EXPECT_EQ(c.evidence[1], "the other 7 nodes of su2 are ok on rail5: leaf su2-rail5 works");
   EXPECT_EQ(c.evidence[2],
@@ -150,6 +152,7 @@ TEST(RootCause, BelowTheLeafThresholdNodesStayCablesWithMediumConfidence) {
   for (const Suspect& c : r.suspects) {
     EXPECT_EQ(c.kind, "cable");
     EXPECT_EQ(c.confidence, "medium");
+    ASSERT_GE(c.evidence.size(), 2u);
     EXPECT_EQ(c.evidence[1],
               "1 other node(s) of su1 are bad on rail2 too (below the leaf threshold of 3): "
               "watch leaf su1-rail2");
@@ -182,6 +185,7 @@ TEST(RootCause, ANodeOnABadLeafWithAnotherBadRailGetsItsOwnSuspectForThatRail) {
   EXPECT_EQ(r.suspects[0].kind, "leaf");
   EXPECT_EQ(r.suspects[1].kind, "cable");
   EXPECT_EQ(r.suspects[1].rail, 7);
+  ASSERT_FALSE(r.suspects[1].evidence.empty());
   EXPECT_EQ(r.suspects[1].evidence[0],
             "n010 reports rail7 degraded (link.errors); its other rails are explained by "
             "another suspect");

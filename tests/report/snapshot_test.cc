@@ -74,6 +74,7 @@ TEST(ReportSnapshot, WritesInvalidUtf8AsReplacementCharacters) {
   Snapshot back;
   Diags d;
   ASSERT_TRUE(SnapshotFromJson(SnapshotToJson(s), "s.json", &back, &d)) << FormatDiags(d);
+  ASSERT_EQ(back.nodes.size(), 1u);
   EXPECT_EQ(back.nodes[0].reason, "bad \xEF\xBF\xBD byte");
 }
 

@@ -1,17 +1,21 @@
-// Tests for reading railcheck's JSON from Slurm's Extra field (report/extra.h).
-#include "report/extra.h"
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Tests for railcheck's JSON in Slurm's Extra field (wire/extra_json.h): the strict reader,
+// the lenient one, and the writer's output read back.
+#include "wire/extra_json.h"
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
-namespace railguard::report {
+namespace railguard::wire {
 namespace {
 
 std::string ErrorOf(const std::string& extra) {
   RailcheckExtra e;
   std::string err;
-  switch (ParseRailcheckExtra(extra, &e, &err)) {
+  switch (ReadExtra(extra, ExtraReadMode::kStrict, &e, &err)) {
     case ExtraStatus::kNone:
       return "none";
     case ExtraStatus::kOk:
@@ -25,11 +29,11 @@ std::string ErrorOf(const std::string& extra) {
 TEST(ExtraField, ReadsWhatRailcheckWrites) {
   RailcheckExtra e;
   std::string err;
-  ASSERT_EQ(ParseRailcheckExtra(
+  ASSERT_EQ(ReadExtra(
                 "{\"site\":{\"rack\":7},\"railcheck\":{\"time\":1714559700,\"verdict\":\"drain\","
                 "\"rails\":[\"ok\",\"degraded\",\"down\"],\"failed\":[\"rail1:port.rate\","
                 "\"rail2:port.state\",\"node:gpu.count\"]}}",
-                &e, &err),
+                ExtraReadMode::kStrict, &e, &err),
             ExtraStatus::kOk)
       << err;
   EXPECT_EQ(e.time, 1714559700);
@@ -91,5 +95,57 @@ TEST(ExtraField, HostileValuesAreRefusedNotFollowed) {
             std::string::npos);
 }
 
+TEST(ExtraField, WhatIsWrittenReadsBackAndKeepsOtherKeys) {
+  RailcheckExtra mine;
+  mine.time = 1714559700.9;
+  mine.verdict = "restrict";
+  mine.rails = {RailState::kOk, RailState::kDegraded, RailState::kDown};
+  mine.failed = {{1, "link.errors"}, {-1, "gpu.count"}, {1, "link.errors"}};
+  const std::optional<std::string> text = WriteExtra(mine, "{\"site\":{\"rack\":7,\"u\":1.5}}");
+  ASSERT_TRUE(text.has_value());
+  EXPECT_EQ(*text,
+            "{\"railcheck\":{\"failed\":[\"rail1:link.errors\",\"node:gpu.count\"],\"rails\":"
+            "[\"ok\",\"degraded\",\"down\"],\"time\":1714559700,\"verdict\":\"restrict\"},"
+            "\"site\":{\"rack\":7,\"u\":1.5}}");
+  RailcheckExtra back;
+  std::string err;
+  ASSERT_EQ(ReadExtra(*text, ExtraReadMode::kStrict, &back, &err), ExtraStatus::kOk) << err;
+  EXPECT_EQ(back.time, 1714559700);
+  EXPECT_EQ(back.verdict, "restrict");
+  EXPECT_EQ(back.rails, mine.rails);
+  ASSERT_EQ(back.failed.size(), 2u);
+  EXPECT_EQ(back.failed[0].rail, 1);
+  EXPECT_EQ(back.failed[0].check, "link.errors");
+  EXPECT_EQ(back.failed[1].rail, -1);
+  // Rewritten over itself, the text stays the same.
+  EXPECT_EQ(WriteExtra(back, *text), text);
+  EXPECT_FALSE(WriteExtra(mine, "rack 7").has_value());
+  EXPECT_FALSE(WriteExtra(mine, "[1]").has_value());
+}
+
+TEST(ExtraField, TheLenientReaderTakesOnlyTheRailsAndNeverErrs) {
+  RailcheckExtra e;
+  std::string err;
+  EXPECT_EQ(ReadExtra("{\"railcheck\":{\"rails\":[\"down\",\"meh\",7,\"degraded\"]}}",
+                      ExtraReadMode::kLenient, &e, &err),
+            ExtraStatus::kOk);
+  EXPECT_EQ(e.rails, (std::vector<RailState>{RailState::kDown, RailState::kOk, RailState::kOk,
+                                              RailState::kDegraded}));
+  EXPECT_TRUE(e.verdict.empty());
+  for (const std::string& other :
+       {std::string(""), std::string("rack 7"), std::string("[1]"), std::string("{\"a\":1}"),
+        std::string("{\"railcheck\":\"ok\"}"), std::string("{\"railcheck\":{\"rails\":1}}")}) {
+    EXPECT_EQ(ReadExtra(other, ExtraReadMode::kLenient, &e, &err), ExtraStatus::kNone) << other;
+    EXPECT_TRUE(e.rails.empty());
+  }
+}
+
+TEST(ExtraField, RailStatesHaveTheirWords) {
+  EXPECT_STREQ(RailStateName(RailState::kOk), "ok");
+  EXPECT_STREQ(RailStateName(RailState::kDegraded), "degraded");
+  EXPECT_STREQ(RailStateName(RailState::kDown), "down");
+  EXPECT_STREQ(RailStateName(RailState::kUnknown), "unknown");
+}
+
 }  // namespace
-}  // namespace railguard::report
+}  // namespace railguard::wire

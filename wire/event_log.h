@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The health event log: railcheck appends what changed on a node (a rail degraded, down or
 // recovered, a link flap, a drain, a resume, the healthy feature taken or given back, with
 // the counters that decided) as JSON lines to a size-bounded file; `railctl report` reads
@@ -18,12 +19,7 @@
 
 #include "base/diag.h"
 
-namespace railguard::health {
-
-struct Verdict;
-struct SlurmNode;
-struct Plan;
-struct History;
+namespace railguard::wire {
 
 // Where railcheck writes its events unless configured otherwise.
 inline constexpr char kDefaultEventLogPath[] = "/var/lib/railguard/events.log";
@@ -115,14 +111,4 @@ enum class EventLogStatus {
 EventLogStatus ReadEvents(const std::string& path, double since, double until,
                           std::vector<HealthEvent>* out, Diags* problems, std::string* err);
 
-// The events of one railcheck run, for AppendEvents: a rail whose state differs from the
-// one railcheck last published in the node's Extra field (`before.extra`; a rail with no
-// published state counts as ok) gives degraded, down or recovered, with the checks of its
-// findings and the counters of its port that rose in this run; a flap this run saw gives
-// flap; the plan's drain and resume give drained and resumed; a change of `feature` on the
-// node gives restricted or restored. Pure; call it with the plan that was applied.
-std::vector<HealthEvent> EventsForRun(const SlurmNode& before, const Verdict& verdict,
-                                      const Plan& plan, const History& history,
-                                      const std::string& feature, double now);
-
-}  // namespace railguard::health
+}  // namespace railguard::wire

@@ -1,4 +1,5 @@
-#include "healthcheck/history.h"
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "wire/event_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "healthcheck/act.h"
-#include "healthcheck/checks.h"
 #include "base/json_reader.h"
 
-namespace railguard::health {
+namespace railguard::wire {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -170,37 +169,6 @@ bool ShortPrintable(const std::string& s) {
   for (unsigned char c : s)
     if (c < 0x20 || c == 0x7F) return false;
   return true;
-}
-
-// The rail states railcheck last published in Extra, or empty when there are none.
-std::vector<RailStatus> PublishedRails(const std::string& extra) {
-  std::vector<RailStatus> out;
-  if (extra.empty()) return out;
-  Json doc = Json::parse(extra, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return out;
-  auto rc = doc.find("railcheck");
-  if (rc == doc.end() || !rc->is_object()) return out;
-  auto rails = rc->find("rails");
-  if (rails == rc->end() || !rails->is_array()) return out;
-  for (const Json& r : *rails) {
-    const std::string s = r.is_string() ? r.get<std::string>() : "";
-    out.push_back(s == "down"       ? RailStatus::kDown
-                  : s == "degraded" ? RailStatus::kDegraded
-                                    : RailStatus::kOk);
-  }
-  return out;
-}
-
-bool HasFeatureIn(const std::string& list, const std::string& feature) {
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    if (list.compare(start, comma - start, feature) == 0 && comma - start == feature.size())
-      return true;
-    start = comma + 1;
-  }
-  return false;
 }
 
 }  // namespace
@@ -515,87 +483,4 @@ EventLogStatus ReadEvents(const std::string& path, double since, double until,
   return any ? EventLogStatus::kOk : EventLogStatus::kMissing;
 }
 
-std::vector<HealthEvent> EventsForRun(const SlurmNode& before, const Verdict& verdict,
-                                      const Plan& plan, const History& history,
-                                      const std::string& feature, double now) {
-  std::vector<HealthEvent> out;
-  const std::vector<RailStatus> published = PublishedRails(before.extra);
-  for (const RailHealth& r : verdict.rails) {
-    const RailStatus was = r.rail >= 0 && static_cast<size_t>(r.rail) < published.size()
-                               ? published[r.rail]
-                               : RailStatus::kOk;
-    const PortMoves* port = nullptr;
-    for (const PortMoves& p : history.ports)
-      if (p.rail == r.rail) port = &p;
-    HealthEvent e;
-    e.time = now;
-    e.node = before.name;
-    e.rail = r.rail;
-    e.nic = r.nic;
-    if (r.status != was) {
-      e.kind = r.status == RailStatus::kDown       ? EventKind::kDown
-               : r.status == RailStatus::kDegraded ? EventKind::kDegraded
-                                                   : EventKind::kRecovered;
-      for (const Finding& f : verdict.findings) {
-        if (f.rail != r.rail || f.severity == Severity::kNote) continue;
-        if (std::find(e.checks.begin(), e.checks.end(), f.check) == e.checks.end())
-          e.checks.push_back(f.check);
-        if (e.detail.empty()) e.detail = f.message;
-      }
-      if (port) {
-        for (const CounterMove& m : port->moves)
-          if (m.since_last > 0 && !m.went_backwards)
-            e.counters.push_back({m.key, m.value, m.since_last, history.since_last_seconds});
-      }
-      out.push_back(e);
-    }
-    if (port && port->downs_now > 0) {
-      HealthEvent f = e;
-      f.kind = EventKind::kFlap;
-      f.checks = {"link.flap"};
-      f.detail = port->link_downed_change.empty() ? port->state_change : port->link_downed_change;
-      f.counters.clear();
-      for (const CounterMove& m : port->moves)
-        if (m.key == "link_downed" && m.since_last > 0)
-          f.counters.push_back({m.key, m.value, m.since_last, history.since_last_seconds});
-      out.push_back(f);
-    }
-  }
-  HealthEvent node;
-  node.time = now;
-  node.node = before.name;
-  node.rail = -1;
-  for (const Finding& f : verdict.findings)
-    if (f.severity != Severity::kNote &&
-        std::find(node.checks.begin(), node.checks.end(), f.check) == node.checks.end())
-      node.checks.push_back(f.check);
-  if (plan.update.drain_reason) {
-    HealthEvent e = node;
-    e.kind = EventKind::kDrained;
-    e.detail = *plan.update.drain_reason;
-    out.push_back(e);
-  }
-  if (plan.update.resume) {
-    HealthEvent e = node;
-    e.kind = EventKind::kResumed;
-    e.checks.clear();
-    e.detail = "resumed after clean runs (was: " + before.reason + ")";
-    out.push_back(e);
-  }
-  const std::string active_before =
-      before.features_act.empty() ? before.features : before.features_act;
-  const bool had = HasFeatureIn(active_before, feature);
-  const bool has =
-      plan.update.features_act ? HasFeatureIn(*plan.update.features_act, feature) : had;
-  if (had != has) {
-    HealthEvent e = node;
-    e.kind = has ? EventKind::kRestored : EventKind::kRestricted;
-    if (has) e.checks.clear();
-    e.detail = (has ? "feature " + feature + " given back"
-                    : "feature " + feature + " taken away: single-node jobs only");
-    out.push_back(e);
-  }
-  return out;
-}
-
-}  // namespace railguard::health
+}  // namespace railguard::wire

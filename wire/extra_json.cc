@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "wire/extra_json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "base/json_reader.h"
+
+namespace railguard::wire {
+namespace {
+
+using nlohmann::json;
+
+const char kExpected[] =
+    "expected {\"railcheck\":{\"time\":T,\"verdict\":\"drain|restrict|warn|ok\","
+    "\"rails\":[\"ok|degraded|down\",...],\"failed\":[\"railN:check\",...]}}";
+
+// How deep someone else's JSON in Extra may nest and still be kept or read leniently.
+constexpr int kMaxForeignDepth = 2048;
+
+std::string At(const JsonValue& v) { return "column " + std::to_string(v.column) + ": "; }
+
+std::string Quoted(const std::string& s) { return "\"" + ValidUtf8(s).substr(0, 48) + "\""; }
+
+bool CheckNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
+}
+
+// "rail3:port.rate" or "node:gpu.count".
+bool ParseFailed(const std::string& s, FailedCheck* out) {
+  const size_t colon = s.find(':');
+  if (colon == std::string::npos || colon + 1 >= s.size() || s.size() > 128) return false;
+  const std::string where = s.substr(0, colon);
+  out->check = s.substr(colon + 1);
+  if (!std::all_of(out->check.begin(), out->check.end(), CheckNameChar)) return false;
+  if (where == "node") {
+    out->rail = -1;
+    return true;
+  }
+  if (where.size() < 5 || where.size() > 7 || where.compare(0, 4, "rail") != 0) return false;
+  int rail = 0;
+  for (size_t i = 4; i < where.size(); ++i) {
+    if (where[i] < '0' || where[i] > '9') return false;
+    rail = rail * 10 + (where[i] - '0');
+  }
+  out->rail = rail;
+  return true;
+}
+
+std::string FailedTag(const FailedCheck& f) {
+  return (f.rail >= 0 ? "rail" + std::to_string(f.rail) + ":" : std::string("node:")) + f.check;
+}
+
+// "rails" as railcheck reads its own last report: anything but degraded or down is ok.
+void ReadRailsLeniently(const JsonValue& rails, RailcheckExtra* out) {
+  for (const JsonValue& r : rails.items) {
+    const std::string s = r.is_string() ? r.text : "";
+    out->rails.push_back(s == "down"       ? RailState::kDown
+                         : s == "degraded" ? RailState::kDegraded
+                                           : RailState::kOk);
+  }
+}
+
+ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::string* err) {
+  if (!rc.is_object()) {
+    *err = At(rc) + "\"railcheck\" is " + JsonTypeName(rc.type) + "; " + kExpected;
+    return ExtraStatus::kError;
+  }
+  const JsonValue* time = rc.Find("time");
+  if (!time || !time->is_number() || time->number < 0 || time->number > 1e11) {
+    *err = At(time ? *time : rc) + "\"time\" " +
+           (time ? "is " + std::string(JsonTypeName(time->type)) +
+                       (time->is_number() ? " out of range" : "")
+                 : std::string("is missing")) +
+           "; expected seconds since the epoch; " + kExpected;
+    return ExtraStatus::kError;
+  }
+  out->time = time->number;
+  const JsonValue* verdict = rc.Find("verdict");
+  if (!verdict || !verdict->is_string() ||
+      (verdict->text != "drain" && verdict->text != "restrict" && verdict->text != "warn" &&
+       verdict->text != "ok")) {
+    *err = At(verdict ? *verdict : rc) + "\"verdict\" " +
+           (verdict ? "is " + (verdict->is_string() ? Quoted(verdict->text)
+                                                    : std::string(JsonTypeName(verdict->type)))
+                    : std::string("is missing")) +
+           "; expected \"drain\", \"restrict\", \"warn\" or \"ok\"";
+    return ExtraStatus::kError;
+  }
+  out->verdict = verdict->text;
+  const JsonValue* rails = rc.Find("rails");
+  if (!rails || !rails->is_array() || rails->items.size() > kMaxExtraRails) {
+    *err = At(rails ? *rails : rc) + "\"rails\" " +
+           (!rails               ? std::string("is missing")
+            : !rails->is_array() ? "is " + std::string(JsonTypeName(rails->type))
+                                 : "has " + std::to_string(rails->items.size()) + " entries") +
+           "; expected an array of at most " + std::to_string(kMaxExtraRails) +
+           " rail states (\"ok\", \"degraded\" or \"down\")";
+    return ExtraStatus::kError;
+  }
+  for (const JsonValue& r : rails->items) {
+    RailState s;
+    if (r.is_string() && r.text == "ok") {
+      s = RailState::kOk;
+    } else if (r.is_string() && r.text == "degraded") {
+      s = RailState::kDegraded;
+    } else if (r.is_string() && r.text == "down") {
+      s = RailState::kDown;
+    } else {
+      *err = At(r) + "rail " + std::to_string(out->rails.size()) + " is " +
+             (r.is_string() ? Quoted(r.text) : std::string(JsonTypeName(r.type))) +
+             "; expected \"ok\", \"degraded\" or \"down\"";
+      return ExtraStatus::kError;
+    }
+    out->rails.push_back(s);
+  }
+  const JsonValue* failed = rc.Find("failed");
+  if (!failed) return ExtraStatus::kOk;
+  if (!failed->is_array() || failed->items.size() > kMaxExtraFailed) {
+    *err = At(*failed) + "\"failed\" " +
+           (!failed->is_array() ? "is " + std::string(JsonTypeName(failed->type))
+                                : "has " + std::to_string(failed->items.size()) + " entries") +
+           "; expected an array of at most " + std::to_string(kMaxExtraFailed) +
+           " entries such as \"rail3:port.rate\"";
+    return ExtraStatus::kError;
+  }
+  for (const JsonValue& f : failed->items) {
+    FailedCheck fc;
+    if (!f.is_string() || !ParseFailed(f.text, &fc) ||
+        (fc.rail >= 0 && static_cast<size_t>(fc.rail) >= out->rails.size())) {
+      *err = At(f) + "failed entry " +
+             (f.is_string() ? Quoted(f.text) : std::string(JsonTypeName(f.type))) +
+             "; expected \"railN:check\" with N < " + std::to_string(out->rails.size()) +
+             " (the rails listed) or \"node:check\", check names in a-z 0-9 . _";
+      return ExtraStatus::kError;
+    }
+    out->failed.push_back(fc);
+  }
+  return ExtraStatus::kOk;
+}
+
+// A parsed value as a document to write back: integers stay integers (unsigned when they
+// fit, then signed), other numbers doubles, as nlohmann's own parser would hold them.
+json ToDocument(const JsonValue& v) {
+  switch (v.type) {
+    case JsonValue::Type::kNull:
+      return nullptr;
+    case JsonValue::Type::kBool:
+      return v.boolean;
+    case JsonValue::Type::kString:
+      return v.text;
+    case JsonValue::Type::kNumber: {
+      uint64_t u = 0;
+      if (v.AsUint64(&u)) return u;
+      if (v.integral) {
+        errno = 0;
+        char* end = nullptr;
+        const long long i = std::strtoll(v.text.c_str(), &end, 10);
+        if (errno == 0 && end && *end == '\0') return i;
+      }
+      return v.number;
+    }
+    case JsonValue::Type::kArray: {
+      json a = json::array();
+      for (const JsonValue& item : v.items) a.push_back(ToDocument(item));
+      return a;
+    }
+    case JsonValue::Type::kObject: {
+      json o = json::object();
+      for (const auto& m : v.members) o[m.first] = ToDocument(m.second);
+      return o;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const char* RailStateName(RailState s) {
+  static const char* const kNames[] = {"ok", "degraded", "down", "unknown"};  // enum order
+  const size_t i = static_cast<size_t>(s);
+  return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "?";
+}
+
+ExtraStatus ReadExtra(const std::string& extra, ExtraReadMode mode, RailcheckExtra* out,
+                      std::string* err) {
+  const bool strict = mode == ExtraReadMode::kStrict;
+  *out = RailcheckExtra();
+  if (extra.find_first_not_of(" \t\r\n") == std::string::npos) return ExtraStatus::kNone;
+  if (strict && extra.size() > kMaxExtraBytes) {
+    *err = "Extra is " + std::to_string(extra.size()) + " bytes; expected at most " +
+           std::to_string(kMaxExtraBytes);
+    return ExtraStatus::kError;
+  }
+  JsonValue doc;
+  JsonError jerr;
+  JsonLimits limits;
+  limits.max_depth = strict ? 8 : kMaxForeignDepth;
+  if (!ParseJson(extra, &doc, &jerr, limits)) {
+    if (!strict) return ExtraStatus::kNone;
+    *err = "column " + std::to_string(jerr.column) + ": " + jerr.message + "; " + kExpected;
+    return ExtraStatus::kError;
+  }
+  if (!doc.is_object()) {
+    if (!strict) return ExtraStatus::kNone;
+    *err = At(doc) + "Extra is " + JsonTypeName(doc.type) + "; " + kExpected;
+    return ExtraStatus::kError;
+  }
+  const JsonValue* rc = doc.Find("railcheck");
+  if (!rc) return ExtraStatus::kNone;
+  if (strict) return ReadStrictRailcheck(*rc, out, err);
+  const JsonValue* rails = rc->is_object() ? rc->Find("rails") : nullptr;
+  if (!rails || !rails->is_array()) return ExtraStatus::kNone;
+  ReadRailsLeniently(*rails, out);
+  return ExtraStatus::kOk;
+}
+
+std::optional<std::string> WriteExtra(const RailcheckExtra& mine, const std::string& current) {
+  json doc = json::object();
+  if (!current.empty()) {
+    JsonValue parsed;
+    JsonError jerr;
+    JsonLimits limits;
+    limits.max_depth = kMaxForeignDepth;
+    if (!ParseJson(current, &parsed, &jerr, limits) || !parsed.is_object()) return std::nullopt;
+    doc = ToDocument(parsed);
+  }
+  json rc = json::object();
+  rc["time"] = static_cast<long long>(std::floor(mine.time));
+  rc["verdict"] = mine.verdict;
+  json rails = json::array();
+  for (RailState r : mine.rails) rails.push_back(RailStateName(r));
+  rc["rails"] = rails;
+  json failed = json::array();
+  for (const FailedCheck& f : mine.failed) {
+    const std::string tag = FailedTag(f);
+    if (std::find(failed.begin(), failed.end(), tag) == failed.end()) failed.push_back(tag);
+  }
+  rc["failed"] = failed;
+  doc["railcheck"] = rc;
+  return doc.dump();
+}
+
+}  // namespace railguard::wire

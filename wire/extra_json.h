@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The node's per-rail health that railcheck publishes in Slurm's Extra field, its writer
+// and its one reader:
+// {"railcheck":{"time":T,"verdict":"drain|restrict|warn|ok","rails":["ok","degraded",...],
+//  "failed":["rail3:port.rate","node:gpu.count"]}} (other top-level keys are someone else's).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace railguard::wire {
+
+// The health of one rail of one node. railcheck judges ok, degraded or down; kUnknown is
+// only for readers (a node without a usable report) and is never written.
+enum class RailState { kOk, kDegraded, kDown, kUnknown };
+
+// "ok", "degraded", "down", "unknown".
+const char* RailStateName(RailState s);
+
+// One failed check of the "failed" list.
+struct FailedCheck {
+  int rail = -1;      // -1: the node as a whole ("node:gpu.count")
+  std::string check;  // "port.rate"
+};
+
+// What railcheck publishes.
+struct RailcheckExtra {
+  double time = 0;               // when railcheck judged (seconds since the epoch)
+  std::string verdict;           // "drain", "restrict", "warn" or "ok"
+  std::vector<RailState> rails;  // rail k's state; never kUnknown
+  std::vector<FailedCheck> failed;
+};
+
+// The most rails and failed entries the strict reader accepts in one Extra value.
+constexpr size_t kMaxExtraRails = 64;
+constexpr size_t kMaxExtraFailed = 256;
+constexpr size_t kMaxExtraBytes = 64 * 1024;
+
+enum class ExtraStatus {
+  kNone,   // Extra is empty, or a JSON object without a "railcheck" key
+  kOk,     // `*out` holds railcheck's report
+  kError,  // strict only: `*err` says what is wrong, with the column inside Extra and the
+           // expected form
+};
+
+enum class ExtraReadMode {
+  // The report's reading: every field checked; text that is not a JSON object is an error
+  // (railcheck only ever writes an object there and never overwrites other text).
+  kStrict,
+  // railcheck's reading of what it published last time: only "rails" matters; Extra that
+  // is not such an object is kNone (never kError), and a rail word other than "degraded"
+  // or "down" reads as ok. `time`, `verdict` and `failed` are left empty.
+  kLenient,
+};
+
+// Reads `extra` in `mode`. `*out` is reset first.
+ExtraStatus ReadExtra(const std::string& extra, ExtraReadMode mode, RailcheckExtra* out,
+                      std::string* err);
+
+// Extra with `mine` under "railcheck", as compact JSON with keys sorted: time (whole seconds,
+// rounded down), verdict, rails, failed (each "railN:check" or "node:check" once, in order).
+// When `current` already holds a JSON object its other keys are kept; when it holds other
+// text nullopt is returned (railcheck does not overwrite what someone else put there).
+std::optional<std::string> WriteExtra(const RailcheckExtra& mine, const std::string& current);
+
+}  // namespace railguard::wire
