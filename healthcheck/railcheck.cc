@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "base/args.h"
+#include "healthcheck/check_table.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/gather.h"
 #include "healthcheck/history.h"
@@ -428,6 +429,9 @@ std::string RailcheckUsage() {
        "                  /etc/slurm/railguard.yaml)\n"
        "  --node NAME     the node (default: $SLURMD_NODENAME, else the host name)\n"
        "  --sysfs-root D  read sysfs under D instead of health.sysfs_root\n\n"
+       "checks and their default actions (health.actions changes them):\n";
+  s += CheckTableHelp();
+  s += "\n"
        "exit codes: 0 healthy or warnings only (--prolog/--epilog: also restrict),\n"
        "            1 drain verdict (--prolog: Slurm requeues the job; --epilog: only when\n"
        "              railcheck could not drain the node itself), 2 usage error,\n"

@@ -153,7 +153,7 @@ TEST_F(Checks, ARenumberedNicIsCaughtByTheNodeTypesPciAddresses) {
   JudgeInput in = Input();
   for (int k = 0; k < 8; ++k) in.nic_pci.push_back(Bdf(kBus[k]));
   std::vector<Finding> out;
-  CheckNicPresent(in, &out);
+  CheckNicPresent(in, ComputeHistory(in), &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].message,
             "nic.present: rail2 mlx5_4 is PCI function 0000:5e:00.0, expected "
@@ -167,7 +167,7 @@ TEST_F(Checks, PortStateNamesStateAndPhysStateAgainstTheirExpectedValues) {
   facts_.nics[6].port.state = Val(PortStateValue{1, "DOWN"}, "1: DOWN");
   facts_.nics[6].port.phys_state = Val(PortStateValue{2, "Polling"}, "2: Polling");
   std::vector<Finding> out;
-  CheckPortState(Input(), &out);
+  CheckPortState(Input(), ComputeHistory(Input()), &out);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].message, "port.state: rail1 mlx5_3 state 2: INIT (expected 4: ACTIVE)");
   EXPECT_EQ(out[0].reason, "rail1 mlx5_3 port INIT");
@@ -183,7 +183,7 @@ TEST_F(Checks, PortRateSaysActualVersusExpectedAndIsNotJudgedOnADownPort) {
   facts_.nics[5].port.rate = Val(RateValue{10, 4, "SDR"}, "10 Gb/sec (4X SDR)");
   facts_.nics[5].port.state = Val(PortStateValue{1, "DOWN"}, "1: DOWN");
   std::vector<Finding> out;
-  CheckPortRate(Input(), &out);
+  CheckPortRate(Input(), ComputeHistory(Input()), &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].message,
             "port.rate: rail3 mlx5_5 rate 200 Gb/sec (2X NDR) < expected 400 Gb/sec (4X NDR)");
@@ -194,14 +194,14 @@ TEST_F(Checks, PortRateSaysActualVersusExpectedAndIsNotJudgedOnADownPort) {
 TEST_F(Checks, PortLinkLayerMustMatchTheConfig) {
   facts_.nics[0].port.link_layer = Val(std::string("Ethernet"), "Ethernet");
   std::vector<Finding> out;
-  CheckPortLinkLayer(Input(), &out);
+  CheckPortLinkLayer(Input(), ComputeHistory(Input()), &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].message,
             "port.link_layer: rail0 mlx5_0 link_layer Ethernet; expected "
             "InfiniBand");
   cfg_.link_layer = "Ethernet";
   out.clear();
-  CheckPortLinkLayer(Input(), &out);
+  CheckPortLinkLayer(Input(), ComputeHistory(Input()), &out);
   EXPECT_EQ(out.size(), 7u);
 }
 
@@ -426,7 +426,7 @@ TEST_F(Checks, GpuCountOfListedGpusNamesTheMissingOne) {
   facts_.gpus[6].present = false;
   facts_.gpus[6].missing = "/sys/bus/pci/devices/0000:d1:00.0 does not exist";
   std::vector<Finding> out;
-  CheckGpuCount(Input(), &out);
+  CheckGpuCount(Input(), ComputeHistory(Input()), &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].message,
             "gpu.count: rail6 gpu6 0000:d1:00.0 missing (/sys/bus/pci/devices/"
@@ -439,7 +439,7 @@ TEST_F(Checks, RailAffinityWantsGpuKAndNicKUnderOneSwitch) {
   std::swap(facts_.gpus[3].bdf, facts_.gpus[4].bdf);
   std::swap(facts_.gpus[3].host_bridge, facts_.gpus[4].host_bridge);
   std::vector<Finding> out;
-  CheckRailAffinity(Input(), &out);
+  CheckRailAffinity(Input(), ComputeHistory(Input()), &out);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].message,
             "rail.affinity: rail3 mlx5_5 (0000:5e:00.0) and gpu3 (0000:9d:00.0) are not under "
