@@ -24,8 +24,8 @@ double PerHour(uint64_t delta, double seconds, const HealthConfig& cfg) {
 
 std::string RiseOverLimit(uint64_t rise, double seconds, const char* since, double rate,
                           double limit) {
-  return " +" + std::to_string(rise) + " in " + FormatDuration(seconds) + " since " + since +
-         " (" + Rate(rate) + ") > limit " + Rate(limit);
+  return " +" + std::to_string(rise) + " in " + FormatDuration(seconds) + " since " + since + " (" +
+         Rate(rate) + ") > limit " + Rate(limit);
 }
 
 bool HasPort(const NicFacts& n) { return n.complete && n.present && n.port_error.empty(); }

@@ -159,8 +159,8 @@ struct Judgement {
   History history;
 };
 
-// Runs every check of the table (judge.cc), applies health.actions (findings of "off" checks are dropped), orders
-// the findings and derives each rail's status and the node's level.
+// Runs every check of the table (judge.cc), applies health.actions (findings of "off" checks are
+// dropped), orders the findings and derives each rail's status and the node's level.
 Judgement Judge(const JudgeInput& in);
 
 // "45 s", "5 min", "3.5 h", "2.0 days".

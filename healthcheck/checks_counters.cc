@@ -12,8 +12,8 @@ namespace railguard::health {
 namespace {
 
 using check_util::Make;
-using check_util::Rate;
 using check_util::RailNic;
+using check_util::Rate;
 
 // The link.counters notes of one port: N/A counters, malformed ones, and counters a limit of
 // health.link_error_limits names that the port does not have.
@@ -112,12 +112,12 @@ void CheckLinkErrors(const JudgeInput& in, const History& h, std::vector<Finding
       if (m.since_baseline && *m.since_baseline > 0) {
         const double rate = check_util::PerHour(*m.since_baseline, h.since_baseline_seconds, cfg);
         if (rate > lim) {
-          out->push_back(Make("link.errors", pm.rail, Severity::kDegraded,
-                              RailNic(*n) + " " + m.key +
-                                  check_util::RiseOverLimit(*m.since_baseline,
-                                                            h.since_baseline_seconds,
-                                                            "the baseline", rate, lim),
-                              RailNic(*n) + " " + m.key + " " + Rate(rate) + " > " + Rate(lim)));
+          out->push_back(
+              Make("link.errors", pm.rail, Severity::kDegraded,
+                   RailNic(*n) + " " + m.key +
+                       check_util::RiseOverLimit(*m.since_baseline, h.since_baseline_seconds,
+                                                 "the baseline", rate, lim),
+                   RailNic(*n) + " " + m.key + " " + Rate(rate) + " > " + Rate(lim)));
         }
       }
     }

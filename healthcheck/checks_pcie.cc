@@ -54,7 +54,8 @@ void CheckPcieLink(const JudgeInput& in, const History& h, const std::string& ch
     auto consider = [&](const std::string& bdf) {
       const PciDevice* n = Device(f, bdf);
       if (!n || !n->has_link || !(n->*max_of).ok()) return;
-      if (std::optional<double> m = ValueOf(*(n->*max_of).value); m && (!expected || *m < *expected))
+      if (std::optional<double> m = ValueOf(*(n->*max_of).value);
+          m && (!expected || *m < *expected))
         expected = m;
     };
     consider(d.bdf);
@@ -107,8 +108,8 @@ void JudgeFatal(const JudgedDevice& d, const AerMove& m, const std::string& why,
 
 // A correctable or non-fatal AER rate above its limit, since the last run or else since the
 // baseline.
-void JudgeAerRate(const JudgeInput& in, const History& h, const JudgedDevice& d,
-                  const AerMove& m, const std::string& why, std::vector<Finding>* out) {
+void JudgeAerRate(const JudgeInput& in, const History& h, const JudgedDevice& d, const AerMove& m,
+                  const std::string& why, std::vector<Finding>* out) {
   const HealthConfig& cfg = *in.config;
   const bool corr = m.kind == "correctable";
   const std::string check = corr ? "pcie.aer_correctable" : "pcie.aer";
@@ -132,11 +133,10 @@ void JudgeAerRate(const JudgeInput& in, const History& h, const JudgedDevice& d,
 
 // pcie.aer (kinds nonfatal and fatal) or pcie.aer_correctable (kind correctable): unreadable
 // aer_dev_* files, then each kind's move.
-void JudgeAer(const JudgeInput& in, const History& h, bool correctable,
-              std::vector<Finding>* out) {
-  const std::vector<std::string> kinds =
-      correctable ? std::vector<std::string>{"correctable"}
-                  : std::vector<std::string>{"nonfatal", "fatal"};
+void JudgeAer(const JudgeInput& in, const History& h, bool correctable, std::vector<Finding>* out) {
+  const std::vector<std::string> kinds = correctable
+                                             ? std::vector<std::string>{"correctable"}
+                                             : std::vector<std::string>{"nonfatal", "fatal"};
   const std::string check = correctable ? "pcie.aer_correctable" : "pcie.aer";
   auto wanted = [&](const std::string& kind) { return (kind == "correctable") == correctable; };
   for (const JudgedDevice& d : h.devices) {

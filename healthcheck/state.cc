@@ -348,9 +348,9 @@ void ReadCounts(Reader& r, const JsonValue& j, RunState* s) {
     long long* out;
   };
   long long clean = 0, drain_free = 0;
-  for (const Num& n : {Num{"runs", &s->runs}, Num{"drains", &s->drains},
-                       Num{"resumes", &s->resumes}, Num{"clean_streak", &clean},
-                       Num{"drain_free_streak", &drain_free}}) {
+  for (const Num& n :
+       {Num{"runs", &s->runs}, Num{"drains", &s->drains}, Num{"resumes", &s->resumes},
+        Num{"clean_streak", &clean}, Num{"drain_free_streak", &drain_free}}) {
     if (const JsonValue* v = r.Member(j, "", n.key, true))
       r.Int(*v, std::string("/") + n.key, 0, 1LL << 53, n.out);
   }
@@ -438,8 +438,7 @@ LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, B
 
 LoadStatus LoadRunState(const std::string& state_dir, const std::string& node, RunState* out,
                         std::string* err) {
-  return LoadRecord(RunStatePath(state_dir), node, "run state", false, RunStateFromJson, out,
-                    err);
+  return LoadRecord(RunStatePath(state_dir), node, "run state", false, RunStateFromJson, out, err);
 }
 
 bool SaveBaseline(const std::string& state_dir, const Baseline& b, std::string* err) {

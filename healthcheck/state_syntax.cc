@@ -137,7 +137,8 @@ Token LexString(std::string_view s, size_t start) {
     if (++i >= s.size())
       return Error(s, start, i, "invalid string: forbidden character after backslash");
     if (std::string_view("\"\\/bfnrt").find(s[i]) != std::string_view::npos) continue;
-    if (s[i] != 'u') return Error(s, start, i, "invalid string: forbidden character after backslash");
+    if (s[i] != 'u')
+      return Error(s, start, i, "invalid string: forbidden character after backslash");
     unsigned cp = 0;
     size_t bad = 0;
     if (!Hex4(s, i + 1, &cp, &bad))
@@ -177,7 +178,8 @@ Token LexNumber(std::string_view s, size_t start) {
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
     if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
-      if (!digit(++i)) return Error(s, start, i, "invalid number; expected digit after exponent sign");
+      if (!digit(++i))
+        return Error(s, start, i, "invalid number; expected digit after exponent sign");
     } else if (!digit(i)) {
       return Error(s, start, i, "invalid number; expected '+', '-', or digit after exponent");
     }
@@ -198,7 +200,8 @@ Token LexAt(std::string_view s, size_t at, size_t reset) {
   for (std::string_view word : {"true", "false", "null"}) {
     if (c != word[0]) continue;
     for (size_t i = 1; i < word.size(); ++i)
-      if (at + i >= s.size() || s[at + i] != word[i]) return Error(s, reset, at + i, "invalid literal");
+      if (at + i >= s.size() || s[at + i] != word[i])
+        return Error(s, reset, at + i, "invalid literal");
     return Ok(std::string(word) + " literal", at + word.size() - 1);
   }
   return Error(s, reset, at, "invalid literal");
@@ -206,10 +209,10 @@ Token LexAt(std::string_view s, size_t at, size_t reset) {
 
 // What the valid text before offset `at` says about the token at `at`.
 struct Before {
-  size_t token = 0;      // where the string or number `at` is inside of starts
-  size_t reset = 0;      // where the last string or number before `at` starts (0: none)
-  bool key = false;      // that string is an object key
-  char container = 0;    // '{' or '[' around `at`, 0 at the top
+  size_t token = 0;    // where the string or number `at` is inside of starts
+  size_t reset = 0;    // where the last string or number before `at` starts (0: none)
+  bool key = false;    // that string is an object key
+  char container = 0;  // '{' or '[' around `at`, 0 at the top
 };
 
 Before Scan(std::string_view s, size_t at) {
@@ -232,9 +235,8 @@ Before Scan(std::string_view s, size_t at) {
       b.token = b.reset = i;
       b.key = last == '{' || (last == ',' && !open.empty() && open.back() == '{');
     } else if (c == '-' || IsDigit(c)) {
-      const bool inside =
-          i > 0 && (IsDigit(s[i - 1]) || std::string_view("+-.eE").find(s[i - 1]) !=
-                                             std::string_view::npos);
+      const bool inside = i > 0 && (IsDigit(s[i - 1]) || std::string_view("+-.eE").find(s[i - 1]) !=
+                                                             std::string_view::npos);
       if (!inside) b.token = b.reset = i;
       b.key = false;
     } else if (std::string_view("{}[],:").find(c) != std::string_view::npos) {
@@ -309,10 +311,10 @@ std::string StateSyntaxError(std::string_view text, const JsonError& e, const st
     context = place->context;
     // A lexer error where a value goes is reported without the expected token.
     if (!(t.error.size() && place == &kPlaces[0])) expected = place->expected;
-  } else if (m.find(" in a \\u escape") != std::string::npos || m.find("string") != std::string::npos ||
-             m.find("escape") != std::string::npos || m.find("UTF-8") != std::string::npos ||
-             m.find("surrogate") != std::string::npos || m.find("number") != std::string::npos ||
-             m.find("'-'") != std::string::npos) {
+  } else if (m.find(" in a \\u escape") != std::string::npos ||
+             m.find("string") != std::string::npos || m.find("escape") != std::string::npos ||
+             m.find("UTF-8") != std::string::npos || m.find("surrogate") != std::string::npos ||
+             m.find("number") != std::string::npos || m.find("'-'") != std::string::npos) {
     // Refused inside a string or number: lex that token from its start.
     t = LexAt(text, before.token, before.token);
     context = before.key ? "object key" : "value";

@@ -81,6 +81,7 @@ TEST_F(Act, ANodeIsDrainedOnceAndItsReasonKeptWhileItStaysBad) {
     Plan p = Run(MakeVerdict(Level::kDrain, {flap}));
     EXPECT_FALSE(p.update.drain_reason);
     EXPECT_FALSE(p.update.resume);
+    ASSERT_FALSE(p.lines.empty());
     EXPECT_EQ(p.lines[0],
               "already drained by railcheck (railcheck: rail3 mlx5_5 rate 200 Gb/s "
               "< 400 Gb/s); reason kept");
@@ -92,6 +93,7 @@ TEST_F(Act, RailchecksOwnDrainIsResumedAfterNCleanRunsAndAFailedRunRestartsTheCo
   cfg_.resume_after_clean_runs = 3;
   Run(MakeVerdict(Level::kDrain, {RateDown()}));
   Plan p = Run(MakeVerdict(Level::kOk));
+  ASSERT_FALSE(p.lines.empty());
   EXPECT_EQ(p.lines[0],
             "stays drained by railcheck until 3 consecutive clean runs (1 of 3 "
             "clean runs)");
@@ -147,12 +149,14 @@ TEST_F(Act, AnAdminsDrainIsNeverResumedNorItsReasonChanged) {
     Plan p = Run(MakeVerdict(Level::kOk));
     EXPECT_FALSE(p.update.resume);
     EXPECT_FALSE(p.update.drain_reason);
+    ASSERT_FALSE(p.lines.empty());
     EXPECT_EQ(p.lines[0],
               "drained by someone else (reason 'bad DIMM, ticket 4711'); railcheck "
               "never resumes it");
   }
   Plan p = Run(MakeVerdict(Level::kDrain, {RateDown()}));
   EXPECT_FALSE(p.update.drain_reason);
+  ASSERT_FALSE(p.lines.empty());
   EXPECT_EQ(p.lines[0],
             "drained by someone else (reason 'bad DIMM, ticket 4711'); railcheck "
             "leaves it alone");

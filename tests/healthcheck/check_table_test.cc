@@ -51,7 +51,8 @@ TEST(CheckTable, TheManPageListsExactlyTheTablesChecks) {
   while (std::getline(in, line)) {
     if (line.rfind(".SH ", 0) == 0) in_section = line == ".SH CHECKS";
     std::smatch m;
-    if (in_section && std::regex_match(line, m, item)) listed.push_back(m[1].str() + " " + m[2].str());
+    if (in_section && std::regex_match(line, m, item))
+      listed.push_back(m[1].str() + " " + m[2].str());
   }
   std::vector<std::string> expected;
   for (const HealthCheck& c : HealthChecks())
