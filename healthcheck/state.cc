@@ -25,6 +25,11 @@ json CountersJson(const std::map<std::string, uint64_t>& m) {
   return j;
 }
 
+// The header both files start with: format, version, node, time.
+json HeaderJson(const char* format, const std::string& node, double time) {
+  return {{"format", format}, {"version", kVersion}, {"node", node}, {"time", time}};
+}
+
 json AerJson(const AerTotals& a) {
   json j = json::object();
   if (a.correctable) j["correctable"] = *a.correctable;
@@ -273,11 +278,7 @@ std::string Recovery(const std::string& path, bool baseline) {
 }  // namespace
 
 std::string BaselineToJson(const Baseline& b) {
-  json j = json::object();
-  j["format"] = kBaselineFormat;
-  j["version"] = kVersion;
-  j["node"] = b.node;
-  j["time"] = b.time;
+  json j = HeaderJson(kBaselineFormat, b.node, b.time);
   json ports = json::object();
   for (const auto& kv : b.ports) {
     ports[kv.first] = {{"counters", CountersJson(kv.second.counters)},
@@ -291,11 +292,7 @@ std::string BaselineToJson(const Baseline& b) {
 }
 
 std::string RunStateToJson(const RunState& s) {
-  json j = json::object();
-  j["format"] = kStateFormat;
-  j["version"] = kVersion;
-  j["node"] = s.node;
-  j["time"] = s.time;
+  json j = HeaderJson(kStateFormat, s.node, s.time);
   j["runs"] = s.runs;
   j["drains"] = s.drains;
   j["resumes"] = s.resumes;
