@@ -8,7 +8,7 @@
 #include "base/args.h"
 #include "cli/commands.h"
 #include "config/load.h"
-#include "config/transitional_checks.h"
+#include "healthcheck/check_table.h"
 #include "wire/event_log.h"
 #include "report/render.h"
 #include "report/report.h"
@@ -118,7 +118,7 @@ int Report(int argc, char** argv) {
   if (args.Has("config")) {
     Config config;
     Diags diags;
-    if (!LoadSetupConfig(args.Get("config"), &config, &diags, &TransitionalCheckCatalog())) {
+    if (!LoadSetupConfig(args.Get("config"), &config, &diags, &health::CheckCatalogOfTable())) {
       std::fputs(FormatDiags(diags).c_str(), stderr);
       return Fail("cannot use the config " + args.Get("config"));
     }

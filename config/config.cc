@@ -3,7 +3,6 @@
 
 #include <cstddef>
 
-#include "config/transitional_checks.h"
 
 namespace railguard {
 
@@ -101,11 +100,7 @@ std::map<std::string, long long> DefaultLinkErrorLimits() {
           {"VL15_dropped", 100}};
 }
 
-// Transitional: the defaults come from TransitionalCheckCatalog() until healthcheck's check
-// table replaces it.
-HealthConfig::HealthConfig()
-    : actions(DefaultActions(TransitionalCheckCatalog())),
-      link_error_limits(DefaultLinkErrorLimits()) {}
+HealthConfig::HealthConfig() : link_error_limits(DefaultLinkErrorLimits()) {}
 
 std::string DirName(const std::string& path) {
   size_t slash = path.rfind('/');

@@ -120,7 +120,8 @@ struct HealthConfig {
   // Check name -> what its findings do. Loaded with a CheckCatalog: one entry per check of
   // the catalog, its default action unless health.actions names another. Loaded without one
   // (the Slurm plugins, which run no checks): only the checks health.actions names.
-  // Default-constructed: the defaults of TransitionalCheckCatalog() (config/transitional_checks.h).
+  // Default-constructed: empty. A check with no entry gets the default action of railcheck's
+  // check table (healthcheck/check_table.h), which is also the catalog railcheck loads with.
   std::map<std::string, HealthAction> actions;
   // Error counter -> the most increase per hour (since the baseline and since the last run)
   // before link.errors fails. A port counter of LinkErrorCounterNames(), or

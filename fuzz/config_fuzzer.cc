@@ -8,7 +8,7 @@
 
 #include "fuzz/fuzz_check.h"
 #include "config/load.h"
-#include "config/transitional_checks.h"
+#include "healthcheck/check_table.h"
 
 namespace railguard::fuzz {
 namespace {
@@ -24,13 +24,13 @@ void FuzzConfig(const std::string& text) {
   Config c;
   Diags diags;
   if (!LoadConfigString(text, "/etc/slurm/railguard.yaml", &c, &diags,
-                        &TransitionalCheckCatalog())) {
+                        &health::CheckCatalogOfTable())) {
     RG_FUZZ_CHECK(!diags.empty(), std::string("the load failed without a diagnostic"));
     return;
   }
   RG_FUZZ_CHECK(diags.empty(), "the load succeeded with diagnostics:\n" + FormatDiags(diags));
   RG_FUZZ_CHECK(plain_ok, "loads with the catalog but not without:\n" + FormatDiags(plain_diags));
-  RG_FUZZ_CHECK(c.health.actions.size() == TransitionalCheckCatalog().size(),
+  RG_FUZZ_CHECK(c.health.actions.size() == health::CheckCatalogOfTable().size(),
                 "actions for " + std::to_string(c.health.actions.size()) + " checks");
   const PlacementConfig& p = c.placement;
   RG_FUZZ_CHECK(c.path == "/etc/slurm/railguard.yaml", "path " + c.path);

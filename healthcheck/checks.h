@@ -1,6 +1,8 @@
 // The named checks (nic.present, port.rate, link.flap, pcie.width, ...): pure functions of a
 // node's facts, its history (baseline, last run) and the health config, and the judge that
-// turns their findings into per-rail status and one verdict for the node.
+// turns their findings into per-rail status and one verdict for the node. The table of checks
+// is check_table.h; the checks live in checks_port.cc, checks_counters.cc, checks_pcie.cc
+// and checks_gpu.cc.
 #pragma once
 
 #include <optional>
@@ -9,7 +11,7 @@
 
 #include "healthcheck/facts.h"
 #include "healthcheck/state.h"
-#include "config/transitional_checks.h"
+#include "config/config.h"
 #include "wire/extra_json.h"
 #include "topo/model.h"
 
@@ -126,23 +128,30 @@ struct History {
   RunState next;  // `last` updated with this run's counters, sums and flaps (streaks not)
 };
 
-// Builds the history of `in` (pure).
+// Builds the history of `in` (pure; moves.cc).
 History ComputeHistory(const JudgeInput& in);
 
-// The checks. Each appends its findings, severity and message set, action not yet.
-void CheckNicPresent(const JudgeInput& in, std::vector<Finding>* out);
-void CheckPortState(const JudgeInput& in, std::vector<Finding>* out);
-void CheckPortLinkLayer(const JudgeInput& in, std::vector<Finding>* out);
-void CheckPortRate(const JudgeInput& in, std::vector<Finding>* out);
-void CheckLinkErrors(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+// The checks, one function per check of the table (check_table.h), which names them. Each
+// appends its findings, severity and message set, action not yet; each reads `in`, and the
+// ones that judge moves and flaps read `h` (ComputeHistory(in)).
+// checks_port.cc: a rail NIC, its port and its link.
+void CheckNicPresent(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckPortState(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckPortLinkLayer(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckPortRate(const JudgeInput& in, const History& h, std::vector<Finding>* out);
 void CheckLinkFlap(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+// checks_counters.cc: a rail port's error counters.
+void CheckLinkErrors(const JudgeInput& in, const History& h, std::vector<Finding>* out);
 void CheckLinkCounters(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+// checks_pcie.cc: the PCIe paths of rail NICs and GPUs.
 void CheckPcieSpeed(const JudgeInput& in, const History& h, std::vector<Finding>* out);
 void CheckPcieWidth(const JudgeInput& in, const History& h, std::vector<Finding>* out);
 void CheckPcieAer(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckGpuCount(const JudgeInput& in, std::vector<Finding>* out);
-void CheckRailAffinity(const JudgeInput& in, std::vector<Finding>* out);
-void CheckGatherTimeout(const JudgeInput& in, std::vector<Finding>* out);
+void CheckPcieAerCorrectable(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+// checks_gpu.cc: the GPUs, and the gather itself.
+void CheckGpuCount(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckRailAffinity(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckGatherTimeout(const JudgeInput& in, const History& h, std::vector<Finding>* out);
 
 // The judge's result: the verdict, the run state to record, and the counter moves and flaps
 // the checks saw (for the event log; its `next` is empty, moved to `next` here).
@@ -152,8 +161,8 @@ struct Judgement {
   History history;
 };
 
-// Runs every check, applies health.actions (findings of "off" checks are dropped), orders
-// the findings and derives each rail's status and the node's level.
+// Runs every check of the table (judge.cc), applies health.actions (findings of "off" checks are
+// dropped), orders the findings and derives each rail's status and the node's level.
 Judgement Judge(const JudgeInput& in);
 
 // "45 s", "5 min", "3.5 h", "2.0 days".

@@ -4,11 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <optional>
 
 #include "base/args.h"
 #include "config/load.h"
 #include "config/locate.h"
-#include "config/transitional_checks.h"
+#include "healthcheck/check_table.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/gather.h"
 #include "healthcheck/run_events.h"
@@ -66,29 +67,62 @@ std::string EventLabel(const wire::HealthEvent& e) {
   return e.rail >= 0 ? "rail" + std::to_string(e.rail) + " " + kind : kind;
 }
 
-// Everything a mode handler works with, prepared once.
-struct Context {
+// What the command line asks for.
+struct Options {
   Mode mode = Mode::kPeriodic;
-  const char* mode_name = "";
   bool dry = false;
-  std::shared_ptr<const RailSetup> setup;
+  bool json = false;
+  std::string config_path;                // --config; LocateConfig() finds it without
+  std::string node;                       // --node, else $SLURMD_NODENAME; may be ""
+  std::optional<std::string> sysfs_root;  // --sysfs-root
+};
+
+// The configuration, the node and where its files are.
+struct Setup {
+  std::shared_ptr<const RailSetup> rails;
   std::string node;
   const topo::NodeType* type = nullptr;
+  std::string sysfs_root;
   std::string state_dir;
-  StateLock lock;  // held for the whole run (not in --dry-run)
+
+  const HealthConfig& health() const { return rails->config.health; }
+  const std::string& feature() const { return rails->config.placement.healthy_feature; }
+};
+
+// The state files as read, and the lock on them (held for the whole run, not in --dry-run).
+struct StateFiles {
+  StateLock lock;
   Baseline baseline;
   LoadStatus baseline_status = LoadStatus::kMissing;
   std::string baseline_replaced;  // baseline mode: what is wrong with the old baseline
   RunState last;
   LoadStatus last_status = LoadStatus::kMissing;
-  NodeFacts facts;
-  double now = 0;
-  Judgement judgement;  // CheckAndAct's
-  RunReport report;     // filled by the handler; points into this context
+};
+
+// What a mode handler works from.
+struct RunInput {
+  const Options& options;
+  const Setup& setup;
+  const StateFiles& state;
+  const NodeFacts& facts;
+  double now;
+};
+
+// What a handler leaves: the report, and the judgement it points into.
+struct RunOutput {
+  Judgement judgement;
+  RunReport report;
+};
+
+// What the act phase found and did in Slurm.
+struct Acted {
+  SlurmNode node;         // as slurmctld has it (only the name when unreachable)
+  Plan plan;              // the changes for Slurm and the next run state
+  bool slurm_ok = false;  // the node was read and the plan carried out (or dry)
 };
 
 class Run;
-using Handler = int (Run::*)(Context*);
+using Handler = int (Run::*)(const RunInput& in, RunOutput* out);
 
 // The modes: flag (or subcommand), the name in reports, one line of help, the handler.
 struct ModeEntry {
@@ -104,21 +138,35 @@ const std::pair<const char*, Mode> kArgv0Modes[] = {{"railcheck-prolog", Mode::k
                                                     {"railcheck-epilog", Mode::kEpilog},
                                                     {"railcheck-periodic", Mode::kPeriodic}};
 
+// One run, phase by phase: options, setup, state files, gather, then the mode's handler
+// (judge, act, record the state; or record the baseline), then the report.
 class Run {
  public:
   Run(const CliEnv& env, const CliDeps& deps) : env_(env), deps_(deps) {}
 
   int Main(const std::vector<std::string>& args);
 
-  // Gather, judge, act: --prolog, --epilog, --periodic.
-  int CheckAndAct(Context* c);
+  // Judge, act, record the state: --prolog, --epilog, --periodic.
+  int CheckAndAct(const RunInput& in, RunOutput* out);
   // `railcheck baseline`.
-  int RecordBaseline(Context* c);
+  int RecordBaseline(const RunInput& in, RunOutput* out);
 
  private:
-  // Config, topology, node, state files and the gathered facts into `*c`. Returns -1 when
-  // ready, else the exit code to return (the error already printed).
-  int Prepare(const Args& a, Context* c);
+  // The command line into `*o`. -1 when the run goes on, else the exit code (usage or help
+  // printed).
+  int ParseOptions(const std::vector<std::string>& args, Options* o);
+  // Config and topology, the node and its node type, the folders: false with `*err`.
+  bool LoadSetup(const Options& o, Setup* s, std::string* err);
+  // The state folder, the lock and the two state files: false with `*err`.
+  bool LoadState(const Options& o, const Setup& s, StateFiles* st, std::string* err);
+  // The node's facts from sysfs (and libibverbs on a live node).
+  NodeFacts GatherFacts(const Setup& s);
+  // Slurm's view of the node, the plan, and its update; problems into `*r`.
+  Acted Act(const RunInput& in, const Judgement& j, RunReport* r);
+  // The event log, once Slurm carried out the plan.
+  void WriteEvents(const RunInput& in, const Judgement& j, const Acted& a, RunReport* r);
+  // The next run state (not in --dry-run).
+  void RecordState(const RunInput& in, const Acted& a, RunReport* r);
 
   int Fail(std::string msg) {
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
@@ -129,12 +177,12 @@ class Run {
     if (deps_.set_phase) deps_.set_phase(p);
   }
   // Prints the report with exit code `code` and returns it.
-  int Finish(Context* c, int code, bool as_json) {
-    c->report.exit_code = code;
-    c->report.total_ms =
+  int Finish(RunReport* r, int code, bool as_json) {
+    r->exit_code = code;
+    r->total_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
             .count();
-    *deps_.out << (as_json ? ReportJson(c->report) : ReportText(c->report));
+    *deps_.out << (as_json ? ReportJson(*r) : ReportText(*r));
     return code;
   }
 
@@ -163,20 +211,41 @@ const ModeEntry& EntryOf(Mode m) {
 }
 
 int Run::Main(const std::vector<std::string>& args) {
+  Options o;
+  if (const int code = ParseOptions(args, &o); code >= 0) return code;
+  Setup setup;
+  StateFiles state;
+  std::string err;
+  if (!LoadSetup(o, &setup, &err) || !LoadState(o, setup, &state, &err)) return Fail(err);
+  const NodeFacts facts = GatherFacts(setup);
+  const RunInput in{o, setup, state, facts, deps_.now()};
+
+  RunOutput out;
+  RunReport& r = out.report;
+  r.node = setup.node;
+  r.mode = EntryOf(o.mode).name;
+  r.dry_run = o.dry;
+  r.facts = &facts;
+  r.gpus_expected = setup.type->gpus;
+  const int code = (this->*EntryOf(o.mode).handler)(in, &out);
+  return Finish(&r, code, o.json);
+}
+
+int Run::ParseOptions(const std::vector<std::string>& args, Options* o) {
   std::vector<std::string> storage = {"railcheck"};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& s : storage) argv.push_back(s.data());
   Args a(static_cast<int>(argv.size()), argv.data(),
-              {{"prolog"},
-               {"epilog"},
-               {"periodic"},
-               {"dry-run"},
-               {"json"},
-               {"help", 'h'},
-               {"config", 0, true},
-               {"node", 0, true},
-               {"sysfs-root", 0, true}});
+         {{"prolog"},
+          {"epilog"},
+          {"periodic"},
+          {"dry-run"},
+          {"json"},
+          {"help", 'h'},
+          {"config", 0, true},
+          {"node", 0, true},
+          {"sysfs-root", 0, true}});
   if (!a.ok()) {
     *deps_.err << "railcheck: " << a.error() << "\n" << RailcheckUsage();
     return kExitUsage;
@@ -203,102 +272,104 @@ int Run::Main(const std::vector<std::string>& args) {
                   "baseline)\n";
     return kExitUsage;
   }
-  Context c;
-  c.mode = modes.empty() ? Mode::kPeriodic : modes[0];
-  c.mode_name = EntryOf(c.mode).name;
-  c.dry = a.Has("dry-run");
-  const int ready = Prepare(a, &c);
-  if (ready >= 0) return ready;
-  const int code = (this->*EntryOf(c.mode).handler)(&c);
-  return Finish(&c, code, a.Has("json"));
-}
-
-int Run::Prepare(const Args& a, Context* c) {
-  Phase("loading the configuration");
-  Diags diags;
-  c->setup = LoadRailSetup(LocateConfig(a.Get("config"), env_.slurm_conf.c_str()), &diags,
-                           &TransitionalCheckCatalog());
-  if (!c->setup) return Fail("cannot load the configuration:\n" + FormatDiags(diags));
-  const HealthConfig& health = c->setup->config.health;
-  if (deps_.arm_time_limit)
-    deps_.arm_time_limit(IsHook(c->mode) ? health.prolog_time_limit_seconds
-                                         : health.periodic_time_limit_seconds);
-  c->node = a.Get("node", env_.slurmd_nodename);
-  if (c->node.empty()) c->node = env_.hostname;
-  if (c->node.empty()) return Fail("no node name: give --node NAME (or set SLURMD_NODENAME)");
-  c->type = c->setup->topology.TypeOfNode(c->node);
-  if (!c->type) {
-    return Fail("node '" + c->node + "' is not in the rail topology " +
-                c->setup->config.topology_path +
-                "; expected a node of one of its scalable units (or --node NAME)");
-  }
-  const std::string root = a.Get("sysfs-root", ExpandNode(health.sysfs_root, c->node));
-  c->state_dir = ExpandNode(health.state_dir, c->node);
-
-  Phase("reading the state files");
-  std::string err;
-  if (!c->dry) {
-    if (!PrepareStateDir(c->state_dir, &err)) return Fail(err);
-    if (!c->lock.Acquire(c->state_dir, 1000 * std::min(health.prolog_time_limit_seconds, 5), &err))
-      return Fail(err);
-  }
-  c->baseline_status = LoadBaseline(c->state_dir, c->node, &c->baseline, &err);
-  // Recording a new baseline is the way out of a corrupt one (the error says so): that run
-  // replaces it instead of stopping on it.
-  if (c->baseline_status == LoadStatus::kCorrupt && c->mode == Mode::kBaseline) {
-    c->baseline_replaced = err.substr(0, err.find(" (recover: "));
-  } else if (c->baseline_status == LoadStatus::kCorrupt ||
-             c->baseline_status == LoadStatus::kError) {
-    return Fail(err);
-  }
-  c->last_status = LoadRunState(c->state_dir, c->node, &c->last, &err);
-  if (c->last_status == LoadStatus::kCorrupt || c->last_status == LoadStatus::kError)
-    return Fail(err);
-
-  Phase("reading sysfs");
-  GatherSpec spec;
-  spec.node = c->node;
-  spec.sysfs_root = root;
-  spec.nics = c->type->nics;
-  spec.gpu_pci = c->type->gpu_pci;
-  spec.read_timeout_ms = health.read_timeout_ms;
-  std::shared_ptr<Verbs> verbs = root == "/" && deps_.open_verbs ? deps_.open_verbs() : nullptr;
-  c->facts = Gather(spec, deps_.fs, verbs);
-  c->now = deps_.now();
-
-  c->report.node = c->node;
-  c->report.mode = c->mode_name;
-  c->report.dry_run = c->dry;
-  c->report.facts = &c->facts;
-  c->report.gpus_expected = c->type->gpus;
+  o->mode = modes.empty() ? Mode::kPeriodic : modes[0];
+  o->dry = a.Has("dry-run");
+  o->json = a.Has("json");
+  o->config_path = LocateConfig(a.Get("config"), env_.slurm_conf.c_str());
+  o->node = a.Get("node", env_.slurmd_nodename);
+  if (a.Has("sysfs-root")) o->sysfs_root = a.Get("sysfs-root");
   return -1;
 }
 
-int Run::RecordBaseline(Context* c) {
+bool Run::LoadSetup(const Options& o, Setup* s, std::string* err) {
+  Phase("loading the configuration");
+  Diags diags;
+  s->rails = LoadRailSetup(o.config_path, &diags, &CheckCatalogOfTable());
+  if (!s->rails) {
+    *err = "cannot load the configuration:\n" + FormatDiags(diags);
+    return false;
+  }
+  const HealthConfig& health = s->health();
+  if (deps_.arm_time_limit)
+    deps_.arm_time_limit(IsHook(o.mode) ? health.prolog_time_limit_seconds
+                                        : health.periodic_time_limit_seconds);
+  s->node = o.node.empty() ? env_.hostname : o.node;
+  if (s->node.empty()) {
+    *err = "no node name: give --node NAME (or set SLURMD_NODENAME)";
+    return false;
+  }
+  s->type = s->rails->topology.TypeOfNode(s->node);
+  if (!s->type) {
+    *err = "node '" + s->node + "' is not in the rail topology " + s->rails->config.topology_path +
+           "; expected a node of one of its scalable units (or --node NAME)";
+    return false;
+  }
+  s->sysfs_root = o.sysfs_root ? *o.sysfs_root : ExpandNode(health.sysfs_root, s->node);
+  s->state_dir = ExpandNode(health.state_dir, s->node);
+  return true;
+}
+
+bool Run::LoadState(const Options& o, const Setup& s, StateFiles* st, std::string* err) {
+  Phase("reading the state files");
+  if (!o.dry) {
+    if (!PrepareStateDir(s.state_dir, err)) return false;
+    const int wait_ms = 1000 * std::min(s.health().prolog_time_limit_seconds, 5);
+    if (!st->lock.Acquire(s.state_dir, wait_ms, err)) return false;
+  }
+  st->baseline_status = LoadBaseline(s.state_dir, s.node, &st->baseline, err);
+  // Recording a new baseline is the way out of a corrupt one (the error says so): that run
+  // replaces it instead of stopping on it.
+  if (st->baseline_status == LoadStatus::kCorrupt && o.mode == Mode::kBaseline) {
+    st->baseline_replaced = err->substr(0, err->find(" (recover: "));
+  } else if (st->baseline_status == LoadStatus::kCorrupt ||
+             st->baseline_status == LoadStatus::kError) {
+    return false;
+  }
+  st->last_status = LoadRunState(s.state_dir, s.node, &st->last, err);
+  return st->last_status != LoadStatus::kCorrupt && st->last_status != LoadStatus::kError;
+}
+
+NodeFacts Run::GatherFacts(const Setup& s) {
+  Phase("reading sysfs");
+  GatherSpec spec;
+  spec.node = s.node;
+  spec.sysfs_root = s.sysfs_root;
+  spec.nics = s.type->nics;
+  spec.gpu_pci = s.type->gpu_pci;
+  spec.read_timeout_ms = s.health().read_timeout_ms;
+  std::shared_ptr<Verbs> verbs =
+      s.sysfs_root == "/" && deps_.open_verbs ? deps_.open_verbs() : nullptr;
+  return Gather(spec, deps_.fs, verbs);
+}
+
+int Run::RecordBaseline(const RunInput& in, RunOutput* out) {
   Phase("recording the baseline");
-  Baseline b = MakeBaseline(c->facts, c->now);
-  RunState next = c->last_status == LoadStatus::kOk ? c->last : RunState();
-  next.node = c->node;
-  next.time = c->now;
+  const StateFiles& st = in.state;
+  const std::string& dir = in.setup.state_dir;
+  Baseline b = MakeBaseline(in.facts, in.now);
+  RunState next = st.last_status == LoadStatus::kOk ? st.last : RunState();
+  next.node = in.setup.node;
+  next.time = in.now;
   next.baseline_time = b.time;
   for (auto& kv : next.ports) kv.second.since_baseline.clear();
   for (auto& kv : next.pcie) kv.second.since_baseline = AerTotals();
   for (const auto& kv : b.ports) next.ports[kv.first].last = kv.second;
   for (const auto& kv : b.pcie) next.pcie[kv.first].last = kv.second;
-  RunReport& r = c->report;
-  for (const GatherTimeout& t : c->facts.timeouts)
+  RunReport& r = out->report;
+  for (const GatherTimeout& t : in.facts.timeouts)
     r.problems.push_back(t.task + ": reading " + t.path + " did not finish within " +
                          std::to_string(t.limit_ms) + " ms; not in the baseline");
   const std::string line = "baseline of " + std::to_string(b.ports.size()) + " ports and " +
                            std::to_string(b.pcie.size()) + " PCIe functions in " +
-                           BaselinePath(c->state_dir);
-  if (!c->baseline_replaced.empty())
-    r.actions.push_back((c->dry ? "replace the " : "replacing the ") + c->baseline_replaced);
-  if (c->dry) {
+                           BaselinePath(dir);
+  const bool dry = in.options.dry;
+  if (!st.baseline_replaced.empty())
+    r.actions.push_back((dry ? "replace the " : "replacing the ") + st.baseline_replaced);
+  if (dry) {
     r.actions.push_back("record " + line);
   } else {
     std::string err;
-    if (!SaveBaseline(c->state_dir, b, &err) || !SaveRunState(c->state_dir, next, &err)) {
+    if (!SaveBaseline(dir, b, &err) || !SaveRunState(dir, next, &err)) {
       r.problems.push_back(err);
       return kExitError;
     }
@@ -307,86 +378,104 @@ int Run::RecordBaseline(Context* c) {
   return r.problems.empty() ? kExitOk : kExitError;
 }
 
-int Run::CheckAndAct(Context* c) {
-  const HealthConfig& health = c->setup->config.health;
-  RunReport& r = c->report;
+// What the checks judge this node with (pure).
+JudgeInput JudgeInputOf(const RunInput& in) {
+  JudgeInput j;
+  j.facts = &in.facts;
+  for (const topo::Rail& rail : in.setup.rails->topology.rails) j.rail_links.push_back(rail.link);
+  j.nic_pci = in.setup.type->nic_pci;
+  j.gpus_expected = in.setup.type->gpus;
+  j.config = &in.setup.health();
+  j.baseline = in.state.baseline_status == LoadStatus::kOk ? &in.state.baseline : nullptr;
+  j.baseline_path = BaselinePath(in.setup.state_dir);
+  j.last = in.state.last_status == LoadStatus::kOk ? &in.state.last : nullptr;
+  j.now = in.now;
+  return j;
+}
 
-  Phase("judging");
-  JudgeInput in;
-  in.facts = &c->facts;
-  for (const topo::Rail& rail : c->setup->topology.rails) in.rail_links.push_back(rail.link);
-  in.nic_pci = c->type->nic_pci;
-  in.gpus_expected = c->type->gpus;
-  in.config = &health;
-  in.baseline = c->baseline_status == LoadStatus::kOk ? &c->baseline : nullptr;
-  in.baseline_path = BaselinePath(c->state_dir);
-  in.last = c->last_status == LoadStatus::kOk ? &c->last : nullptr;
-  in.now = c->now;
-  c->judgement = Judge(in);
-  const Judgement& j = c->judgement;
-  r.verdict = &j.verdict;
-  int code = ExitCode(j.verdict.level, c->mode);
-
+Acted Run::Act(const RunInput& in, const Judgement& j, RunReport* r) {
   Phase("talking to slurmctld");
+  const bool dry = in.options.dry;
+  Acted a;
   std::string err;
   std::unique_ptr<SlurmApi> slurm = deps_.open_slurm(&err);
-  SlurmNode sn;
-  sn.name = c->node;
-  bool slurm_ok = slurm && slurm->GetNode(c->node, &sn, &err);
-  if (!slurm_ok) {
-    r.problems.push_back(err);
-    if (c->dry) r.problems.push_back("the plan below assumes the node is not drained");
+  a.node.name = in.setup.node;
+  a.slurm_ok = slurm && slurm->GetNode(in.setup.node, &a.node, &err);
+  if (!a.slurm_ok) {
+    r->problems.push_back(err);
+    if (dry) r->problems.push_back("the plan below assumes the node is not drained");
   }
-  Plan plan = PlanActions(j.verdict, sn, j.next, health, c->setup->config.placement.healthy_feature,
-                          c->now);
-  r.actions = plan.lines;
-  if (!c->dry && slurm_ok && !plan.update.empty() &&
-      !slurm->UpdateNode(c->node, plan.update, &err)) {
-    r.problems.push_back(err);
-    slurm_ok = false;
+  a.plan = PlanActions(j.verdict, a.node, j.next, in.setup.health(), in.setup.feature(), in.now);
+  r->actions = a.plan.lines;
+  if (!dry && a.slurm_ok && !a.plan.update.empty() &&
+      !slurm->UpdateNode(in.setup.node, a.plan.update, &err)) {
+    r->problems.push_back(err);
+    a.slurm_ok = false;
   }
-  if (!c->dry && slurm_ok) {
-    // Only a plan Slurm carried out is history; and without the node's Extra every unhealthy
-    // rail would look like a change. A log that cannot be written is a warning: the verdict
-    // and the exit code stay what the hardware says.
-    Phase("writing the event log");
-    const std::vector<wire::HealthEvent> events = EventsForRun(
-        sn, j.verdict, plan, j.history, c->setup->config.placement.healthy_feature, c->now);
-    const std::string log = ExpandNode(health.events_log, c->node);
-    if (!events.empty()) {
-      if (wire::AppendEvents(log, events, &err)) {
-        for (const wire::HealthEvent& e : events) r.events.push_back(EventLabel(e));
-        r.events_log = log;
-      } else {
-        r.warnings.push_back("event log not written: " + err);
-      }
-    }
+  return a;
+}
+
+void Run::WriteEvents(const RunInput& in, const Judgement& j, const Acted& a, RunReport* r) {
+  // Only a plan Slurm carried out is history; and without the node's Extra every unhealthy
+  // rail would look like a change. A log that cannot be written is a warning: the verdict
+  // and the exit code stay what the hardware says.
+  Phase("writing the event log");
+  const std::vector<wire::HealthEvent> events =
+      EventsForRun(a.node, j.verdict, a.plan, j.history, in.setup.feature(), in.now);
+  const std::string log = ExpandNode(in.setup.health().events_log, in.setup.node);
+  if (events.empty()) return;
+  std::string err;
+  if (wire::AppendEvents(log, events, &err)) {
+    for (const wire::HealthEvent& e : events) r->events.push_back(EventLabel(e));
+    r->events_log = log;
+  } else {
+    r->warnings.push_back("event log not written: " + err);
   }
-  if (!c->dry) {
-    Phase("writing the state file");
-    // Without Slurm the plan was not carried out: keep the streaks and counts of the last
-    // run, but still record the counters so that rates stay right.
-    RunState next = plan.next;
-    if (!slurm_ok && c->last_status == LoadStatus::kOk) {
-      next.clean_streak = c->last.clean_streak;
-      next.drain_free_streak = c->last.drain_free_streak;
-      next.feature_held = c->last.feature_held;
-      next.drains = c->last.drains;
-      next.resumes = c->last.resumes;
-    }
-    if (!SaveRunState(c->state_dir, next, &err)) r.problems.push_back(err);
+}
+
+void Run::RecordState(const RunInput& in, const Acted& a, RunReport* r) {
+  Phase("writing the state file");
+  // Without Slurm the plan was not carried out: keep the streaks and counts of the last
+  // run, but still record the counters so that rates stay right.
+  RunState next = a.plan.next;
+  const StateFiles& st = in.state;
+  if (!a.slurm_ok && st.last_status == LoadStatus::kOk) {
+    next.clean_streak = st.last.clean_streak;
+    next.drain_free_streak = st.last.drain_free_streak;
+    next.feature_held = st.last.feature_held;
+    next.drains = st.last.drains;
+    next.resumes = st.last.resumes;
   }
+  std::string err;
+  if (!SaveRunState(in.setup.state_dir, next, &err)) r->problems.push_back(err);
+}
+
+// The exit code of a judge-and-act run from its verdict and what acting on it met.
+int CheckAndActCode(const Options& o, Level level, const Acted& a, const RunReport& r) {
+  int code = ExitCode(level, o.mode);
   // After a job the node needs no requeue: an Epilog that drained the node (or found it
   // drained) succeeds; it fails only when the node should be drained and railcheck could not,
   // so that Slurm drains it itself ("Epilog error").
-  if (c->mode == Mode::kEpilog && code == kExitDrain && !c->dry && slurm_ok &&
-      (sn.drain || plan.update.drain_reason))
+  if (o.mode == Mode::kEpilog && code == kExitDrain && !o.dry && a.slurm_ok &&
+      (a.node.drain || a.plan.update.drain_reason))
     code = kExitOk;
   // Slurm and state problems fail a periodic run (slurmd logs its output then); a Prolog or
   // Epilog keeps the verdict's code, because a failing one makes Slurm drain a node whose
   // hardware is fine.
-  if (!r.problems.empty() && !c->dry && !IsHook(c->mode) && code != kExitDrain) code = kExitError;
+  if (!r.problems.empty() && !o.dry && !IsHook(o.mode) && code != kExitDrain) code = kExitError;
   return code;
+}
+
+int Run::CheckAndAct(const RunInput& in, RunOutput* out) {
+  Phase("judging");
+  out->judgement = Judge(JudgeInputOf(in));
+  const Judgement& j = out->judgement;
+  RunReport& r = out->report;
+  r.verdict = &j.verdict;
+  const Acted a = Act(in, j, &r);
+  if (!in.options.dry && a.slurm_ok) WriteEvents(in, j, a, &r);
+  if (!in.options.dry) RecordState(in, a, &r);
+  return CheckAndActCode(in.options, j.verdict.level, a, r);
 }
 
 }  // namespace
@@ -426,6 +515,9 @@ std::string RailcheckUsage() {
        "                  /etc/slurm/railguard.yaml)\n"
        "  --node NAME     the node (default: $SLURMD_NODENAME, else the host name)\n"
        "  --sysfs-root D  read sysfs under D instead of health.sysfs_root\n\n"
+       "checks and their default actions (health.actions changes them):\n";
+  s += CheckTableHelp();
+  s += "\n"
        "exit codes: 0 healthy or warnings only (--prolog/--epilog: also restrict),\n"
        "            1 drain verdict (--prolog: Slurm requeues the job; --epilog: only when\n"
        "              railcheck could not drain the node itself), 2 usage error,\n"

@@ -1,10 +1,14 @@
 #include "healthcheck/state.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "base/json_reader.h"
 #include "healthcheck/state_file.h"
+#include "healthcheck/state_syntax.h"
 
 namespace railguard::health {
 namespace {
@@ -21,6 +25,11 @@ json CountersJson(const std::map<std::string, uint64_t>& m) {
   return j;
 }
 
+// The header both files start with: format, version, node, time.
+json HeaderJson(const char* format, const std::string& node, double time) {
+  return {{"format", format}, {"version", kVersion}, {"node", node}, {"time", time}};
+}
+
 json AerJson(const AerTotals& a) {
   json j = json::object();
   if (a.correctable) j["correctable"] = *a.correctable;
@@ -29,6 +38,57 @@ json AerJson(const AerTotals& a) {
   return j;
 }
 
+// nlohmann's name of a value's type, as the messages have always said it.
+const char* TypeName(const JsonValue& v) {
+  // In the order of JsonValue::Type.
+  static const char* const kNames[] = {"null", "boolean", "number", "string", "array", "object"};
+  return kNames[static_cast<size_t>(v.type)];
+}
+
+// An integer literal as int64, when it is one.
+bool AsInt64(const JsonValue& v, long long* out) {
+  if (!v.is_number() || !v.integral) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long n = std::strtoll(v.text.c_str(), &end, 10);
+  if (errno == ERANGE || end != v.text.c_str() + v.text.size()) return false;
+  *out = n;
+  return true;
+}
+
+// `v` as nlohmann-json holds it, so that a message shows a wrong value as it always did
+// (compact, keys sorted, numbers in nlohmann's form).
+json ToJson(const JsonValue& v) {
+  switch (v.type) {
+    case JsonValue::Type::kNull:
+      return nullptr;
+    case JsonValue::Type::kBool:
+      return v.boolean;
+    case JsonValue::Type::kString:
+      return v.text;
+    case JsonValue::Type::kNumber: {
+      uint64_t u = 0;
+      long long i = 0;
+      if (v.AsUint64(&u)) return u;
+      if (AsInt64(v, &i)) return i;
+      return v.number;
+    }
+    case JsonValue::Type::kArray: {
+      json a = json::array();
+      for (const JsonValue& item : v.items) a.push_back(ToJson(item));
+      return a;
+    }
+    case JsonValue::Type::kObject: {
+      json o = json::object();
+      for (const auto& m : v.members) o[m.first] = ToJson(m.second);
+      return o;
+    }
+  }
+  return nullptr;
+}
+
+std::string Dump(const JsonValue& v) { return ToJson(v).dump(); }
+
 // Reads typed values out of a parsed document; the first problem is kept with its JSON
 // pointer ("/ports/mlx5_3/counters/symbol_error").
 class Reader {
@@ -36,107 +96,151 @@ class Reader {
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
   bool ok() const { return err_.empty(); }
-  const std::string& error() const { return err_; }
+
+  // True with `*out` = the record; false with `*err` = the first problem.
+  template <typename Record>
+  bool Done(Record* record, Record* out, std::string* err) {
+    if (!ok()) {
+      *err = err_;
+      return false;
+    }
+    *out = std::move(*record);
+    return true;
+  }
 
   void Fail(const std::string& where, const std::string& what) {
     if (err_.empty()) err_ = file_ + ": " + (where.empty() ? "/" : where) + ": " + what;
   }
 
-  const json* Object(const json& j, const std::string& where) {
+  const JsonValue* Object(const JsonValue& j, const std::string& where) {
     if (!j.is_object()) {
-      Fail(where, "got " + std::string(j.type_name()) + "; expected an object");
+      Fail(where, "got " + std::string(TypeName(j)) + "; expected an object");
       return nullptr;
     }
     return &j;
   }
 
-  // Member `key` of object `j`, or nullptr (with an error when `required`).
-  const json* Member(const json& j, const std::string& where, const char* key, bool required) {
-    auto it = j.find(key);
-    if (it == j.end()) {
-      if (required) Fail(where, std::string("missing key '") + key + "'");
-      return nullptr;
-    }
-    return &*it;
+  // Member `key` of object `j`, or nullptr (with an error when `required`). Nothing once a
+  // problem was found.
+  const JsonValue* Member(const JsonValue& j, const std::string& where, const char* key,
+                          bool required) {
+    if (!ok()) return nullptr;
+    const JsonValue* v = j.Find(key);
+    if (!v && required) Fail(where, std::string("missing key '") + key + "'");
+    return v;
   }
 
-  void U64(const json& j, const std::string& where, uint64_t* out) {
-    if (j.is_number_unsigned()) {
-      *out = j.get<uint64_t>();
-    } else if (j.is_number_integer() && j.get<long long>() >= 0) {
-      *out = static_cast<uint64_t>(j.get<long long>());
-    } else {
-      Fail(where, "got " + j.dump() + "; expected a non-negative integer");
+  // Calls `f(key, value, where)` for each member of object `j` in key order (the order the
+  // writer uses), while no problem is found.
+  template <typename F>
+  void Each(const JsonValue& j, const std::string& where, F f) {
+    if (!Object(j, where)) return;
+    std::vector<const std::pair<std::string, JsonValue>*> members;
+    for (const auto& m : j.members) members.push_back(&m);
+    std::sort(members.begin(), members.end(),
+              [](const auto* a, const auto* b) { return a->first < b->first; });
+    for (const auto* m : members) {
+      if (!ok()) return;
+      f(m->first, m->second, where + "/" + m->first);
     }
   }
 
-  void Int(const json& j, const std::string& where, long long lo, long long hi, long long* out) {
-    if (j.is_number_integer() && j.get<long long>() >= lo && j.get<long long>() <= hi) {
-      *out = j.get<long long>();
+  // Each() over the members of j's required member `key` (an object).
+  template <typename F>
+  void EachOf(const JsonValue& j, const char* key, F f) {
+    if (const JsonValue* v = Member(j, "", key, true)) Each(*v, std::string("/") + key, f);
+  }
+
+  void U64(const JsonValue& j, const std::string& where, uint64_t* out) {
+    if (j.AsUint64(out)) return;
+    if (j.is_number() && j.integral && j.text == "-0") {
+      *out = 0;
     } else {
-      Fail(where, "got " + j.dump() + "; expected an integer from " + std::to_string(lo) + " to " +
+      Fail(where, "got " + Dump(j) + "; expected a non-negative integer");
+    }
+  }
+
+  void Int(const JsonValue& j, const std::string& where, long long lo, long long hi,
+           long long* out) {
+    long long v = 0;
+    if (AsInt64(j, &v) && v >= lo && v <= hi) {
+      *out = v;
+    } else {
+      Fail(where, "got " + Dump(j) + "; expected an integer from " + std::to_string(lo) + " to " +
                       std::to_string(hi));
     }
   }
 
-  void Time(const json& j, const std::string& where, double* out) {
-    if (j.is_number() && std::isfinite(j.get<double>()) && j.get<double>() >= 0) {
-      *out = j.get<double>();
+  void Time(const JsonValue& j, const std::string& where, double* out) {
+    if (j.is_number() && std::isfinite(j.number) && j.number >= 0) {
+      *out = j.number == 0 ? 0.0 : j.number;  // -0 reads as 0, as it always did
     } else {
-      Fail(where, "got " + j.dump() + "; expected a time in seconds since the epoch");
+      Fail(where, "got " + Dump(j) + "; expected a time in seconds since the epoch");
     }
   }
 
-  void String(const json& j, const std::string& where, std::string* out) {
+  void String(const JsonValue& j, const std::string& where, std::string* out) {
     if (j.is_string()) {
-      *out = j.get<std::string>();
+      *out = j.text;
     } else {
-      Fail(where, "got " + j.dump() + "; expected a string");
+      Fail(where, "got " + Dump(j) + "; expected a string");
     }
   }
 
-  void Bool(const json& j, const std::string& where, bool* out) {
-    if (j.is_boolean()) {
-      *out = j.get<bool>();
+  void Bool(const JsonValue& j, const std::string& where, bool* out) {
+    if (j.type == JsonValue::Type::kBool) {
+      *out = j.boolean;
     } else {
-      Fail(where, "got " + j.dump() + "; expected true or false");
+      Fail(where, "got " + Dump(j) + "; expected true or false");
     }
   }
 
-  void Counters(const json& j, const std::string& where, std::map<std::string, uint64_t>* out) {
-    if (!Object(j, where)) return;
-    for (auto it = j.begin(); it != j.end() && ok(); ++it)
-      U64(it.value(), where + "/" + it.key(), &(*out)[it.key()]);
+  void Counters(const JsonValue& j, const std::string& where,
+                std::map<std::string, uint64_t>* out) {
+    Each(j, where, [&](const std::string& key, const JsonValue& v, const std::string& at) {
+      U64(v, at, &(*out)[key]);
+    });
   }
 
-  void Aer(const json& j, const std::string& where, AerTotals* out) {
-    if (!Object(j, where)) return;
-    for (auto it = j.begin(); it != j.end() && ok(); ++it) {
-      uint64_t v = 0;
-      U64(it.value(), where + "/" + it.key(), &v);
-      if (it.key() == "correctable") {
-        out->correctable = v;
-      } else if (it.key() == "nonfatal") {
-        out->nonfatal = v;
-      } else if (it.key() == "fatal") {
-        out->fatal = v;
+  void Aer(const JsonValue& j, const std::string& where, AerTotals* out) {
+    Each(j, where, [&](const std::string& key, const JsonValue& v, const std::string& at) {
+      uint64_t n = 0;
+      U64(v, at, &n);
+      if (key == "correctable") {
+        out->correctable = n;
+      } else if (key == "nonfatal") {
+        out->nonfatal = n;
+      } else if (key == "fatal") {
+        out->fatal = n;
       } else {
-        Fail(where + "/" + it.key(), "unknown key; expected correctable, nonfatal or fatal");
+        Fail(at, "unknown key; expected correctable, nonfatal or fatal");
       }
+    });
+  }
+
+  void Flaps(const JsonValue& j, const std::string& where, std::vector<double>* out) {
+    if (!j.is_array()) {
+      Fail(where, "got " + std::string(TypeName(j)) + "; expected an array of times");
+      return;
+    }
+    for (size_t i = 0; i < j.items.size() && ok(); ++i) {
+      double t = 0;
+      Time(j.items[i], where + "/" + std::to_string(i), &t);
+      out->push_back(t);
     }
   }
 
   // The common header: format, version, node, time.
-  void Header(const json& j, const char* format, std::string* node, double* time) {
+  void Header(const JsonValue& j, const char* format, std::string* node, double* time) {
     if (!Object(j, "")) return;
     std::string f;
-    if (const json* v = Member(j, "", "format", true)) String(*v, "/format", &f);
+    if (const JsonValue* v = Member(j, "", "format", true)) String(*v, "/format", &f);
     if (ok() && f != format) Fail("/format", "got '" + f + "'; expected '" + format + "'");
     long long version = 0;
-    if (const json* v = ok() ? Member(j, "", "version", true) : nullptr)
+    if (const JsonValue* v = Member(j, "", "version", true))
       Int(*v, "/version", kVersion, kVersion, &version);
-    if (const json* v = ok() ? Member(j, "", "node", true) : nullptr) String(*v, "/node", node);
-    if (const json* v = ok() ? Member(j, "", "time", true) : nullptr) Time(*v, "/time", time);
+    if (const JsonValue* v = Member(j, "", "node", true)) String(*v, "/node", node);
+    if (const JsonValue* v = Member(j, "", "time", true)) Time(*v, "/time", time);
   }
 
  private:
@@ -144,33 +248,23 @@ class Reader {
   std::string err_;
 };
 
-// Parses JSON text; a syntax error becomes "FILE:LINE:COLUMN: what; expected ...", the
-// position computed from the parser's byte offset.
-bool ParseJson(const std::string& text, const std::string& file, json* out, std::string* err) {
-  try {
-    *out = json::parse(text);
-    return true;
-  } catch (const json::parse_error& e) {
-    const size_t off = std::min(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + off, '\n'));
-    const size_t nl = off == 0 ? std::string::npos : text.rfind('\n', off - 1);
-    const size_t column = off - (nl == std::string::npos ? 0 : nl + 1) + 1;
-    // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
-    std::string what = e.what();
-    size_t at = what.find(": ", what.find("parse error"));
-    what = at == std::string::npos ? what : what.substr(at + 2);
-    *err = file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what +
-           "; expected the JSON railcheck writes";
-    return false;
-  } catch (const json::exception& e) {
-    // Valid syntax that nlohmann cannot hold: "[json.exception.out_of_range.406] number
-    // overflow parsing '1e400'".
-    std::string what = e.what();
-    size_t at = what.find("] ");
-    what = at == std::string::npos ? what : what.substr(at + 2);
-    *err = file + ": " + what + "; expected the JSON railcheck writes";
+// Parses `text` of `file` with the strict reader, reads the header of `format` into a record
+// and then the rest with `body(reader, document, record)`. A syntax error becomes
+// "FILE:LINE:COLUMN: what; expected the JSON railcheck writes" (state_syntax.h).
+template <typename Record, typename Body>
+bool ReadRecord(const std::string& text, const std::string& file, const char* format, Body body,
+                Record* out, std::string* err) {
+  JsonValue j;
+  JsonError e;
+  if (!ParseJson(text, &j, &e)) {
+    *err = StateSyntaxError(text, e, file) + "; expected the JSON railcheck writes";
     return false;
   }
+  Reader r(file);
+  Record rec;
+  r.Header(j, format, &rec.node, &rec.time);
+  body(r, j, &rec);
+  return r.Done(&rec, out, err);
 }
 
 std::string Recovery(const std::string& path, bool baseline) {
@@ -184,11 +278,7 @@ std::string Recovery(const std::string& path, bool baseline) {
 }  // namespace
 
 std::string BaselineToJson(const Baseline& b) {
-  json j = json::object();
-  j["format"] = kBaselineFormat;
-  j["version"] = kVersion;
-  j["node"] = b.node;
-  j["time"] = b.time;
+  json j = HeaderJson(kBaselineFormat, b.node, b.time);
   json ports = json::object();
   for (const auto& kv : b.ports) {
     ports[kv.first] = {{"counters", CountersJson(kv.second.counters)},
@@ -202,11 +292,7 @@ std::string BaselineToJson(const Baseline& b) {
 }
 
 std::string RunStateToJson(const RunState& s) {
-  json j = json::object();
-  j["format"] = kStateFormat;
-  j["version"] = kVersion;
-  j["node"] = s.node;
-  j["time"] = s.time;
+  json j = HeaderJson(kStateFormat, s.node, s.time);
   j["runs"] = s.runs;
   j["drains"] = s.drains;
   j["resumes"] = s.resumes;
@@ -234,110 +320,77 @@ std::string RunStateToJson(const RunState& s) {
 
 bool BaselineFromJson(const std::string& text, const std::string& file, Baseline* out,
                       std::string* err) {
-  json j;
-  if (!ParseJson(text, file, &j, err)) return false;
-  Reader r(file);
-  Baseline b;
-  r.Header(j, kBaselineFormat, &b.node, &b.time);
-  if (const json* ports = r.ok() ? r.Member(j, "", "ports", true) : nullptr) {
-    if (r.Object(*ports, "/ports")) {
-      for (auto it = ports->begin(); it != ports->end() && r.ok(); ++it) {
-        const std::string at = "/ports/" + it.key();
-        if (!r.Object(it.value(), at)) break;
-        PortCounters& pc = b.ports[it.key()];
-        if (const json* c = r.Member(it.value(), at, "counters", true))
-          r.Counters(*c, at + "/counters", &pc.counters);
-        if (const json* c = r.ok() ? r.Member(it.value(), at, "hw_counters", false) : nullptr)
-          r.Counters(*c, at + "/hw_counters", &pc.hw_counters);
-      }
-    }
-  }
-  if (const json* pcie = r.ok() ? r.Member(j, "", "pcie", true) : nullptr) {
-    if (r.Object(*pcie, "/pcie")) {
-      for (auto it = pcie->begin(); it != pcie->end() && r.ok(); ++it)
-        r.Aer(it.value(), "/pcie/" + it.key(), &b.pcie[it.key()]);
-    }
-  }
-  if (!r.ok()) {
-    *err = r.error();
-    return false;
-  }
-  *out = std::move(b);
-  return true;
+  auto body = [](Reader& r, const JsonValue& j, Baseline* b) {
+    r.EachOf(j, "ports", [&](const std::string& nic, const JsonValue& v, const std::string& at) {
+      if (!r.Object(v, at)) return;
+      PortCounters& pc = b->ports[nic];
+      if (const JsonValue* c = r.Member(v, at, "counters", true))
+        r.Counters(*c, at + "/counters", &pc.counters);
+      if (const JsonValue* c = r.Member(v, at, "hw_counters", false))
+        r.Counters(*c, at + "/hw_counters", &pc.hw_counters);
+    });
+    r.EachOf(j, "pcie", [&](const std::string& bdf, const JsonValue& v, const std::string& at) {
+      r.Aer(v, at, &b->pcie[bdf]);
+    });
+  };
+  return ReadRecord(text, file, kBaselineFormat, body, out, err);
 }
 
-bool RunStateFromJson(const std::string& text, const std::string& file, RunState* out,
-                      std::string* err) {
-  json j;
-  if (!ParseJson(text, file, &j, err)) return false;
-  Reader r(file);
-  RunState s;
-  r.Header(j, kStateFormat, &s.node, &s.time);
+namespace {
+
+// The run state's counts and flags after its header.
+void ReadCounts(Reader& r, const JsonValue& j, RunState* s) {
   struct Num {
     const char* key;
     long long* out;
   };
   long long clean = 0, drain_free = 0;
-  for (const Num& n : {Num{"runs", &s.runs}, Num{"drains", &s.drains}, Num{"resumes", &s.resumes},
-                       Num{"clean_streak", &clean}, Num{"drain_free_streak", &drain_free}}) {
-    if (const json* v = r.ok() ? r.Member(j, "", n.key, true) : nullptr)
+  for (const Num& n :
+       {Num{"runs", &s->runs}, Num{"drains", &s->drains}, Num{"resumes", &s->resumes},
+        Num{"clean_streak", &clean}, Num{"drain_free_streak", &drain_free}}) {
+    if (const JsonValue* v = r.Member(j, "", n.key, true))
       r.Int(*v, std::string("/") + n.key, 0, 1LL << 53, n.out);
   }
   // Streaks only matter up to resume_after_clean_runs; keep them in int range.
-  s.clean_streak = static_cast<int>(std::min<long long>(clean, 1 << 30));
-  s.drain_free_streak = static_cast<int>(std::min<long long>(drain_free, 1 << 30));
-  if (const json* v = r.ok() ? r.Member(j, "", "feature_held", true) : nullptr)
-    r.Bool(*v, "/feature_held", &s.feature_held);
-  if (const json* v = r.ok() ? r.Member(j, "", "baseline_time", true) : nullptr)
-    r.Time(*v, "/baseline_time", &s.baseline_time);
-  if (const json* ports = r.ok() ? r.Member(j, "", "ports", true) : nullptr) {
-    if (r.Object(*ports, "/ports")) {
-      for (auto it = ports->begin(); it != ports->end() && r.ok(); ++it) {
-        const std::string at = "/ports/" + it.key();
-        if (!r.Object(it.value(), at)) break;
-        PortRecord& p = s.ports[it.key()];
-        if (const json* v = r.Member(it.value(), at, "state", true))
-          r.String(*v, at + "/state", &p.state);
-        if (const json* v = r.ok() ? r.Member(it.value(), at, "counters", true) : nullptr)
-          r.Counters(*v, at + "/counters", &p.last.counters);
-        if (const json* v = r.ok() ? r.Member(it.value(), at, "hw_counters", false) : nullptr)
-          r.Counters(*v, at + "/hw_counters", &p.last.hw_counters);
-        if (const json* v = r.ok() ? r.Member(it.value(), at, "since_baseline", true) : nullptr)
-          r.Counters(*v, at + "/since_baseline", &p.since_baseline);
-        if (const json* v = r.ok() ? r.Member(it.value(), at, "flaps", true) : nullptr) {
-          if (!v->is_array()) {
-            r.Fail(at + "/flaps",
-                   "got " + std::string(v->type_name()) + "; expected an array of times");
-          } else {
-            for (size_t i = 0; i < v->size() && r.ok(); ++i) {
-              double t = 0;
-              r.Time((*v)[i], at + "/flaps/" + std::to_string(i), &t);
-              p.flaps.push_back(t);
-            }
-          }
-        }
-      }
-    }
-  }
-  if (const json* pcie = r.ok() ? r.Member(j, "", "pcie", true) : nullptr) {
-    if (r.Object(*pcie, "/pcie")) {
-      for (auto it = pcie->begin(); it != pcie->end() && r.ok(); ++it) {
-        const std::string at = "/pcie/" + it.key();
-        if (!r.Object(it.value(), at)) break;
-        PcieRecord& p = s.pcie[it.key()];
-        if (const json* v = r.Member(it.value(), at, "last", true))
-          r.Aer(*v, at + "/last", &p.last);
-        if (const json* v = r.ok() ? r.Member(it.value(), at, "since_baseline", true) : nullptr)
-          r.Aer(*v, at + "/since_baseline", &p.since_baseline);
-      }
-    }
-  }
-  if (!r.ok()) {
-    *err = r.error();
-    return false;
-  }
-  *out = std::move(s);
-  return true;
+  s->clean_streak = static_cast<int>(std::min<long long>(clean, 1 << 30));
+  s->drain_free_streak = static_cast<int>(std::min<long long>(drain_free, 1 << 30));
+  if (const JsonValue* v = r.Member(j, "", "feature_held", true))
+    r.Bool(*v, "/feature_held", &s->feature_held);
+  if (const JsonValue* v = r.Member(j, "", "baseline_time", true))
+    r.Time(*v, "/baseline_time", &s->baseline_time);
+}
+
+// One port's record of the run state.
+void ReadPortRecord(Reader& r, const JsonValue& v, const std::string& at, PortRecord* p) {
+  if (!r.Object(v, at)) return;
+  if (const JsonValue* m = r.Member(v, at, "state", true)) r.String(*m, at + "/state", &p->state);
+  if (const JsonValue* m = r.Member(v, at, "counters", true))
+    r.Counters(*m, at + "/counters", &p->last.counters);
+  if (const JsonValue* m = r.Member(v, at, "hw_counters", false))
+    r.Counters(*m, at + "/hw_counters", &p->last.hw_counters);
+  if (const JsonValue* m = r.Member(v, at, "since_baseline", true))
+    r.Counters(*m, at + "/since_baseline", &p->since_baseline);
+  if (const JsonValue* m = r.Member(v, at, "flaps", true)) r.Flaps(*m, at + "/flaps", &p->flaps);
+}
+
+}  // namespace
+
+bool RunStateFromJson(const std::string& text, const std::string& file, RunState* out,
+                      std::string* err) {
+  auto body = [](Reader& r, const JsonValue& j, RunState* s) {
+    ReadCounts(r, j, s);
+    r.EachOf(j, "ports", [&](const std::string& nic, const JsonValue& v, const std::string& at) {
+      ReadPortRecord(r, v, at, &s->ports[nic]);
+    });
+    r.EachOf(j, "pcie", [&](const std::string& bdf, const JsonValue& v, const std::string& at) {
+      if (!r.Object(v, at)) return;
+      PcieRecord& p = s->pcie[bdf];
+      if (const JsonValue* m = r.Member(v, at, "last", true)) r.Aer(*m, at + "/last", &p.last);
+      if (const JsonValue* m = r.Member(v, at, "since_baseline", true))
+        r.Aer(*m, at + "/since_baseline", &p.since_baseline);
+    });
+  };
+  return ReadRecord(text, file, kStateFormat, body, out, err);
 }
 
 std::string BaselinePath(const std::string& state_dir) { return state_dir + "/baseline.json"; }
@@ -382,8 +435,7 @@ LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, B
 
 LoadStatus LoadRunState(const std::string& state_dir, const std::string& node, RunState* out,
                         std::string* err) {
-  return LoadRecord(RunStatePath(state_dir), node, "run state", false, RunStateFromJson, out,
-                    err);
+  return LoadRecord(RunStatePath(state_dir), node, "run state", false, RunStateFromJson, out, err);
 }
 
 bool SaveBaseline(const std::string& state_dir, const Baseline& b, std::string* err) {

@@ -103,7 +103,7 @@ extern "C" int rg_spank_init(spank_t sp, int ac, char** av) {
         }
       }
     }
-    if (ctx == S_CTX_REMOTE) LoadTopology(s);
+    if (ctx == S_CTX_REMOTE && !s.conf_path.empty()) LoadTopology(s);
     return 0;
   });
 }

@@ -8,13 +8,13 @@
 #include <fstream>
 #include <string>
 
-#include "config/transitional_checks.h"
+#include "healthcheck/check_table.h"
 
 namespace railguard {
 namespace {
 
 // The catalog railcheck passes (health.actions is validated against it).
-const CheckCatalog* Checks() { return &TransitionalCheckCatalog(); }
+const CheckCatalog* Checks() { return &health::CheckCatalogOfTable(); }
 
 // Every key, each with a value other than its default; the tests break it one line at a time.
 const char kFull[] =
@@ -285,8 +285,8 @@ TEST(HealthConfig, WithoutAHealthSectionEveryDefaultHolds) {
   EXPECT_EQ(h.read_timeout_ms, 500);
   EXPECT_EQ(h.prolog_time_limit_seconds, 10);
   EXPECT_EQ(h.periodic_time_limit_seconds, 50);
-  EXPECT_EQ(h.actions, DefaultHealthActions());
-  EXPECT_EQ(h.actions.size(), HealthCheckNames().size());
+  EXPECT_EQ(h.actions, DefaultActions(health::CheckCatalogOfTable()));
+  EXPECT_EQ(h.actions.size(), CheckNames(health::CheckCatalogOfTable()).size());
   EXPECT_EQ(h.actions.at("link.errors"), HealthAction::kRestrict);
   EXPECT_EQ(h.actions.at("link.counters"), HealthAction::kWarn);
   EXPECT_EQ(h.link_error_limits, DefaultLinkErrorLimits());
@@ -364,7 +364,7 @@ TEST(HealthConfig, TheShippedExampleDocumentsEveryDefault) {
   EXPECT_EQ(h.read_timeout_ms, d.read_timeout_ms);
   EXPECT_EQ(h.prolog_time_limit_seconds, d.prolog_time_limit_seconds);
   EXPECT_EQ(h.periodic_time_limit_seconds, d.periodic_time_limit_seconds);
-  EXPECT_EQ(h.actions, d.actions);
+  EXPECT_EQ(h.actions, DefaultActions(health::CheckCatalogOfTable()));
   EXPECT_EQ(h.link_error_limits, d.link_error_limits);
   EXPECT_EQ(h.aer_correctable_per_hour, d.aer_correctable_per_hour);
   EXPECT_EQ(h.aer_nonfatal_per_hour, d.aer_nonfatal_per_hour);

@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "config/transitional_checks.h"
+#include "healthcheck/check_table.h"
 
 namespace railguard {
 namespace {
@@ -59,13 +59,8 @@ TEST(LoadCatalog, ANameOutsideTheCatalogIsRefusedWithTheCatalogListed) {
             "drain, restrict, warn or off; checks: a.one, b.two\n");
 }
 
-TEST(LoadCatalog, TheTransitionalCatalogIsTheListOfChecksAndTheirDefaults) {
-  const CheckCatalog& checks = TransitionalCheckCatalog();
-  ASSERT_EQ(checks.size(), 14u);
-  EXPECT_EQ(checks[0].name, "nic.present");
-  EXPECT_EQ(CheckNames(checks), HealthCheckNames());
-  EXPECT_EQ(DefaultActions(checks), DefaultHealthActions());
-  EXPECT_EQ(HealthConfig().actions, DefaultHealthActions());
+TEST(LoadCatalog, ADefaultHealthConfigNamesNoCheckSoTheCheckTableDefaultsApply) {
+  EXPECT_TRUE(HealthConfig().actions.empty());
 }
 
 TEST(LoadNoCatalog, AnyCheckNameIsTakenAndOnlyTheNamedOnesAreKept) {
@@ -100,7 +95,7 @@ TEST(LoadRailSetupCatalog, TheCatalogReachesTheConfigAndThePluginsTakeAnyName) {
   WriteFile(conf, "topology: " RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml\n"
                   "health:\n  actions: {nic.rate: warn}\n");
   Diags diags;
-  EXPECT_EQ(LoadRailSetup(conf, &diags, &TransitionalCheckCatalog()), nullptr);
+  EXPECT_EQ(LoadRailSetup(conf, &diags, &health::CheckCatalogOfTable()), nullptr);
   ASSERT_EQ(diags.size(), 1u);
   EXPECT_NE(diags[0].message.find("unknown check 'nic.rate'"), std::string::npos)
       << diags[0].message;

@@ -88,6 +88,7 @@ TEST(Gather, GpusListedInTheNodeTypeAreLookedUpAndAMissingOneSaysWhere) {
 TEST(Gather, AMissingNicSaysWhatWasLookedFor) {
   const std::string root = CachedFixture("--fault nic-missing:5");
   NodeFacts f = Gather(Spec(root), std::make_shared<RealSysfs>(), nullptr);
+  ASSERT_EQ(f.nics.size(), 8u);
   EXPECT_FALSE(f.nics[5].present);
   EXPECT_EQ(f.nics[5].missing, root + "/class/infiniband/mlx5_9 does not exist");
 }
@@ -100,6 +101,7 @@ TEST(Gather, MalformedValuesNameTheFileWhatWasThereAndTheExpectedForm) {
   testing::WriteFile(port + "/state", "ACTIVE\n");
   testing::WriteFile(port + "/counters/symbol_error", "lots\n");
   NodeFacts f = Gather(Spec(root), std::make_shared<RealSysfs>(), nullptr);
+  ASSERT_EQ(f.nics.size(), 8u);
   const PortFacts& p = f.nics[1].port;
   EXPECT_EQ(p.rate.error, port +
                               "/rate: got 'fast'; expected \"RATE Gb/sec (WIDTHX SPEED)\" "
@@ -126,6 +128,7 @@ TEST(Gather, AHungReadIsCutAtTheDeadlineAndNamesTheFile) {
   EXPECT_EQ(f.timeouts[0].rail, 3);
   EXPECT_EQ(f.timeouts[0].task, "rail3 mlx5_5");
   EXPECT_EQ(f.timeouts[0].path, root + "/class/infiniband/mlx5_5/ports/1/rate");
+  ASSERT_EQ(f.nics.size(), 8u);
   EXPECT_FALSE(f.nics[3].complete);
   EXPECT_TRUE(f.nics[2].complete);
   EXPECT_TRUE(f.nics[4].present);
@@ -165,6 +168,7 @@ TEST(Gather, LibibverbsGivesPortStateAndRateWhenItKnowsTheDevice) {
   verbs->ports["mlx5_4"] = vp;
   NodeFacts f = Gather(Spec(root), std::make_shared<RealSysfs>(), verbs);
   EXPECT_TRUE(f.verbs_used);
+  ASSERT_EQ(f.nics.size(), 8u);
   EXPECT_EQ(f.nics[2].port.source, "verbs");
   EXPECT_EQ(f.nics[2].port.state.raw, "1: DOWN");
   EXPECT_EQ(f.nics[2].port.phys_state.raw, "2: Polling");

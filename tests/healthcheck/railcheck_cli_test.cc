@@ -24,7 +24,6 @@ using testing::ReadFile;
 using testing::TempDir;
 using testing::WriteFile;
 
-
 class Railcheck : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -236,10 +235,12 @@ TEST_F(Railcheck, JsonReportHoldsVerdictRailsAndFindings) {
   nlohmann::json j = nlohmann::json::parse(out_.str());
   EXPECT_EQ(j["verdict"], "drain");
   EXPECT_EQ(j["exit_code"], 1);
+  ASSERT_EQ(j["rails"].size(), 8u);
   EXPECT_EQ(j["rails"][2]["status"], "degraded");
   EXPECT_EQ(j["rails"][2]["pci"], "0000:4f:00.0");
   EXPECT_EQ(j["rails"][2]["rate"], "400 Gb/sec (4X NDR)");
   EXPECT_EQ(j["gpus"]["present"], 8);
+  ASSERT_FALSE(j["findings"].empty());
   EXPECT_EQ(j["findings"][0]["message"],
             "pcie.width: rail2 mlx5_4 0000:4f:00.0 at x8 < expected x16");
 }

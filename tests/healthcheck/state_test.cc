@@ -1,4 +1,5 @@
-// Tests for railcheck's state files (healthcheck/state.h, state_file.h): JSON round trips,
+// Tests for railcheck's state files (healthcheck/state.h, state_file.h, state_syntax.h): JSON
+// round trips, syntax errors worded as they always were,
 // corrupt files as clear errors with a recovery path, atomic replacement that survives a
 // crash, no symlinks followed, safe modes, and the lock between concurrent runs.
 #include "healthcheck/state.h"
@@ -71,6 +72,66 @@ TEST(RunState, SyntaxErrorsNameLineAndColumn) {
   EXPECT_EQ(err,
             "/st/state.json:3:12: syntax error while parsing object separator - "
             "unexpected number literal; expected ':'; expected the JSON railcheck writes");
+}
+
+// The strict reader (base/json_reader.h) reads the files; a syntax error keeps the words and
+// the place nlohmann-json gave it before (healthcheck/state_syntax.h).
+TEST(RunState, SyntaxErrorsKeepTheirWording) {
+  struct Case {
+    std::string text;
+    std::string err;
+  };
+  const Case kCases[] = {
+      {"",
+       "1:1: syntax error while parsing value - unexpected end of input; expected '[', '{', "
+       "or a literal"},
+      {"{}x",
+       "1:3: syntax error while parsing value - invalid literal; last read: '{}x'; "
+       "expected end of input"},
+      {"[1,]",
+       "1:4: syntax error while parsing value - unexpected ']'; expected '[', '{', or a "
+       "literal"},
+      {"{\"a\" \"b\"}",
+       "1:8: syntax error while parsing object separator - unexpected string "
+       "literal; expected ':'"},
+      {"{\"a\":tru}",
+       "1:9: syntax error while parsing value - invalid literal; last read: "
+       "'\"a\":tru}'"},
+      {"{\"a\":01}",
+       "1:7: syntax error while parsing object - unexpected number literal; "
+       "expected '}'"},
+      {"{\"abc",
+       "1:6: syntax error while parsing object key - invalid string: missing closing "
+       "quote; last read: '\"abc'; expected string literal"},
+      {"{\"a\":\"x\ny\"}",
+       "1:8: syntax error while parsing value - invalid string: control "
+       "character U+000A (LF) must be escaped to \\u000A or \\n; last read: "
+       "'\"x<U+000A>'"},
+      {"{\"a\":\"\\u12g4\"}",
+       "1:11: syntax error while parsing value - invalid string: '\\u' "
+       "must be followed by 4 hex digits; last read: '\"\\u12g'"},
+      {"{\"a\":\"\\ud800x\"}",
+       "1:13: syntax error while parsing value - invalid string: "
+       "surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF; "
+       "last read: '\"\\ud800x'"},
+      {"[\"\xc3(\"]",
+       "1:4: syntax error while parsing value - invalid string: ill-formed UTF-8 "
+       "byte; last read: '\"\xc3('"},
+      {"{\"a\": 123abc}",
+       "1:10: syntax error while parsing object - invalid literal; last "
+       "read: '123a'; expected '}'"},
+      {"{\"a\":1e+}",
+       "1:9: syntax error while parsing value - invalid number; expected digit "
+       "after exponent sign; last read: '1e+}'"},
+      // Stricter than before: a key twice was read as its last value.
+      {"{\"a\":1,\"a\":2}", "1:8: duplicate key \"a\" (first at line 1); expected each key once"},
+  };
+  for (const Case& c : kCases) {
+    RunState s;
+    std::string err;
+    EXPECT_FALSE(RunStateFromJson(c.text, "s.json", &s, &err)) << c.text;
+    EXPECT_EQ(err, "s.json:" + c.err + "; expected the JSON railcheck writes") << c.text;
+  }
 }
 
 TEST(RunState, WrongValuesNameTheirPlaceAndTheExpectedForm) {

@@ -85,7 +85,7 @@ strings() {
 mapfile -t keys < <({
   strings "$src/config/load.cc" '^const char\* const k[A-Za-z]*Keys\[\] = {'
   strings "$src/topo/topology_yaml.cc" '^const char\* const k[A-Za-z]*Keys\[\] = {'
-  strings "$src/config/transitional_checks.cc" 'TransitionalCheckCatalog() {'
+  strings "$src/healthcheck/check_table.cc" 'HealthChecks() {'
   strings "$src/config/config.cc" 'LinkErrorCounterNames() {'
 } | sort -u)
 [ "${#keys[@]}" -gt 30 ] || fail "found only ${#keys[@]} keys in config/ and topo/topology_yaml.cc: ${keys[*]}"
