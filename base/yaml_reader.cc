@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <set>
 
+#include "base/names.h"
+#include "base/numbers.h"
+
 namespace railguard {
 
 bool ParseYaml(const std::string& text, const std::string& file, YAML::Node* root,
@@ -20,13 +23,6 @@ bool ParseYaml(const std::string& text, const std::string& file, YAML::Node* roo
     diags->push_back(Diag{file, 0, 0, std::string("cannot read YAML: ") + e.what()});
   }
   return false;
-}
-
-bool IsSafeName(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (unsigned char c : s)
-    if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.')) return false;
-  return true;
 }
 
 void YamlReader::Error(const YAML::Node& at, const std::string& msg) {
@@ -102,10 +98,8 @@ bool YamlReader::ReadName(const YAML::Node& v, const std::string& what, std::str
 bool YamlReader::ReadInt(const YAML::Node& v, const std::string& what, long lo, long hi,
                          long* out) {
   const std::string s = v.IsScalar() ? v.Scalar() : std::string();
-  char* end = nullptr;
-  errno = 0;
-  long n = s.empty() ? 0 : std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi) {
+  long n = 0;
+  if (!ParseLong(s, lo, hi, &n)) {
     Error(v, "invalid " + what + " '" + s + "'; expected an integer from " +
                  std::to_string(lo) + " to " + std::to_string(hi));
     return false;
