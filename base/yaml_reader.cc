@@ -18,9 +18,9 @@ bool ParseYaml(const std::string& text, const std::string& file, YAML::Node* roo
     return true;
   } catch (const YAML::ParserException& e) {
     diags->push_back(Diag{file, e.mark.line + 1, e.mark.column + 1,
-                          "YAML syntax error: " + e.msg});
+                          "YAML syntax error: " + EscapeNonPrintable(e.msg)});
   } catch (const std::exception& e) {
-    diags->push_back(Diag{file, 0, 0, std::string("cannot read YAML: ") + e.what()});
+    diags->push_back(Diag{file, 0, 0, "cannot read YAML: " + EscapeNonPrintable(e.what())});
   }
   return false;
 }
@@ -32,13 +32,13 @@ void YamlReader::Error(const YAML::Node& at, const std::string& msg) {
     d.line = at.Mark().line + 1;
     d.column = at.Mark().column + 1;
   }
-  d.message = msg;
+  d.message = EscapeNonPrintable(msg);
   diags_->push_back(std::move(d));
   ++errors_;
 }
 
 void YamlReader::ErrorAtLine(int line, const std::string& msg, int column) {
-  diags_->push_back(Diag{file_, line, column, msg});
+  diags_->push_back(Diag{file_, line, column, EscapeNonPrintable(msg)});
   ++errors_;
 }
 

@@ -215,7 +215,7 @@ int Report(int argc, char** argv) {
   }
   std::string text, err;
   std::vector<bench::StreamJob> stream;
-  if (!railguard::ReadTextFile(stream_path, &text, &diags) ||
+  if (!railguard::ReadTextFile(stream_path, railguard::kTraceInput, &text, &diags) ||
       !bench::ParseStream(text, stream_path, &stream, &err)) {
     std::fprintf(stderr, "bench_placement: %s\n",
                  err.empty() ? railguard::FormatDiags(diags).c_str() : err.c_str());
@@ -225,7 +225,7 @@ int Report(int argc, char** argv) {
   for (const auto& [title, path] : runs) {
     std::vector<bench::JobRecord> records;
     bench::PolicyResult r;
-    if (!railguard::ReadTextFile(path, &text, &diags) ||
+    if (!railguard::ReadTextFile(path, railguard::kTraceInput, &text, &diags) ||
         !bench::ParseJobComp(text, path, &records, &err) ||
         !bench::Evaluate(stream, records, path, topo, title, &r, &err)) {
       std::fprintf(stderr, "bench_placement: %s\n",

@@ -352,7 +352,7 @@ bool ParseTrace(std::string_view text, const std::string& name, TraceFormat form
 bool ReadTraceFile(const std::string& path, TraceFormat format, Trace* out, std::string* err) {
   std::string text;
   Diags diags;
-  if (!ReadTextFile(path, &text, &diags)) {
+  if (!ReadTextFile(path, kTraceInput, &text, &diags)) {
     *err = diags.empty() ? path + ": cannot be read" : diags.front().ToString();
     return false;
   }

@@ -1,7 +1,5 @@
 // railctl topology discover | simulate.
 #include <cstdio>
-#include <iostream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -16,6 +14,7 @@
 #include "topo/topology_yaml.h"
 #include "base/names.h"
 #include "base/numbers.h"
+#include "base/text_file.h"
 
 namespace railguard::cli {
 namespace {
@@ -114,8 +113,9 @@ bool ReadDump(const std::string& path, topo::IbFabric* fabric) {
   Diags errors;
   bool ok;
   if (path == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    ok = topo::ParseIbnetdiscover(text, "<stdin>", fabric, &errors);
+    std::string text;
+    ok = ReadTextFd(0, "<stdin>", kIbnetdiscoverInput, &text, &errors) &&
+         topo::ParseIbnetdiscover(text, "<stdin>", fabric, &errors);
   } else {
     ok = topo::ParseIbnetdiscoverFile(path, fabric, &errors);
   }

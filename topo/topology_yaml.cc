@@ -501,7 +501,8 @@ bool LoadTopologyString(const std::string& text, const std::string& filename, To
 
 bool LoadTopologyFile(const std::string& path, Topology* out, Diags* diags) {
   std::string text;
-  return ReadTextFile(path, &text, diags) && LoadTopologyString(text, path, out, diags);
+  return ReadTextFile(path, kTopologyYamlInput, &text, diags) &&
+         LoadTopologyString(text, path, out, diags);
 }
 
 std::string EmitTopologyYaml(const Topology& t) {
