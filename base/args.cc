@@ -1,11 +1,8 @@
 #include "base/args.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
+
+#include "base/file_util.h"
 
 namespace railguard {
 
@@ -74,32 +71,9 @@ bool WriteOutput(const std::string& path, const std::string& text, std::string* 
     }
     return true;
   }
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *err = "cannot create " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      *err = "cannot write " + tmp + ": " + std::strerror(errno);
-      close(fd);
-      unlink(tmp.c_str());
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    *err = "cannot write " + tmp + ": " + std::strerror(errno);
-    unlink(tmp.c_str());
-    return false;
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    *err = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
-    unlink(tmp.c_str());
+  FileError e;
+  if (!ReplaceFile(path, text, &e, TempName::kSuffix)) {
+    *err = e.Message();
     return false;
   }
   return true;

@@ -36,9 +36,10 @@ class Args {
   std::string error_;
 };
 
-// Writes `text` to `path` atomically (temporary file in the same folder, then rename), or to
-// stdout when `path` is empty or "-". Returns false with `*err` set on failure; a failed
-// write leaves any existing file untouched.
+// Writes `text` to `path` atomically (ReplaceFile: "<path>.tmp.<pid>", then rename; a device,
+// FIFO or socket such as /dev/null is written in place, never replaced), or to stdout when
+// `path` is empty or "-". Returns false with `*err` set on failure; a failed write leaves any
+// existing file untouched.
 bool WriteOutput(const std::string& path, const std::string& text, std::string* err);
 
 }  // namespace railguard

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace railguard {
@@ -22,5 +23,9 @@ using Diags = std::vector<Diag>;
 
 // All diagnostics, one per line, each ending with '\n'.
 std::string FormatDiags(const Diags& diags);
+
+// `text` safe to print in a message: control bytes other than tab, DEL and bytes that are
+// not part of well-formed UTF-8 become "\xNN" (lower-case hex); everything else is kept.
+std::string EscapeNonPrintable(std::string_view text);
 
 }  // namespace railguard

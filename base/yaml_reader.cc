@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <set>
 
+#include "base/names.h"
+#include "base/numbers.h"
+
 namespace railguard {
 
 bool ParseYaml(const std::string& text, const std::string& file, YAML::Node* root,
@@ -15,18 +18,11 @@ bool ParseYaml(const std::string& text, const std::string& file, YAML::Node* roo
     return true;
   } catch (const YAML::ParserException& e) {
     diags->push_back(Diag{file, e.mark.line + 1, e.mark.column + 1,
-                          "YAML syntax error: " + e.msg});
+                          "YAML syntax error: " + EscapeNonPrintable(e.msg)});
   } catch (const std::exception& e) {
-    diags->push_back(Diag{file, 0, 0, std::string("cannot read YAML: ") + e.what()});
+    diags->push_back(Diag{file, 0, 0, "cannot read YAML: " + EscapeNonPrintable(e.what())});
   }
   return false;
-}
-
-bool IsSafeName(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (unsigned char c : s)
-    if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.')) return false;
-  return true;
 }
 
 void YamlReader::Error(const YAML::Node& at, const std::string& msg) {
@@ -36,13 +32,13 @@ void YamlReader::Error(const YAML::Node& at, const std::string& msg) {
     d.line = at.Mark().line + 1;
     d.column = at.Mark().column + 1;
   }
-  d.message = msg;
+  d.message = EscapeNonPrintable(msg);
   diags_->push_back(std::move(d));
   ++errors_;
 }
 
 void YamlReader::ErrorAtLine(int line, const std::string& msg, int column) {
-  diags_->push_back(Diag{file_, line, column, msg});
+  diags_->push_back(Diag{file_, line, column, EscapeNonPrintable(msg)});
   ++errors_;
 }
 
@@ -102,10 +98,8 @@ bool YamlReader::ReadName(const YAML::Node& v, const std::string& what, std::str
 bool YamlReader::ReadInt(const YAML::Node& v, const std::string& what, long lo, long hi,
                          long* out) {
   const std::string s = v.IsScalar() ? v.Scalar() : std::string();
-  char* end = nullptr;
-  errno = 0;
-  long n = s.empty() ? 0 : std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi) {
+  long n = 0;
+  if (!ParseLong(s, lo, hi, &n)) {
     Error(v, "invalid " + what + " '" + s + "'; expected an integer from " +
                  std::to_string(lo) + " to " + std::to_string(hi));
     return false;

@@ -66,7 +66,4 @@ class YamlReader {
   int errors_ = 0;
 };
 
-// True for 1 to 64 letters, digits, '-', '_' or '.'.
-bool IsSafeName(const std::string& s);
-
 }  // namespace railguard

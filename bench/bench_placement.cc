@@ -17,6 +17,7 @@
 #include "base/diag.h"
 #include "base/text_file.h"
 #include "topo/topology_yaml.h"
+#include "base/numbers.h"
 
 namespace {
 
@@ -54,9 +55,8 @@ bool Value(int argc, char** argv, int* i, std::string* out) {
 }
 
 bool ToSize(const std::string& flag, const std::string& v, size_t* out) {
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || v[0] == '-' || *end != '\0' || n > (1ull << 40)) {
+  long n = 0;
+  if (v.empty() || v[0] == '-' || !railguard::ParseLong(v, 0, 1L << 40, &n)) {
     std::fprintf(stderr, "bench_placement: %s '%s'; expected a whole number, 0 or more\n",
                  flag.c_str(), v.c_str());
     return false;
@@ -66,9 +66,7 @@ bool ToSize(const std::string& flag, const std::string& v, size_t* out) {
 }
 
 bool ToDouble(const std::string& flag, const std::string& v, double* out) {
-  char* end = nullptr;
-  *out = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0') {
+  if (!railguard::ParseStrtod(v, out)) {
     std::fprintf(stderr, "bench_placement: %s '%s'; expected a number\n", flag.c_str(), v.c_str());
     return false;
   }
@@ -217,7 +215,7 @@ int Report(int argc, char** argv) {
   }
   std::string text, err;
   std::vector<bench::StreamJob> stream;
-  if (!railguard::ReadTextFile(stream_path, &text, &diags) ||
+  if (!railguard::ReadTextFile(stream_path, railguard::kTraceInput, &text, &diags) ||
       !bench::ParseStream(text, stream_path, &stream, &err)) {
     std::fprintf(stderr, "bench_placement: %s\n",
                  err.empty() ? railguard::FormatDiags(diags).c_str() : err.c_str());
@@ -227,7 +225,7 @@ int Report(int argc, char** argv) {
   for (const auto& [title, path] : runs) {
     std::vector<bench::JobRecord> records;
     bench::PolicyResult r;
-    if (!railguard::ReadTextFile(path, &text, &diags) ||
+    if (!railguard::ReadTextFile(path, railguard::kTraceInput, &text, &diags) ||
         !bench::ParseJobComp(text, path, &records, &err) ||
         !bench::Evaluate(stream, records, path, topo, title, &r, &err)) {
       std::fprintf(stderr, "bench_placement: %s\n",

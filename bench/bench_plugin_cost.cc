@@ -26,6 +26,7 @@
 #include "config/load.h"
 #include "plugin/core/switch_plan.h"
 #include "base/diag.h"
+#include "base/numbers.h"
 
 namespace {
 
@@ -206,9 +207,8 @@ DecideTiming TimeDecide(const railguard::RailSetup& setup, int rounds) {
 }
 
 bool ToInt(const char* flag, const char* v, int* out) {
-  char* end = nullptr;
-  long n = std::strtol(v, &end, 10);
-  if (*v == '\0' || *end != '\0' || n < 1 || n > 1000000) {
+  long n = 0;
+  if (!railguard::ParseLong(v, 1, 1000000, &n)) {
     std::fprintf(stderr, "bench_plugin_cost: %s '%s'; expected a whole number from 1 to 1000000\n",
                  flag, v);
     return false;

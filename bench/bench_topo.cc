@@ -1,5 +1,6 @@
-// Benchmark: load + validate + export of a large rail layout, and discovery from a matching
-// generated ibnetdiscover dump. Each phase runs in a forked child so its peak RSS is its own.
+// Benchmark: load + validate + export of a large rail layout, discovery from a matching
+// generated ibnetdiscover dump, and host-list expansion and compression at growing host
+// counts (linear, not quadratic). Each phase runs in a forked child so its peak RSS is its own.
 //
 // usage: bench_topo [--sus N] [--nodes-per-su N] [--runs N]
 #include <sys/resource.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -18,6 +20,7 @@
 #include "topo/discover.h"
 #include "topo/export.h"
 #include "topo/fabric_sim.h"
+#include "topo/hostlist.h"
 #include "topo/ibnet.h"
 #include "topo/topology_yaml.h"
 
@@ -95,6 +98,34 @@ void Report(const char* phase, std::vector<Sample> runs, double target_ms, doubl
               !ok ? "FAILED" : (median <= target_ms && rss_mb <= target_mb ? "ok" : "OVER"));
 }
 
+// Expands "n[000001-<hosts>]", shuffles it and compresses it both ways, `copies` times over
+// (each host `copies` times): what the layout load and the report do with host lists.
+bool HostlistRoundTrip(size_t hosts, int copies) {
+  std::string expr = "n[";  // ranges of at most 65536 hosts, as a host list allows
+  for (size_t lo = 1; lo <= hosts; lo += 65536) {
+    char range[32];
+    std::snprintf(range, sizeof range, "%s%06zu-%06zu", lo > 1 ? "," : "", lo,
+                  std::min(hosts, lo + 65535));
+    expr += range;
+  }
+  expr += "]";
+  std::vector<std::string> names;
+  std::string err;
+  if (!railguard::ExpandHostlist(expr, &names, &err) || names.size() != hosts) return false;
+  uint64_t seed = 5;
+  for (size_t k = names.size(); k > 1; --k) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    std::swap(names[k - 1], names[(seed >> 33) % k]);
+  }
+  std::vector<std::string> all;
+  for (int c = 0; c < copies; ++c) all.insert(all.end(), names.begin(), names.end());
+  const std::string sorted = railguard::CompressHostlistSorted(all);
+  const std::string unsorted = railguard::CompressHostlist(all);
+  std::vector<std::string> back;
+  return railguard::ExpandHostlist(unsorted, &back, &err) && back == all &&
+         railguard::ExpandHostlist(sorted, &back, &err) && back.size() == all.size();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,5 +184,17 @@ int main(int argc, char** argv) {
   for (int i = 0; i < runs; ++i) b.push_back(RunChild(discover));
   Report("load+validate+export (tree, block)", a, 200, 100);
   Report("discover from ibnetdiscover dump", b, 200, 100);
+  // Host lists: the time per host stays flat from 1k to 16k hosts (and 131072 hosts, each
+  // twice, the largest case the unit tests check for correctness, stays within seconds).
+  for (size_t hosts : {1024u, 4096u, 16384u}) {
+    std::vector<Sample> h;
+    for (int i = 0; i < runs; ++i) h.push_back(RunChild([hosts] { return HostlistRoundTrip(hosts, 1); }));
+    char phase[64];
+    std::snprintf(phase, sizeof phase, "hostlist expand+compress %zuk hosts", hosts / 1024);
+    Report(phase, h, 40.0 * static_cast<double>(hosts) / 4096, 100);
+  }
+  std::vector<Sample> big;
+  for (int i = 0; i < runs; ++i) big.push_back(RunChild([] { return HostlistRoundTrip(131072, 2); }));
+  Report("hostlist 131072 shuffled hosts, each twice", big, 3000, 1024);
   return 0;
 }

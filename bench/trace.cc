@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "base/diag.h"
+#include "base/numbers.h"
 #include "base/text_file.h"
 
 namespace railguard::bench {
@@ -101,35 +102,10 @@ std::vector<std::string_view> SplitSpace(std::string_view line) {
   return out;
 }
 
-// A decimal number: optional '-' (when `allow_minus`), digits, optionally '.' and digits
-// (at least one digit in all). No exponent, no sign '+', no spaces.
-bool ParseDecimal(std::string_view s, bool allow_minus, double* out) {
-  size_t i = 0;
-  if (allow_minus && i < s.size() && s[i] == '-') ++i;
-  size_t digits = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
-  }
-  if (digits == 0 || i != s.size() || s.size() > 40) return false;
-  *out = std::strtod(std::string(s).c_str(), nullptr);
-  if (*out == 0) *out = 0;  // "-0" reads as 0: a -0 would print as "-0.000" further on
-  return std::isfinite(*out);
-}
-
-// A whole number from `lo` to `hi`, digits only.
-bool ParseWhole(std::string_view s, uint64_t lo, uint64_t hi, uint64_t* out) {
-  if (s.empty() || s.size() > 12) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  if (v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
+// Trace numbers: plain decimals (no exponent, no '+', no spaces), negative ones where a
+// column allows them.
+constexpr DecimalSyntax kUnsigned{};
+constexpr DecimalSyntax kSigned{true, true, 40};
 
 // `v` as printf's %g writes it: "6426", "1e+12".
 std::string Number(double v) {
@@ -220,7 +196,7 @@ bool ParseCsv(std::string_view text, const std::string& name, Trace* out, std::s
     }
     for (int k : {kSubmit, kDuration}) {
       double* dst = k == kSubmit ? &job.submit : &job.duration;
-      if (!ParseDecimal(fields[col[k]], false, dst)) {
+      if (!ParseDecimal(fields[col[k]], kUnsigned, dst)) {
         *err = at + needed[k] + " " + Quoted(fields[col[k]]) +
                " is not a number of seconds; expected a non-negative number such as 5810 or "
                "5810.5";
@@ -233,7 +209,7 @@ bool ParseCsv(std::string_view text, const std::string& name, Trace* out, std::s
       }
     }
     uint64_t gpus = 0;
-    if (!ParseWhole(fields[col[kGpus]], 1, kMaxTraceGpus, &gpus)) {
+    if (!ParseDigits(fields[col[kGpus]], 1, kMaxTraceGpus, &gpus, 12)) {
       *err = at + "num_gpu " + Quoted(fields[col[kGpus]]) +
              " is not a GPU count; expected a whole number from 1 to " +
              std::to_string(kMaxTraceGpus);
@@ -258,7 +234,7 @@ bool SwfProcessors(std::string_view field, int number, const std::string& at, ui
     *out = 0;
     return true;
   }
-  if (!ParseWhole(field, 0, kMaxTraceGpus, &v)) {
+  if (!ParseDigits(field, 0, kMaxTraceGpus, &v, 12)) {
     *err = at + "field " + std::to_string(number) + " (" + kSwfFieldNames[number - 1] + ") " +
            Quoted(field) + " is not a processor count; expected a whole number from 1 to " +
            std::to_string(kMaxTraceGpus) + ", or -1 when unknown";
@@ -285,7 +261,7 @@ bool ParseSwf(std::string_view text, const std::string& name, Trace* out, std::s
     }
     std::array<double, kSwfFields> v{};
     for (int f = 0; f < kSwfFields; ++f) {
-      if (!ParseDecimal(fields[f], true, &v[f])) {
+      if (!ParseDecimal(fields[f], kSigned, &v[f])) {
         *err = at + "field " + std::to_string(f + 1) + " (" + kSwfFieldNames[f] + ") " +
                Quoted(fields[f]) +
                " is not a number; expected an integer or decimal, -1 when "
@@ -376,7 +352,7 @@ bool ParseTrace(std::string_view text, const std::string& name, TraceFormat form
 bool ReadTraceFile(const std::string& path, TraceFormat format, Trace* out, std::string* err) {
   std::string text;
   Diags diags;
-  if (!ReadTextFile(path, &text, &diags)) {
+  if (!ReadTextFile(path, kTraceInput, &text, &diags)) {
     *err = diags.empty() ? path + ": cannot be read" : diags.front().ToString();
     return false;
   }
@@ -490,19 +466,19 @@ bool ParseStream(std::string_view text, const std::string& name, std::vector<Str
     const char* what[5] = {"duration", "nodes", "gpus_per_node", "gpus", "time_limit_min"};
     uint64_t want = out->size() + 1;
     uint64_t seq = 0;
-    if (!ParseWhole(f[0], want, want, &seq)) {
+    if (!ParseDigits(f[0], want, want, &seq, 12)) {
       *err = at + "sequence number " + Quoted(f[0]) + "; expected " + std::to_string(want);
       return false;
     }
     const double previous = out->empty() ? 0 : out->back().submit_at;
-    if (!ParseDecimal(f[1], false, &j.submit_at) || j.submit_at < previous ||
+    if (!ParseDecimal(f[1], kUnsigned, &j.submit_at) || j.submit_at < previous ||
         j.submit_at > kMaxTraceSeconds) {
       *err = at + "submit_at " + Quoted(f[1]) + "; expected seconds, not before the previous " +
              "job's " + Number(previous) + " and at most " + Number(kMaxTraceSeconds);
       return false;
     }
     for (int k = 0; k < 5; ++k) {
-      if (!ParseWhole(f[2 + k], 1, 0xffffffffu, &v[k])) {
+      if (!ParseDigits(f[2 + k], 1, 0xffffffffu, &v[k], 12)) {
         *err = at + what[k] + " " + Quoted(f[2 + k]) + "; expected a whole number, 1 or more";
         return false;
       }

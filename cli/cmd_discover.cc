@@ -1,7 +1,5 @@
 // railctl topology discover | simulate.
 #include <cstdio>
-#include <iostream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -14,6 +12,9 @@
 #include "topo/hostlist.h"
 #include "topo/ibnet.h"
 #include "topo/topology_yaml.h"
+#include "base/names.h"
+#include "base/numbers.h"
+#include "base/text_file.h"
 
 namespace railguard::cli {
 namespace {
@@ -70,25 +71,6 @@ int UsageError(const char* cmd, const std::string& msg, const char* usage) {
   return 2;
 }
 
-bool IsName(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (unsigned char c : s)
-    if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.')) return false;
-  return true;
-}
-
-bool ParseInt(const std::string& s, int lo, int hi, int* out) {
-  if (s.empty() || s.size() > 9) return false;
-  int v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  if (v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
 json FindingJson(const topo::Finding& f) {
   return {{"kind", f.kind}, {"node", f.node}, {"hca", f.hca},        {"switch", f.switch_name},
           {"guid", f.guid}, {"port", f.port}, {"message", f.message}};
@@ -131,8 +113,9 @@ bool ReadDump(const std::string& path, topo::IbFabric* fabric) {
   Diags errors;
   bool ok;
   if (path == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    ok = topo::ParseIbnetdiscover(text, "<stdin>", fabric, &errors);
+    std::string text;
+    ok = ReadTextFd(0, "<stdin>", kIbnetdiscoverInput, &text, &errors) &&
+         topo::ParseIbnetdiscover(text, "<stdin>", fabric, &errors);
   } else {
     ok = topo::ParseIbnetdiscoverFile(path, fabric, &errors);
   }
@@ -167,13 +150,13 @@ int TopologyDiscover(int argc, char** argv) {
   opts.node_type = args.Get("node-type", opts.node_type);
   for (const auto& [flag, value] :
        {std::make_pair("--cluster", opts.cluster), std::make_pair("--node-type", opts.node_type)}) {
-    if (!IsName(value))
+    if (!IsSafeName(value))
       return UsageError("discover",
                         std::string("invalid ") + flag + " '" + value +
                             "'; expected 1 to 64 letters, digits, '-', '_' or '.'",
                         kDiscoverUsage);
   }
-  if (args.Has("gpus") && !ParseInt(args.Get("gpus"), 0, 64, &opts.gpus))
+  if (args.Has("gpus") && !ParseDigits(args.Get("gpus"), 0, 64, &opts.gpus, 9))
     return UsageError("discover",
                       "invalid --gpus '" + args.Get("gpus") + "'; expected an integer from 0 to 64",
                       kDiscoverUsage);
@@ -189,7 +172,7 @@ int TopologyDiscover(int argc, char** argv) {
       std::string name = list.substr(start, comma - start);
       name.erase(0, name.find_first_not_of(' '));
       name.erase(name.find_last_not_of(' ') + 1);
-      if (!IsName(name) || !seen.insert(name).second)
+      if (!IsSafeName(name) || !seen.insert(name).second)
         return UsageError("discover",
                           "invalid --rail-order '" + args.Get("rail-order") +
                               "'; expected distinct HCA names separated by commas, e.g. "
@@ -263,7 +246,7 @@ int TopologySimulate(int argc, char** argv) {
   if (args.positional().size() != 1)
     return UsageError("simulate", "expected exactly one TOPO.yaml", kSimulateUsage);
   topo::SimOptions opts;
-  if (args.Has("uplinks") && !ParseInt(args.Get("uplinks"), 0, 4096, &opts.uplinks))
+  if (args.Has("uplinks") && !ParseDigits(args.Get("uplinks"), 0, 4096, &opts.uplinks, 9))
     return UsageError(
         "simulate",
         "invalid --uplinks '" + args.Get("uplinks") + "'; expected an integer from 0 to 4096",

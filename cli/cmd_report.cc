@@ -15,6 +15,7 @@
 #include "report/slurm_source.h"
 #include "report/snapshot.h"
 #include "topo/topology_yaml.h"
+#include "base/numbers.h"
 
 namespace railguard::cli {
 namespace {
@@ -129,10 +130,9 @@ int Report(int argc, char** argv) {
   if (args.Has("feature")) options.healthy_feature = args.Get("feature");
   if (options.healthy_feature.empty()) return UsageError("--feature must not be empty");
   if (args.Has("stale-after")) {
-    char* end = nullptr;
     const std::string v = args.Get("stale-after");
-    const double s = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(s > 0) || s > 1e9)
+    double s = 0;
+    if (!ParseStrtod(v, &s) || !(s > 0) || s > 1e9)
       return UsageError("--stale-after '" + v + "' is not a number of seconds > 0");
     options.stale_after_seconds = s;
   }

@@ -42,8 +42,13 @@ run "$railctl" topology discover "$tmp/fabric.topo" --cluster raildev --node-typ
   -o "$tmp/discovered.yaml"
 
 step "7. Discovery on a real ibnetdiscover dump (2020 QDR/DDR fat tree), hosts named by its map"
-run "$railctl" topology discover ../shared/data/ibnetdiscover/hpc-toolset-x5/X5.topofile \
-  --node-map ../shared/data/ibnetdiscover/hpc-toolset-x5/X5.map -o "$tmp/x5.yaml"
+x5=../shared/data/ibnetdiscover/hpc-toolset-x5
+if [ -f "$x5/X5.topofile" ]; then
+  run "$railctl" topology discover "$x5/X5.topofile" \
+    --node-map "$x5/X5.map" -o "$tmp/x5.yaml"
+else
+  echo "demo: step 7 left out: it needs ../shared/data (the X5 dump), which is absent"
+fi
 
 step "8. A live Slurm cluster on the development layout, topology/tree from railctl's export"
 # shellcheck source=../tests/harness/cluster.sh

@@ -9,6 +9,8 @@
 #include <unordered_map>
 
 #include "topo/ibnet.h"
+#include "base/names.h"
+#include "base/numbers.h"
 
 namespace railguard::topo {
 
@@ -444,15 +446,7 @@ std::vector<std::string> SplitColons(const std::string& s) {
 }
 
 bool ParseCount(const std::string& s, int lo, int hi, int* out) {
-  if (s.empty() || s.size() > 6) return false;
-  int v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  if (v < lo || v > hi) return false;
-  *out = v;
-  return true;
+  return ParseDigits(s, lo, hi, out, 6);
 }
 
 // A rail given as an index, a rail name or a NIC name of `type`.
@@ -567,10 +561,7 @@ bool AddSimFault(const Topology& topo, const std::string& flag, const std::strin
       return bad("bad uplink count '" + parts[2] + "'", "a count from 1 to 4096");
     faults->uplink_cuts.push_back({parts[0], rail, n});
   } else if (flag == "ufm") {
-    bool ok = !value.empty() && value.size() <= 64;
-    for (char c : value)
-      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
-    if (!ok) return bad("bad host name", "HOST: letters, digits, '-', '_' or '.'");
+    if (!IsSafeName(value)) return bad("bad host name", "HOST: letters, digits, '-', '_' or '.'");
     faults->ufm_hosts.push_back(value);
   } else if (flag == "sharp") {
     int n = 0;

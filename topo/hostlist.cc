@@ -11,6 +11,9 @@
 #include <cstdio>
 #include <utility>
 
+#include "base/names.h"
+#include "base/numbers.h"
+
 namespace railguard {
 namespace {
 
@@ -27,9 +30,6 @@ constexpr char kRangeForm[] = "expected a number or lo-hi such as 7 or 001-032";
 
 // ASCII digits only, as Slurm's isdigit() in the "C" locale.
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// Whitespace as C's isspace() sees it in the "C" locale (Slurm's natural compare skips it).
-bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
 // Item separators of Slurm's hostlist_create().
 bool IsSeparator(char c) { return c == ',' || c == ' ' || c == '\t'; }
@@ -55,18 +55,6 @@ int Digits(uint64_t v) {
     ++n;
   }
   return n;
-}
-
-// Parses a non-empty run of decimal digits; false if the value exceeds kMaxNumber.
-bool ParseNumber(std::string_view digits, uint64_t* value) {
-  uint64_t v = 0;
-  for (char c : digits) {
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (kMaxNumber - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *value = v;
-  return true;
 }
 
 // Appends `v` zero-padded to `width` digits.
@@ -129,7 +117,7 @@ bool ParseRange(std::string_view text, std::string_view item, NumRange* range, s
     return false;
   }
   for (auto [number, value] : {std::pair(lo, &range->lo), std::pair(hi, &range->hi)}) {
-    if (!ParseNumber(number, value)) {
+    if (!ParseDigits(number, 0, kMaxNumber, value)) {
       *err = "number " + Quote(number) + " in " + Quote(item) + " is too large; expected at most " +
              std::to_string(kMaxNumber);
       return false;
@@ -197,7 +185,7 @@ bool ParseItem(std::string_view item, Item* parsed, std::string* err) {
     size_t digits_start = item.size();
     while (digits_start > 0 && IsDigit(item[digits_start - 1])) --digits_start;
     uint64_t ignored;
-    if (digits_start < item.size() && !ParseNumber(item.substr(digits_start), &ignored)) {
+    if (digits_start < item.size() && !ParseDigits(item.substr(digits_start), 0, kMaxNumber, &ignored)) {
       *err = "number " + Quote(item.substr(digits_start)) + " in " + Quote(item) +
              " is too large; expected at most " + std::to_string(kMaxNumber);
       return false;
@@ -292,7 +280,7 @@ HostRange ParseHost(std::string_view name) {
   size_t digits_start = name.size();
   while (digits_start > 0 && IsDigit(name[digits_start - 1])) --digits_start;
   HostRange r;
-  if (digits_start == name.size() || !ParseNumber(name.substr(digits_start), &r.lo)) {
+  if (digits_start == name.size() || !ParseDigits(name.substr(digits_start), 0, kMaxNumber, &r.lo)) {
     r.prefix = name;
     r.single = true;
     return r;
@@ -321,74 +309,13 @@ bool Adjacent(const HostRange& a, const HostRange& b) {
   return SameBracket(a, b) && b.lo > 0 && a.hi == b.lo - 1 && WidthsCompatible(a, b);
 }
 
-// Natural order of Slurm's strnatcmp(): whitespace is skipped, digit runs compare as
-// numbers unless one starts with '0' (then digit by digit), other bytes as signed chars.
-class NaturalCompare {
- public:
-  static int Compare(std::string_view a, std::string_view b) {
-    size_t i = 0;
-    size_t j = 0;
-    while (true) {
-      while (IsSpace(At(a, i))) ++i;
-      while (IsSpace(At(b, j))) ++j;
-      char ca = At(a, i);
-      char cb = At(b, j);
-      if (IsDigit(ca) && IsDigit(cb)) {
-        int r = (ca == '0' || cb == '0') ? LeftAligned(a, i, b, j) : RightAligned(a, i, b, j);
-        if (r != 0) return r;
-        // Equal runs are identical: step over them together.
-        while (IsDigit(At(a, i))) {
-          ++i;
-          ++j;
-        }
-        continue;
-      }
-      if (ca == '\0' && cb == '\0') return 0;
-      signed char sa = static_cast<signed char>(ca);
-      signed char sb = static_cast<signed char>(cb);
-      if (sa != sb) return sa < sb ? -1 : 1;
-      ++i;
-      ++j;
-    }
-  }
-
- private:
-  static char At(std::string_view s, size_t k) { return k < s.size() ? s[k] : '\0'; }
-
-  // Runs without leading zeros: the longer run is larger, else the first differing digit.
-  static int RightAligned(std::string_view a, size_t i, std::string_view b, size_t j) {
-    int bias = 0;
-    for (;; ++i, ++j) {
-      bool da = IsDigit(At(a, i));
-      bool db = IsDigit(At(b, j));
-      if (!da && !db) return bias;
-      if (!da) return -1;
-      if (!db) return 1;
-      if (bias == 0 && a[i] != b[j]) bias = a[i] < b[j] ? -1 : 1;
-    }
-  }
-
-  // Runs with a leading zero compare like fractions: the first differing digit decides and
-  // a run that ends first is smaller.
-  static int LeftAligned(std::string_view a, size_t i, std::string_view b, size_t j) {
-    for (;; ++i, ++j) {
-      bool da = IsDigit(At(a, i));
-      bool db = IsDigit(At(b, j));
-      if (!da && !db) return 0;
-      if (!da) return -1;
-      if (!db) return 1;
-      if (a[i] != b[j]) return a[i] < b[j] ? -1 : 1;
-    }
-  }
-};
-
 // Slurm's hostrange_cmp() as a strict weak ordering. Within one prefix a numbered range
 // sorts by its padding class: unpadded ranges by the digit count of their first number,
 // a padded range of width w just before the unpadded ranges with w digits; then by number.
 // Ties Slurm leaves to qsort are broken by bytes, last number and width.
 bool RangeLess(const HostRange& a, const HostRange& b) {
   if (a.prefix != b.prefix) {
-    int c = NaturalCompare::Compare(a.prefix, b.prefix);
+    int c = SlurmNaturalCompare(a.prefix, b.prefix);
     if (c != 0) return c < 0;
     return a.prefix < b.prefix;
   }
@@ -585,7 +512,8 @@ bool ExpandHostlist(std::string_view expr, std::vector<std::string>* out, std::s
         size_t digits_start = name.size();
         while (digits_start > 0 && IsDigit(name[digits_start - 1])) --digits_start;
         uint64_t ignored;
-        if (!ParseNumber(std::string_view(name).substr(digits_start), &ignored)) {
+        if (digits_start < name.size() &&
+            !ParseDigits(std::string_view(name).substr(digits_start), 0, kMaxNumber, &ignored)) {
           *err = "number " + Quote(std::string_view(name).substr(digits_start)) + " in host " +
                  Quote(name) + " of " + Quote(text) + " is too large; expected at most " +
                  std::to_string(kMaxNumber);

@@ -1,12 +1,15 @@
 #include "topo/hwloc_rails.h"
 
 #include <hwloc.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <utility>
+
+#include "base/text_file.h"
 
 namespace railguard::topo {
 namespace {
@@ -156,6 +159,18 @@ bool GatherIoFactsFromXml(const std::string& path, IoFacts* facts, std::string* 
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) {
     *err = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  // hwloc reads the path itself, to its end: refuse what would never end or is too large.
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && !S_ISDIR(st.st_mode) &&
+      (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kHwlocXmlInput.max_bytes)) {
+    std::fclose(f);
+    *err = path + (S_ISREG(st.st_mode)
+                       ? ": file is " + std::to_string(st.st_size) + " bytes; expected at most " +
+                             std::to_string(kHwlocXmlInput.max_bytes)
+                       : std::string(": is not a regular file; expected ") + kHwlocXmlInput.name +
+                             " such as 'lstopo --of xml' writes");
     return false;
   }
   const bool empty = std::fgetc(f) == EOF;

@@ -237,7 +237,8 @@ class Parser {
   bool Error(int line, const std::string& what, const std::string& form = "") {
     ++error_count_;
     if (error_count_ <= kMaxErrors) {
-      errors_->push_back(Diag{file_, line, 0, form.empty() ? what : what + "; expected " + form});
+      errors_->push_back(Diag{file_, line, 0,
+                              EscapeNonPrintable(form.empty() ? what : what + "; expected " + form)});
     } else if (error_count_ == kMaxErrors + 1) {
       errors_->push_back(Diag{file_, line, 0, "too many errors; giving up"});
     }
@@ -540,8 +541,8 @@ void Parser::ParseLine(std::string_view raw) {
   }
   if (IsToolDiagnostic(line)) {
     out_->warnings.push_back(Diag{file_, line_no_, 0,
-                                  "ibnetdiscover reported an error: \"" + std::string(line) +
-                                      "\"; the dump may be incomplete"});
+                                  "ibnetdiscover reported an error: \"" +
+                                      EscapeNonPrintable(line) + "\"; the dump may be incomplete"});
     return;
   }
   std::string shown(line.substr(0, 60));
@@ -623,7 +624,7 @@ bool ParseIbnetdiscover(std::string_view text, const std::string& filename, IbFa
 
 bool ParseIbnetdiscoverFile(const std::string& path, IbFabric* out, Diags* errors) {
   std::string text;
-  if (!ReadTextFile(path, &text, errors)) {
+  if (!ReadTextFile(path, kIbnetdiscoverInput, &text, errors)) {
     *out = IbFabric();
     return false;
   }

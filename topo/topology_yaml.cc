@@ -17,6 +17,8 @@
 #include "topo/hostlist.h"
 #include "base/text_file.h"
 #include "base/yaml_reader.h"
+#include "base/names.h"
+#include "base/numbers.h"
 
 namespace railguard::topo {
 namespace {
@@ -106,10 +108,9 @@ void Loader::LoadLink(const YAML::Node& map, const std::string& what, LinkSpec* 
   YAML::Node speed = Field(map, "speed", what, true);
   bool ok = true;
   if (rate.IsDefined()) {
-    char* end = nullptr;
     const std::string s = rate.IsScalar() ? rate.Scalar() : "";
-    double r = s.empty() ? 0 : std::strtod(s.c_str(), &end);
-    if (s.empty() || *end != '\0' || !(r > 0 && r <= 100000)) {
+    double r = 0;
+    if (!ParseStrtod(s, &r) || !(r > 0 && r <= 100000)) {
       Error(rate, "invalid rate_gbps '" + s + "'; expected a rate in Gb/s such as 400");
       ok = false;
     } else {
@@ -500,7 +501,8 @@ bool LoadTopologyString(const std::string& text, const std::string& filename, To
 
 bool LoadTopologyFile(const std::string& path, Topology* out, Diags* diags) {
   std::string text;
-  return ReadTextFile(path, &text, diags) && LoadTopologyString(text, path, out, diags);
+  return ReadTextFile(path, kTopologyYamlInput, &text, diags) &&
+         LoadTopologyString(text, path, out, diags);
 }
 
 std::string EmitTopologyYaml(const Topology& t) {

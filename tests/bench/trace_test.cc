@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/shared_data.h"
+
 namespace railguard::bench {
 namespace {
 
@@ -435,8 +437,8 @@ TEST(StreamText, MalformedLinesAreErrorsWithTheExpectedForm) {
             "<nodes> <gpus_per_node> <gpus> <time_limit_min> <trace_id>)");
 }
 
-#ifdef RAILGUARD_SHARED_DATA
 TEST(RealTrace, MicrosoftItpCluster04ReadsWholeAndMapsOntoEightGpuNodes) {
+  RAILGUARD_NEEDS_SHARED("traces/microsoft-itp/cluster04.csv");
   const std::string path =
       std::string(RAILGUARD_SHARED_DATA) + "/traces/microsoft-itp/cluster04.csv";
   Trace t;
@@ -444,7 +446,7 @@ TEST(RealTrace, MicrosoftItpCluster04ReadsWholeAndMapsOntoEightGpuNodes) {
   ASSERT_TRUE(ReadTraceFile(path, TraceFormat::kAuto, &t, &err)) << err;
   EXPECT_EQ(t.format, TraceFormat::kCsv);
   // 15,803 lines: the header and 15,802 jobs (the data README rounds to 15,801).
-  EXPECT_EQ(t.jobs.size(), 15802u);
+  ASSERT_EQ(t.jobs.size(), 15802u);
   EXPECT_EQ(t.jobs.front().id, "c9c620ea-4336-c1a9-8abe-e26bd13076b8");
   EXPECT_EQ(t.jobs.front().submit, 5810);
   uint32_t most = 0;
@@ -463,7 +465,6 @@ TEST(RealTrace, MicrosoftItpCluster04ReadsWholeAndMapsOntoEightGpuNodes) {
   for (const StreamJob& j : s) multi += j.nodes > 1;
   EXPECT_EQ(multi, 41);
 }
-#endif
 
 }  // namespace
 }  // namespace railguard::bench

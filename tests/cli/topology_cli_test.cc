@@ -8,6 +8,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -115,6 +116,43 @@ TEST(TopologyCli, ExportBlockGivesOneBlockPerUnitAndPowerOfTwoSizes) {
   ASSERT_EQ(r.rc, 0);
   EXPECT_NE(r.out.find("\nBlockName=su4 Nodes=dgx[097-127]\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nBlockSizes=31,62,124\n"), std::string::npos) << r.out;
+}
+
+// Inputs that never end or are binary: refused or reported with a clear message, and the
+// handler returns (railctl read /dev/zero until std::bad_alloc, /dev/urandom forever).
+TEST(TopologyCli, ValidateAndDiscoverRefuseDevZeroAndDevUrandom) {
+  const std::pair<int (*)(int, char**), std::string> cmds[] = {
+      {TopologyValidate, "validate"}, {TopologyDiscover, "discover"}};
+  for (const auto& [cmd, name] : cmds) {
+    for (const std::string& dev : {std::string("/dev/zero"), std::string("/dev/urandom")}) {
+      const CliRun r = Call(cmd, {name, dev});
+      EXPECT_EQ(r.rc, 1);
+      EXPECT_EQ(r.err, name == "validate"
+                           ? dev + ": is a character device; expected a rail topology YAML "
+                                   "file (a regular file or a pipe)\n" + dev + ": 1 error\n"
+                           : dev + ": is a character device; expected an ibnetdiscover dump (a "
+                                   "regular file or a pipe)\n" + dev +
+                                 ": 1 error; nothing discovered\n");
+    }
+  }
+}
+
+TEST(TopologyCli, BinaryBytesAreQuotedInTheMessages) {
+  const std::string path = ::testing::TempDir() + "/binary_" + std::to_string(getpid());
+  std::ofstream(path, std::ios::binary) << std::string("\x7f" "ELF\x02\x01\x00\x1b[2J\n", 11);
+  const CliRun d = Call(TopologyDiscover, {"discover", path});
+  EXPECT_EQ(d.rc, 1);
+  EXPECT_EQ(d.err.substr(0, d.err.find("; expected ")),
+            path + ":1: unrecognized line \"\\x7fELF\\x02\\x01\\x00\\x1b[2J\"");
+  const CliRun v = Call(TopologyValidate, {"validate", path});
+  EXPECT_EQ(v.rc, 1);
+  for (const CliRun& r : {d, v}) {
+    for (char c : r.err) {
+      const unsigned char u = static_cast<unsigned char>(c);
+      EXPECT_TRUE(c == '\n' || (u >= 0x20 && u < 0x7f)) << "raw byte " << int(u) << " in " << r.err;
+    }
+  }
+  std::remove(path.c_str());
 }
 
 }  // namespace

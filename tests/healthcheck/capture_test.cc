@@ -6,19 +6,27 @@
 #include "healthcheck/checks.h"
 #include "healthcheck/gather.h"
 #include "tests/healthcheck/health_test_util.h"
+#include "tests/shared_data.h"
 
 namespace railguard::health {
 namespace {
 
+using testing::CopyCapture;
 using testing::MaterializeCapture;
 using testing::TempDir;
 
-// The capture is copied and gathered once; the tests only read it.
-class Capture : public ::testing::Test {
+// The capture is copied and gathered once per form; the tests only read it. Its links are
+// tested in both forms ../shared may hold: as text files holding the target (Capture) and
+// as real symlinks, as git checks them out (CaptureRealLinks).
+template <bool kRealLinks>
+class CaptureForm : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    if (!::railguard::testing::HaveShared(testing::kCaptureRel)) return;
     tmp_ = new TempDir();
-    root_ = MaterializeCapture(*tmp_ / "sys");
+    // The source in the wanted form, then the copy the tests read, made from it.
+    const std::string src = CopyCapture(testing::SharedCapture(), *tmp_ / "src", !kRealLinks);
+    root_ = CopyCapture(src, *tmp_ / "sys");
     GatherSpec spec;
     spec.node = "capture";
     spec.sysfs_root = root_;
@@ -31,17 +39,32 @@ class Capture : public ::testing::Test {
     delete tmp_;
     tmp_ = nullptr;
   }
+  void SetUp() override { RAILGUARD_NEEDS_SHARED(testing::kCaptureRel); }
 
   static TempDir* tmp_;
   static std::string root_;
   static NodeFacts facts_;
 };
 
-TempDir* Capture::tmp_ = nullptr;
-std::string Capture::root_;
-NodeFacts Capture::facts_;
+template <bool kRealLinks>
+TempDir* CaptureForm<kRealLinks>::tmp_ = nullptr;
+template <bool kRealLinks>
+std::string CaptureForm<kRealLinks>::root_;
+template <bool kRealLinks>
+NodeFacts CaptureForm<kRealLinks>::facts_;
 
-TEST_F(Capture, Mlx4PortIsReadWithStateRateAndCounters) {
+using Capture = CaptureForm<false>;
+using CaptureRealLinks = CaptureForm<true>;
+
+// A test of the gathered capture, run on both forms: the body sees `facts_` and `root_`.
+#define CAPTURE_TEST(name)                                                   \
+  void name##Body(const NodeFacts& facts_, const std::string& root_);       \
+  TEST_F(Capture, name) { name##Body(facts_, root_); }                       \
+  TEST_F(CaptureRealLinks, name) { name##Body(facts_, root_); }              \
+  void name##Body([[maybe_unused]] const NodeFacts& facts_,                  \
+                  [[maybe_unused]] const std::string& root_)
+
+CAPTURE_TEST(Mlx4PortIsReadWithStateRateAndCounters) {
   ASSERT_EQ(facts_.nics.size(), 2u);
   const NicFacts& n = facts_.nics[0];
   ASSERT_TRUE(n.present);
@@ -64,7 +87,8 @@ TEST_F(Capture, Mlx4PortIsReadWithStateRateAndCounters) {
             root_ + "/class/infiniband/mlx4_0/device: cannot resolve: No such file or directory");
 }
 
-TEST_F(Capture, I40iwCountersReadNoPma) {
+CAPTURE_TEST(I40iwCountersReadNoPma) {
+  ASSERT_EQ(facts_.nics.size(), 2u);
   const NicFacts& n = facts_.nics[1];
   ASSERT_TRUE(n.present);
   EXPECT_EQ(n.port.rate.raw, "10 Gb/sec (4X)");
@@ -75,7 +99,7 @@ TEST_F(Capture, I40iwCountersReadNoPma) {
   }
 }
 
-TEST_F(Capture, PciPathsAndLinkAttributesAreRead) {
+CAPTURE_TEST(PciPathsAndLinkAttributesAreRead) {
   ASSERT_EQ(facts_.gpus.size(), 2u);
   EXPECT_EQ(facts_.gpu_source, "gpu_pci");
   EXPECT_EQ(facts_.gpus[0].pci_path, (std::vector<std::string>{"0000:01:00.0", "0000:00:02.1"}));
@@ -98,7 +122,7 @@ TEST_F(Capture, PciPathsAndLinkAttributesAreRead) {
   EXPECT_EQ(facts_.pci.at("0000:45:00.0").cur_speed.raw, "5.0 GT/s PCIe");
 }
 
-TEST_F(Capture, JudgedTheSaturatedAndNoPmaCountersAreNotesAndTheSlowRootPortIsNoFault) {
+CAPTURE_TEST(JudgedTheSaturatedAndNoPmaCountersAreNotesAndTheSlowRootPortIsNoFault) {
   HealthConfig cfg;
   JudgeInput in;
   in.facts = &facts_;
@@ -127,11 +151,13 @@ TEST_F(Capture, JudgedTheSaturatedAndNoPmaCountersAreNotesAndTheSlowRootPortIsNo
                 "judge them",
             }));
   EXPECT_EQ(j.verdict.level, Level::kWarn);
+  ASSERT_EQ(j.verdict.rails.size(), 2u);
   EXPECT_EQ(j.verdict.rails[0].status, RailStatus::kOk);
   EXPECT_EQ(j.verdict.rails[1].status, RailStatus::kOk);
 }
 
 TEST(CaptureMlx4, TheSecondPortIsReadWhenItIsTheOnlyOne) {
+  RAILGUARD_NEEDS_SHARED(testing::kCaptureRel);
   // Port 2 of mlx4_0 lacks most error counters: the checks say which they cannot judge.
   TempDir tmp;
   const std::string root_ = MaterializeCapture(tmp / "sys");

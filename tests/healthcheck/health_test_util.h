@@ -82,22 +82,35 @@ inline std::string CachedFixture(const std::string& args = "") {
   return path;
 }
 
-// The shared node_exporter sysfs capture, copied into `dir` with its symbolic links
-// restored: the extraction stored each link as a file holding the target ("../../../devices/
-// pci0000:00/0000:00:02.1", no newline).
-inline std::string MaterializeCapture(const std::string& dir) {
-  const fs::path src = RAILGUARD_SHARED_DATA "/sysfs/node-exporter/sys";
+// The shared node_exporter sysfs capture (tests needing it skip when it is absent).
+constexpr const char* kCaptureRel = "sysfs/node-exporter/sys";
+inline std::string SharedCapture() { return RAILGUARD_SHARED_DATA "/sysfs/node-exporter/sys"; }
+
+// Copies the capture at `src` into `dir`. Its symbolic links may arrive as real symlinks (as
+// git checks them out) or as text files holding the target ("../../../devices/pci0000:00/
+// 0000:00:02.1", no newline; as the extraction stored them); either becomes a real symlink,
+// or with `links_as_text` a text file holding the target. Returns `dir`.
+inline std::string CopyCapture(const std::string& src, const std::string& dir,
+                               bool links_as_text = false) {
   EXPECT_TRUE(fs::is_directory(src)) << src;
-  for (const auto& e : fs::recursive_directory_iterator(src)) {
-    const fs::path rel = fs::relative(e.path(), src);
-    const fs::path dst = fs::path(dir) / rel;
-    if (e.is_directory()) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(src, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::directory_entry& e = *it;
+    // lexically: fs::relative would resolve a link and name its target instead
+    const fs::path dst = fs::path(dir) / e.path().lexically_relative(src);
+    std::string target;
+    if (e.is_symlink()) {
+      target = fs::read_symlink(e.path()).string();  // never followed: a folder link is a link
+    } else if (e.is_directory()) {
       fs::create_directories(dst);
       continue;
     }
-    const std::string text = ReadFile(e.path());
+    const std::string text = target.empty() ? ReadFile(e.path()) : target;
+    const bool link = !target.empty() ||
+                      (text.rfind("../", 0) == 0 && text.find('\n') == std::string::npos);
     fs::create_directories(dst.parent_path());
-    if (text.rfind("../", 0) == 0 && text.find('\n') == std::string::npos) {
+    if (link && !links_as_text) {
       fs::create_symlink(text, dst);
     } else {
       WriteFile(dst, text);
@@ -106,6 +119,11 @@ inline std::string MaterializeCapture(const std::string& dir) {
     }
   }
   return dir;
+}
+
+// The shared capture copied into `dir` with its symbolic links restored.
+inline std::string MaterializeCapture(const std::string& dir) {
+  return CopyCapture(SharedCapture(), dir);
 }
 
 // A slurmctld in memory: nodes and the updates it received, applied as slurmctld does.

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "base/file_util.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+namespace railguard {
+namespace {
+
+bool Fail(FileError* err, std::string step, const std::string& path) {
+  *err = FileError{std::move(step), path, errno};
+  return false;
+}
+
+std::string BaseNameOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// True when `path` exists (symlinks followed) and is neither a regular file nor a folder.
+bool IsSpecialFile(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return false;
+  return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+// A device, FIFO or socket is written where it is: renaming over it would replace it.
+bool WriteInPlace(const std::string& path, std::string_view text, FileError* err) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return Fail(err, "open", path);
+  if (!WriteAll(fd, text)) {
+    Fail(err, "write", path);
+    close(fd);
+    return false;
+  }
+  if (close(fd) != 0) return Fail(err, "write", path);
+  return true;
+}
+
+void RemoveStaleTemps(const std::string& dir, const std::string& prefix) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  while (struct dirent* e = readdir(d)) {
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
+      unlinkat(dirfd(d), e->d_name, 0);
+  }
+  closedir(d);
+}
+
+}  // namespace
+
+std::string FileError::Message() const {
+  return "cannot " + step + " " + path + ": " + std::strerror(code);
+}
+
+bool WriteAll(int fd, std::string_view text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (n == 0) {
+      errno = EIO;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+std::string ParentDir(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+bool MakeDirs(const std::string& dir, FileError* err) {
+  struct stat st;
+  if (lstat(dir.c_str(), &st) == 0) return true;
+  if (errno != ENOENT) return Fail(err, "inspect", dir);
+  const std::string parent = ParentDir(dir);
+  if (parent != dir && !MakeDirs(parent, err)) return false;
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return Fail(err, "create", dir);
+  return true;
+}
+
+ReadResult ReadRegularFile(const std::string& path, size_t max_bytes, std::string* out) {
+  ReadResult r;
+  auto failed = [&r](ReadStatus s, ReadFailure f) {
+    r.status = s;
+    r.failure = f;
+    return r;
+  };
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    r.code = errno;
+    if (errno == ENOENT) return failed(ReadStatus::kMissing, ReadFailure::kNone);
+    return failed(ReadStatus::kError, errno == ELOOP ? ReadFailure::kSymlink : ReadFailure::kOpen);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return failed(ReadStatus::kError, ReadFailure::kNotRegular);
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    close(fd);
+    r.size = static_cast<uint64_t>(st.st_size);
+    return failed(ReadStatus::kError, ReadFailure::kTooLarge);
+  }
+  out->clear();
+  out->reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      r.code = errno;
+      close(fd);
+      return failed(ReadStatus::kError, ReadFailure::kRead);
+    }
+    if (n == 0) break;
+    out->append(buf, static_cast<size_t>(n));
+    if (out->size() > max_bytes) {
+      close(fd);
+      return failed(ReadStatus::kError, ReadFailure::kGrew);
+    }
+  }
+  close(fd);
+  return r;
+}
+
+bool ReplaceFile(const std::string& path, std::string_view text, FileError* err, TempName temp) {
+  if (IsSpecialFile(path)) return WriteInPlace(path, text, err);
+  const std::string dir = ParentDir(path);
+  std::string tmp;
+  if (temp == TempName::kHidden) {
+    const std::string prefix = "." + BaseNameOf(path) + ".tmp.";
+    RemoveStaleTemps(dir, prefix);  // leftovers of runs that crashed between create and rename
+    tmp = dir + "/" + prefix + std::to_string(getpid());
+  } else {
+    tmp = path + ".tmp." + std::to_string(getpid());
+  }
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Fail(err, "create", tmp);
+  if (!WriteAll(fd, text) || fsync(fd) != 0) {
+    Fail(err, "write", tmp);
+    close(fd);
+    unlink(tmp.c_str());
+    return false;
+  }
+  if (close(fd) != 0) {
+    Fail(err, "write", tmp);
+    unlink(tmp.c_str());
+    return false;
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    Fail(err, "rename " + tmp + " to", path);
+    unlink(tmp.c_str());
+    return false;
+  }
+  const int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);  // makes the rename itself durable
+    close(dfd);
+  }
+  return true;
+}
+
+LockStatus LockWithin(int fd, int wait_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  for (;;) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return LockStatus::kLocked;
+    if (errno != EWOULDBLOCK && errno != EINTR) return LockStatus::kError;
+    if (std::chrono::steady_clock::now() >= deadline) return LockStatus::kTimeout;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) close(fd_);
+}
+
+LockStatus FileLock::Acquire(const std::string& path, int wait_ms, FileError* err) {
+  fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd_ < 0) {
+    Fail(err, "open", path);
+    return LockStatus::kError;
+  }
+  const LockStatus s = LockWithin(fd_, wait_ms);
+  if (s == LockStatus::kError) Fail(err, "lock", path);
+  return s;
+}
+
+}  // namespace railguard

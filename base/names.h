@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Names as railguard accepts and orders them: the safe name alphabet, two natural orders
+// (by number value, and Slurm's strnatcmp), and lookups in Slurm's comma-separated lists.
+#pragma once
+
+#include <string_view>
+
+namespace railguard {
+
+// The most bytes IsSafeName accepts.
+constexpr size_t kMaxSafeNameBytes = 64;
+
+// True for 1 to 64 ASCII letters, digits, '-', '_' or '.': host, switch, rail, SU and
+// feature names (nothing a shell, a YAML or a Slurm --constraint expression would read).
+bool IsSafeName(std::string_view s);
+
+// Natural order by number value: digit runs compare by value ("mlx5_3" < "mlx5_10"), at
+// equal value the run with fewer leading zeros first ("n01" < "n001"), other bytes as
+// unsigned chars, a prefix before the longer string. A strict weak ordering.
+bool NaturalLess(std::string_view a, std::string_view b);
+
+// Slurm's strnatcmp(): white space is skipped, digit runs compare as numbers unless one
+// starts with '0' (then digit by digit, as fractions), other bytes as signed chars.
+// Negative, 0 or positive. Equal for strings that differ only in white space.
+int SlurmNaturalCompare(std::string_view a, std::string_view b);
+
+// True when `feature` (not empty) is one of the items of the comma-separated `list`
+// ("rail_ok,gpu" has "gpu", not "rail"). An empty feature is never found.
+bool HasFeature(std::string_view list, std::string_view feature);
+
+}  // namespace railguard

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "base/names.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace railguard {
+namespace {
+
+TEST(IsSafeName, LettersDigitsDashUnderscoreDotUpTo64) {
+  EXPECT_TRUE(IsSafeName("dgx-a100_01.site"));
+  EXPECT_TRUE(IsSafeName(std::string(64, 'a')));
+  EXPECT_FALSE(IsSafeName(std::string(65, 'a')));
+  for (const char* bad : {"", "a b", "a,b", "a|b", "a/b", "n[1-2]", "\xc3\xa9"})
+    EXPECT_FALSE(IsSafeName(bad)) << bad;
+}
+
+TEST(NaturalLess, NumbersByValueThenFewerZerosFirst) {
+  EXPECT_TRUE(NaturalLess("mlx5_3", "mlx5_10"));
+  EXPECT_FALSE(NaturalLess("mlx5_10", "mlx5_3"));
+  EXPECT_TRUE(NaturalLess("spine2", "spine10"));
+  EXPECT_TRUE(NaturalLess("a", "a0"));
+  EXPECT_FALSE(NaturalLess("x", "x"));
+  EXPECT_TRUE(NaturalLess("n01", "n001"));
+  EXPECT_FALSE(NaturalLess("n001", "n01"));
+}
+
+TEST(SlurmNaturalCompare, AsSlurmsStrnatcmp) {
+  EXPECT_LT(SlurmNaturalCompare("n9", "n10"), 0);
+  EXPECT_EQ(SlurmNaturalCompare("n 1", "n1"), 0);
+  EXPECT_LT(SlurmNaturalCompare("n01", "n1"), 0);   // leading zero: digit by digit
+  EXPECT_GT(SlurmNaturalCompare("n012", "n01"), 0);
+  EXPECT_EQ(SlurmNaturalCompare("", ""), 0);
+}
+
+TEST(HasFeature, WholeItemsOfACommaSeparatedList) {
+  EXPECT_TRUE(HasFeature("gpu,rail_healthy", "rail_healthy"));
+  EXPECT_TRUE(HasFeature("rail_healthy", "rail_healthy"));
+  EXPECT_FALSE(HasFeature("rail_healthy_old", "rail_healthy"));
+  EXPECT_FALSE(HasFeature("rail", "rail_healthy"));
+  EXPECT_FALSE(HasFeature("", "rail_healthy"));
+  EXPECT_FALSE(HasFeature("a,,b", ""));
+}
+
+}  // namespace
+}  // namespace railguard
