@@ -260,13 +260,18 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
            " event without \"rail\"; expected the rail it concerns";
     return false;
   }
-  if (const JsonValue* nic = j.Find("nic")) {
-    if (!nic->is_string()) {
-      *err = at(*nic) + "\"nic\" is " + JsonTypeName(nic->type) + "; expected a string";
+  // An optional string member: absent leaves `*dst` as it is.
+  const auto optional_string = [&](const char* key, std::string* dst) {
+    const JsonValue* v = j.Find(key);
+    if (!v) return true;
+    if (!v->is_string()) {
+      *err = at(*v) + "\"" + key + "\" is " + JsonTypeName(v->type) + "; expected a string";
       return false;
     }
-    out->nic = nic->text;
-  }
+    *dst = v->text;
+    return true;
+  };
+  if (!optional_string("nic", &out->nic)) return false;
   if (const JsonValue* checks = j.Find("checks")) {
     if (!checks->is_array() || checks->items.size() > kMaxChecks) {
       *err = at(*checks) + "\"checks\" is not an array of at most " + std::to_string(kMaxChecks) +
@@ -281,13 +286,7 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
       out->checks.push_back(c.text);
     }
   }
-  if (const JsonValue* detail = j.Find("detail")) {
-    if (!detail->is_string()) {
-      *err = at(*detail) + "\"detail\" is " + JsonTypeName(detail->type) + "; expected a string";
-      return false;
-    }
-    out->detail = detail->text;
-  }
+  if (!optional_string("detail", &out->detail)) return false;
   if (const JsonValue* counters = j.Find("counters")) {
     if (!counters->is_object() || counters->members.size() > kMaxCounters) {
       *err = at(*counters) + "\"counters\" is not an object of at most " +
