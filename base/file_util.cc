@@ -140,6 +140,20 @@ ReadResult ReadRegularFile(const std::string& path, size_t max_bytes, std::strin
   return r;
 }
 
+std::string ReadFailureMessage(const std::string& path, const ReadResult& r, size_t max_bytes) {
+  switch (r.failure) {
+    case ReadFailure::kOpen:
+      return "cannot open " + path + ": " + std::strerror(r.code);
+    case ReadFailure::kRead:
+      return "cannot read " + path + ": " + std::strerror(r.code);
+    case ReadFailure::kTooLarge:
+      return path + " is " + std::to_string(r.size) + " bytes; expected at most " +
+             std::to_string(max_bytes);
+    default:
+      return "";
+  }
+}
+
 bool ReplaceFile(const std::string& path, std::string_view text, FileError* err, TempName temp) {
   if (IsSpecialFile(path)) return WriteInPlace(path, text, err);
   const std::string dir = ParentDir(path);

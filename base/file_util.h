@@ -55,6 +55,12 @@ struct ReadResult {
 // more than `max_bytes` arrived (kGrew). `*out` is replaced.
 ReadResult ReadRegularFile(const std::string& path, size_t max_bytes, std::string* out);
 
+// The words every caller shares for a failed ReadRegularFile of `path` with `max_bytes`:
+// "cannot open <path>: <strerror>" (kOpen), "cannot read <path>: <strerror>" (kRead),
+// "<path> is <size> bytes; expected at most <max_bytes>" (kTooLarge). "" for kNone and for
+// the failures each caller words itself (kSymlink, kNotRegular, kGrew).
+std::string ReadFailureMessage(const std::string& path, const ReadResult& r, size_t max_bytes);
+
 // How ReplaceFile names its temporary file in the folder of `path`.
 enum class TempName {
   kSuffix,  // "<path>.tmp.<pid>"; no clean-up of older ones

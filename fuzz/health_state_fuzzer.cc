@@ -11,32 +11,30 @@
 namespace railguard::fuzz {
 namespace {
 
-void FuzzHealthState(const std::string& text) {
+// Reads `text` as `file` with `read`; a record that reads must write out (`write`, named
+// `writer` in messages) as text that reads back and writes out the same again.
+template <typename Record, typename Read, typename Write>
+void RoundTrip(const std::string& text, const char* file, const char* noun, const char* writer,
+               Read read, Write write) {
   std::string err;
-  health::Baseline baseline;
-  if (health::BaselineFromJson(text, "baseline.json", &baseline, &err)) {
-    const std::string json = health::BaselineToJson(baseline);
-    health::Baseline again;
-    RG_FUZZ_CHECK(health::BaselineFromJson(json, "written.json", &again, &err),
-                  "BaselineToJson's text does not read back: " + err + "\n" + json);
-    RG_FUZZ_CHECK(health::BaselineToJson(again) == json,
-                  "the baseline writes out otherwise once read back:\n" + json);
-  } else {
-    RG_FUZZ_CHECK(!err.empty(), std::string("a baseline refused without a message"));
+  Record record;
+  if (!read(text, file, &record, &err)) {
+    RG_FUZZ_CHECK(!err.empty(), std::string("a ") + noun + " refused without a message");
+    return;
   }
+  const std::string json = write(record);
+  Record again;
+  RG_FUZZ_CHECK(read(json, "written.json", &again, &err),
+                std::string(writer) + "'s text does not read back: " + err + "\n" + json);
+  RG_FUZZ_CHECK(write(again) == json,
+                std::string("the ") + noun + " writes out otherwise once read back:\n" + json);
+}
 
-  err.clear();
-  health::RunState state;
-  if (health::RunStateFromJson(text, "state.json", &state, &err)) {
-    const std::string json = health::RunStateToJson(state);
-    health::RunState again;
-    RG_FUZZ_CHECK(health::RunStateFromJson(json, "written.json", &again, &err),
-                  "RunStateToJson's text does not read back: " + err + "\n" + json);
-    RG_FUZZ_CHECK(health::RunStateToJson(again) == json,
-                  "the run state writes out otherwise once read back:\n" + json);
-  } else {
-    RG_FUZZ_CHECK(!err.empty(), std::string("a run state refused without a message"));
-  }
+void FuzzHealthState(const std::string& text) {
+  RoundTrip<health::Baseline>(text, "baseline.json", "baseline", "BaselineToJson",
+                              health::BaselineFromJson, health::BaselineToJson);
+  RoundTrip<health::RunState>(text, "state.json", "run state", "RunStateToJson",
+                              health::RunStateFromJson, health::RunStateToJson);
 }
 
 }  // namespace

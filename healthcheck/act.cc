@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "base/names.h"
 #include "wire/extra_json.h"
 
 namespace railguard::health {
@@ -16,17 +17,9 @@ std::vector<std::string> SplitFeatures(const std::string& list) {
   return out;
 }
 
-bool DrainedByRailcheck(const SlurmNode& n) {
-  return n.drain && wire::IsRailcheckReason(n.reason);
-}
+bool DrainedByRailcheck(const SlurmNode& n) { return n.drain && wire::IsRailcheckReason(n.reason); }
 
 }  // namespace
-
-bool HasFeature(const std::string& list, const std::string& feature) {
-  for (const std::string& f : SplitFeatures(list))
-    if (f == feature) return true;
-  return false;
-}
 
 std::string WithFeature(const std::string& list, const std::string& feature, bool present) {
   std::string out;

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/state.h"
-#include "config/config.h"
 #include "wire/drain_reason.h"
 
 namespace railguard::health {
@@ -75,9 +75,6 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
 
 // `list` (comma separated) with `feature` added or removed; order otherwise kept.
 std::string WithFeature(const std::string& list, const std::string& feature, bool present);
-
-// True when comma-separated `list` holds `feature`.
-bool HasFeature(const std::string& list, const std::string& feature);
 
 // Talks to slurmctld. Implemented over libslurm (slurm_api.h); tests use a fake.
 class SlurmApi {

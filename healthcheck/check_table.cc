@@ -7,29 +7,25 @@ namespace railguard::health {
 
 const std::vector<HealthCheck>& HealthChecks() {
   using A = HealthAction;
+  // One line a check: name, function, default action, description (--help, man page).
+  // clang-format off
   static const std::vector<HealthCheck> kChecks = {
-      {"nic.present", CheckNicPresent, A::kDrain,
-       "rail NIC missing, without a port, or renumbered"},
-      {"port.state", CheckPortState, A::kDrain, "port not 4: ACTIVE and 5: LinkUp"},
-      {"port.link_layer", CheckPortLinkLayer, A::kDrain,
-       "port link_layer other than health.link_layer"},
-      {"port.rate", CheckPortRate, A::kDrain, "ACTIVE port slower than its rail's link"},
-      {"link.errors", CheckLinkErrors, A::kRestrict,
-       "error counter rising above its limit per hour"},
-      {"link.flap", CheckLinkFlap, A::kDrain, "link went down between runs"},
-      {"link.counters", CheckLinkCounters, A::kWarn,
-       "counters that cannot be judged (N/A, reset...)"},
-      {"pcie.speed", CheckPcieSpeed, A::kDrain, "PCIe link slower than both its ends allow"},
-      {"pcie.width", CheckPcieWidth, A::kDrain, "PCIe link narrower than both its ends allow"},
-      {"pcie.aer", CheckPcieAer, A::kDrain, "fatal AER errors, non-fatal ones above limit"},
-      {"pcie.aer_correctable", CheckPcieAerCorrectable, A::kRestrict,
-       "correctable AER errors above their limit"},
-      {"gpu.count", CheckGpuCount, A::kDrain, "fewer GPUs than the node type has"},
-      {"rail.affinity", CheckRailAffinity, A::kRestrict,
-       "GPU k not under the PCIe switch of rail k's NIC"},
-      {"gather.timeout", CheckGatherTimeout, A::kDrain,
-       "a read did not finish within read_timeout_ms"},
+    {"nic.present",          CheckNicPresent,         A::kDrain,    "rail NIC missing, without a port, or renumbered"},
+    {"port.state",           CheckPortState,          A::kDrain,    "port not 4: ACTIVE and 5: LinkUp"},
+    {"port.link_layer",      CheckPortLinkLayer,      A::kDrain,    "port link_layer other than health.link_layer"},
+    {"port.rate",            CheckPortRate,           A::kDrain,    "ACTIVE port slower than its rail's link"},
+    {"link.errors",          CheckLinkErrors,         A::kRestrict, "error counter rising above its limit per hour"},
+    {"link.flap",            CheckLinkFlap,           A::kDrain,    "link went down between runs"},
+    {"link.counters",        CheckLinkCounters,       A::kWarn,     "counters that cannot be judged (N/A, reset...)"},
+    {"pcie.speed",           CheckPcieSpeed,          A::kDrain,    "PCIe link slower than both its ends allow"},
+    {"pcie.width",           CheckPcieWidth,          A::kDrain,    "PCIe link narrower than both its ends allow"},
+    {"pcie.aer",             CheckPcieAer,            A::kDrain,    "fatal AER errors, non-fatal ones above limit"},
+    {"pcie.aer_correctable", CheckPcieAerCorrectable, A::kRestrict, "correctable AER errors above their limit"},
+    {"gpu.count",            CheckGpuCount,           A::kDrain,    "fewer GPUs than the node type has"},
+    {"rail.affinity",        CheckRailAffinity,       A::kRestrict, "GPU k not under the PCIe switch of rail k's NIC"},
+    {"gather.timeout",       CheckGatherTimeout,      A::kDrain,    "a read did not finish within read_timeout_ms"},
   };
+  // clang-format on
   return kChecks;
 }
 

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "healthcheck/checks.h"
 #include "config/config.h"
+#include "healthcheck/checks.h"
 
 namespace railguard::health {
 
 // A check: appends its findings (severity, message and reason set; action not yet).
-using CheckFn = void (*)(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+using CheckFn = void (*)(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 
 struct HealthCheck {
   const char* name;             // "port.rate"

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "healthcheck/facts.h"
 #include "healthcheck/state.h"
-#include "config/config.h"
-#include "wire/extra_json.h"
 #include "topo/model.h"
+#include "wire/extra_json.h"
 
 namespace railguard::health {
 
@@ -31,8 +31,8 @@ using RailStatus = wire::RailState;
 // What railcheck does about the node as a whole: the strongest action of its findings.
 enum class Level { kOk, kWarn, kRestrict, kDrain };
 
-const char* SeverityName(Severity s);      // "note", "degraded", "down"
-const char* LevelName(Level l);            // "ok", "warn", "restrict", "drain"
+const char* SeverityName(Severity s);  // "note", "degraded", "down"
+const char* LevelName(Level l);        // "ok", "warn", "restrict", "drain"
 
 // The longest message or reason a finding carries (longer ones are cut, with "...").
 inline constexpr size_t kMaxMessageChars = 1000;
@@ -119,7 +119,7 @@ struct JudgedDevice {
 };
 
 // Counter moves, AER moves and the next run state, computed once for all checks.
-struct History {
+struct CounterMoves {
   std::vector<PortMoves> ports;                     // rails with readable counters
   std::map<std::string, std::vector<AerMove>> aer;  // by PCI address
   std::vector<JudgedDevice> devices;                // each function once
@@ -128,37 +128,38 @@ struct History {
   RunState next;  // `last` updated with this run's counters, sums and flaps (streaks not)
 };
 
-// Builds the history of `in` (pure; moves.cc).
-History ComputeHistory(const JudgeInput& in);
+// Builds the counter and AER moves of `in` since the last run and the baseline (pure; moves.cc).
+CounterMoves ComputeCounterMoves(const JudgeInput& in);
 
 // The checks, one function per check of the table (check_table.h), which names them. Each
 // appends its findings, severity and message set, action not yet; each reads `in`, and the
-// ones that judge moves and flaps read `h` (ComputeHistory(in)).
+// ones that judge moves and flaps read `h` (ComputeCounterMoves(in)).
 // checks_port.cc: a rail NIC, its port and its link.
-void CheckNicPresent(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckPortState(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckPortLinkLayer(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckPortRate(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckLinkFlap(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckNicPresent(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckPortState(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckPortLinkLayer(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckPortRate(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckLinkFlap(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 // checks_counters.cc: a rail port's error counters.
-void CheckLinkErrors(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckLinkCounters(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckLinkErrors(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckLinkCounters(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 // checks_pcie.cc: the PCIe paths of rail NICs and GPUs.
-void CheckPcieSpeed(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckPcieWidth(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckPcieAer(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckPcieAerCorrectable(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckPcieSpeed(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckPcieWidth(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckPcieAer(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckPcieAerCorrectable(const JudgeInput& in, const CounterMoves& h,
+                             std::vector<Finding>* out);
 // checks_gpu.cc: the GPUs, and the gather itself.
-void CheckGpuCount(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckRailAffinity(const JudgeInput& in, const History& h, std::vector<Finding>* out);
-void CheckGatherTimeout(const JudgeInput& in, const History& h, std::vector<Finding>* out);
+void CheckGpuCount(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckRailAffinity(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckGatherTimeout(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 
 // The judge's result: the verdict, the run state to record, and the counter moves and flaps
 // the checks saw (for the event log; its `next` is empty, moved to `next` here).
 struct Judgement {
   Verdict verdict;
   RunState next;
-  History history;
+  CounterMoves moves;
 };
 
 // Runs every check of the table (judge.cc), applies health.actions (findings of "off" checks are

@@ -89,7 +89,7 @@ void MoveNotes(const NicFacts& n, const CounterMove& m, std::vector<Finding>* ou
 }  // namespace
 
 // link.errors. Reads: health.link_error_limits, health.min_rate_interval_seconds.
-void CheckLinkErrors(const JudgeInput& in, const History& h, std::vector<Finding>* out) {
+void CheckLinkErrors(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out) {
   const HealthConfig& cfg = *in.config;
   for (const PortMoves& pm : h.ports) {
     const NicFacts* n = check_util::NicOfRail(*in.facts, pm.rail);
@@ -126,7 +126,7 @@ void CheckLinkErrors(const JudgeInput& in, const History& h, std::vector<Finding
 
 // link.counters. Reads: health.link_error_limits (which counters should exist); the
 // baseline's presence (JudgeInput::baseline, baseline_path).
-void CheckLinkCounters(const JudgeInput& in, const History& h, std::vector<Finding>* out) {
+void CheckLinkCounters(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out) {
   if (!in.baseline) {
     out->push_back(Make("link.counters", -1, Severity::kNote,
                         "no baseline at " + in.baseline_path +

@@ -37,7 +37,7 @@ std::vector<const NicFacts*> NicsWithoutGpu(const NodeFacts& f) {
 
 // gpu.count. Reads: the node type's gpus and gpu_pci (JudgeInput::gpus_expected, the
 // facts' gpu_source); health.sysfs_root (in the message); no other health.*.
-void CheckGpuCount(const JudgeInput& in, const History&, std::vector<Finding>* out) {
+void CheckGpuCount(const JudgeInput& in, const CounterMoves&, std::vector<Finding>* out) {
   const NodeFacts& f = *in.facts;
   if (!f.gpus_complete) return;
   const std::string expected = std::to_string(in.gpus_expected);
@@ -79,7 +79,7 @@ void CheckGpuCount(const JudgeInput& in, const History&, std::vector<Finding>* o
 }
 
 // rail.affinity. Reads: the node type's gpus (JudgeInput::gpus_expected); no health.*.
-void CheckRailAffinity(const JudgeInput& in, const History&, std::vector<Finding>* out) {
+void CheckRailAffinity(const JudgeInput& in, const CounterMoves&, std::vector<Finding>* out) {
   const NodeFacts& f = *in.facts;
   if (!f.gpus_complete || !f.gpu_error.empty()) return;
   // With a GPU missing from a scan, GPU k is no longer the k-th function on the bus: the
@@ -102,7 +102,7 @@ void CheckRailAffinity(const JudgeInput& in, const History&, std::vector<Finding
 }
 
 // gather.timeout. Reads: health.read_timeout_ms (through the facts' timeouts).
-void CheckGatherTimeout(const JudgeInput& in, const History&, std::vector<Finding>* out) {
+void CheckGatherTimeout(const JudgeInput& in, const CounterMoves&, std::vector<Finding>* out) {
   for (const GatherTimeout& t : in.facts->timeouts) {
     const std::string what = t.path.empty() ? "starting" : "reading " + t.path;
     out->push_back(

@@ -35,7 +35,7 @@ std::string DownText(const Fact<int>&) { return "0"; }
 // path (a link trains to its slower end). A device whose child on the path already reported
 // the same current value is the other end of that same link and is not reported again.
 template <typename T, typename Fmt, typename Short>
-void CheckPcieLink(const JudgeInput& in, const History& h, const std::string& check,
+void CheckPcieLink(const JudgeInput& in, const CounterMoves& h, const std::string& check,
                    const char* attr, Fact<T> PciDevice::*cur_of, Fact<T> PciDevice::*max_of,
                    Fmt fmt, Short brief, std::vector<Finding>* out) {
   const NodeFacts& f = *in.facts;
@@ -108,8 +108,8 @@ void JudgeFatal(const JudgedDevice& d, const AerMove& m, const std::string& why,
 
 // A correctable or non-fatal AER rate above its limit, since the last run or else since the
 // baseline.
-void JudgeAerRate(const JudgeInput& in, const History& h, const JudgedDevice& d, const AerMove& m,
-                  const std::string& why, std::vector<Finding>* out) {
+void JudgeAerRate(const JudgeInput& in, const CounterMoves& h, const JudgedDevice& d,
+                  const AerMove& m, const std::string& why, std::vector<Finding>* out) {
   const HealthConfig& cfg = *in.config;
   const bool corr = m.kind == "correctable";
   const std::string check = corr ? "pcie.aer_correctable" : "pcie.aer";
@@ -133,7 +133,8 @@ void JudgeAerRate(const JudgeInput& in, const History& h, const JudgedDevice& d,
 
 // pcie.aer (kinds nonfatal and fatal) or pcie.aer_correctable (kind correctable): unreadable
 // aer_dev_* files, then each kind's move.
-void JudgeAer(const JudgeInput& in, const History& h, bool correctable, std::vector<Finding>* out) {
+void JudgeAer(const JudgeInput& in, const CounterMoves& h, bool correctable,
+              std::vector<Finding>* out) {
   const std::vector<std::string> kinds = correctable
                                              ? std::vector<std::string>{"correctable"}
                                              : std::vector<std::string>{"nonfatal", "fatal"};
@@ -167,7 +168,7 @@ void JudgeAer(const JudgeInput& in, const History& h, bool correctable, std::vec
 }  // namespace
 
 // pcie.speed. Reads: no health.* (current_link_speed against max_link_speed on the path).
-void CheckPcieSpeed(const JudgeInput& in, const History& h, std::vector<Finding>* out) {
+void CheckPcieSpeed(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out) {
   CheckPcieLink(
       in, h, "pcie.speed", "current_link_speed", &PciDevice::cur_speed, &PciDevice::max_speed,
       [](double v) { return FormatPcieSpeed(v); },
@@ -175,7 +176,7 @@ void CheckPcieSpeed(const JudgeInput& in, const History& h, std::vector<Finding>
 }
 
 // pcie.width. Reads: no health.* (current_link_width against max_link_width on the path).
-void CheckPcieWidth(const JudgeInput& in, const History& h, std::vector<Finding>* out) {
+void CheckPcieWidth(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out) {
   auto x = [](double v) { return "x" + FormatNumber(v); };
   CheckPcieLink(in, h, "pcie.width", "current_link_width", &PciDevice::cur_width,
                 &PciDevice::max_width, x, x, out);
@@ -183,13 +184,14 @@ void CheckPcieWidth(const JudgeInput& in, const History& h, std::vector<Finding>
 
 // pcie.aer. Reads: health.aer_limits.nonfatal_per_hour, health.min_rate_interval_seconds;
 // the baseline's fatal totals.
-void CheckPcieAer(const JudgeInput& in, const History& h, std::vector<Finding>* out) {
+void CheckPcieAer(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out) {
   JudgeAer(in, h, false, out);
 }
 
 // pcie.aer_correctable. Reads: health.aer_limits.correctable_per_hour,
 // health.min_rate_interval_seconds.
-void CheckPcieAerCorrectable(const JudgeInput& in, const History& h, std::vector<Finding>* out) {
+void CheckPcieAerCorrectable(const JudgeInput& in, const CounterMoves& h,
+                             std::vector<Finding>* out) {
   JudgeAer(in, h, true, out);
 }
 

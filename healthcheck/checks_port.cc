@@ -16,7 +16,7 @@ using check_util::Make;
 using check_util::RailNic;
 
 // nic.present. Reads: the node type's nics and nic_pci (JudgeInput::nic_pci); no health.*.
-void CheckNicPresent(const JudgeInput& in, const History&, std::vector<Finding>* out) {
+void CheckNicPresent(const JudgeInput& in, const CounterMoves&, std::vector<Finding>* out) {
   for (const NicFacts& n : in.facts->nics) {
     if (!n.complete) continue;
     if (!n.present) {
@@ -43,7 +43,7 @@ void CheckNicPresent(const JudgeInput& in, const History&, std::vector<Finding>*
 }
 
 // port.state. Reads: no health.* (expects state 4: ACTIVE, phys_state 5: LinkUp).
-void CheckPortState(const JudgeInput& in, const History&, std::vector<Finding>* out) {
+void CheckPortState(const JudgeInput& in, const CounterMoves&, std::vector<Finding>* out) {
   for (const NicFacts& n : in.facts->nics) {
     if (!HasPort(n)) continue;
     const PortFacts& p = n.port;
@@ -75,7 +75,7 @@ void CheckPortState(const JudgeInput& in, const History&, std::vector<Finding>* 
 }
 
 // port.link_layer. Reads: health.link_layer.
-void CheckPortLinkLayer(const JudgeInput& in, const History&, std::vector<Finding>* out) {
+void CheckPortLinkLayer(const JudgeInput& in, const CounterMoves&, std::vector<Finding>* out) {
   const std::string& want = in.config->link_layer;
   for (const NicFacts& n : in.facts->nics) {
     if (!HasPort(n)) continue;
@@ -92,7 +92,7 @@ void CheckPortLinkLayer(const JudgeInput& in, const History&, std::vector<Findin
 }
 
 // port.rate. Reads: the rails' links of the topology (JudgeInput::rail_links); no health.*.
-void CheckPortRate(const JudgeInput& in, const History&, std::vector<Finding>* out) {
+void CheckPortRate(const JudgeInput& in, const CounterMoves&, std::vector<Finding>* out) {
   for (const NicFacts& n : in.facts->nics) {
     // A port that is not up has no meaningful rate; port.state reports it.
     if (!ActiveAndUp(n)) continue;
@@ -114,7 +114,7 @@ void CheckPortRate(const JudgeInput& in, const History&, std::vector<Finding>* o
 }
 
 // link.flap. Reads: health.flap_window_seconds (through the history's flaps).
-void CheckLinkFlap(const JudgeInput& in, const History& h, std::vector<Finding>* out) {
+void CheckLinkFlap(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out) {
   const HealthConfig& cfg = *in.config;
   const std::string window = FormatDuration(cfg.flap_window_seconds);
   for (const PortMoves& pm : h.ports) {

@@ -6,6 +6,9 @@
 #include <mutex>
 #include <thread>
 
+#include "base/file_util.h"
+#include "base/numbers.h"
+
 namespace railguard::health {
 namespace {
 
@@ -108,7 +111,7 @@ void WalkPciPath(const Sysfs& fs, const std::string& dir, std::vector<std::strin
     const std::string bdf = BaseName(at);
     path->push_back(bdf);
     if (!pci->count(bdf)) (*pci)[bdf] = ReadPciDevice(fs, at);
-    at = ParentPath(at);
+    at = ParentDir(at);
   }
   *host = BaseName(at);
 }
@@ -220,10 +223,8 @@ NicFacts GatherNic(const Sysfs& fs, Verbs* verbs, const std::string& root, int r
   } else {
     int lowest = 0;
     for (const std::string& p : ports) {
-      char* end = nullptr;
-      long v = std::strtol(p.c_str(), &end, 10);
-      if (!p.empty() && *end == '\0' && v > 0 && v < 256 && (lowest == 0 || v < lowest))
-        lowest = static_cast<int>(v);
+      long v = 0;
+      if (ParseLong(p, 1, 255, &v) && (lowest == 0 || v < lowest)) lowest = static_cast<int>(v);
     }
     if (lowest == 0) {
       n.port_error = dev + "/ports has no port folder; expected one such as ports/1";

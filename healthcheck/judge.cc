@@ -73,7 +73,7 @@ std::string FormatDuration(double seconds) {
 
 Judgement Judge(const JudgeInput& in) {
   Judgement j;
-  History h = ComputeHistory(in);
+  CounterMoves h = ComputeCounterMoves(in);
   std::vector<Finding> found;
   for (const HealthCheck& c : HealthChecks()) c.judge(in, h, &found);
 
@@ -82,7 +82,7 @@ Judgement Judge(const JudgeInput& in) {
   for (Finding& f : found) {
     auto a = in.config->actions.find(f.check);
     const size_t index = HealthCheckIndex(f.check);
-    f.action = a != in.config->actions.end() ? a->second
+    f.action = a != in.config->actions.end()   ? a->second
                : index < HealthChecks().size() ? HealthChecks()[index].default_action
                                                : HealthAction::kWarn;
     if (f.action == HealthAction::kOff) continue;
@@ -96,7 +96,7 @@ Judgement Judge(const JudgeInput& in) {
   std::stable_sort(v.findings.begin(), v.findings.end(), Before);
   j.next = std::move(h.next);
   h.next = RunState();
-  j.history = std::move(h);
+  j.moves = std::move(h);
   return j;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// ComputeHistory (checks.h): how each counter and AER total moved since the last run and the
+// ComputeCounterMoves (checks.h): how each counter and AER total moved since the last run and the
 // baseline, the flaps inside the window, the PCI functions the checks judge, and the next
 // run state. Computed once per run, read by link.errors, link.flap, link.counters and pcie.*.
 #include <algorithm>
@@ -154,7 +154,7 @@ void FindFlaps(const PortRecord* prev, const std::string& state, const HealthCon
 }
 
 // The moves of NIC `n`'s port counters into `h` (ports and next.ports).
-void PortMovesOf(const NicFacts& n, const Refs& r, const HealthConfig& cfg, History* h) {
+void PortMovesOf(const NicFacts& n, const Refs& r, const HealthConfig& cfg, CounterMoves* h) {
   const PortRecord* prev = r.last ? Find(r.last->ports, n.name) : nullptr;
   const PortCounters* base = r.baseline ? Find(r.baseline->ports, n.name) : nullptr;
   PortMoves pm;
@@ -180,7 +180,7 @@ void PortMovesOf(const NicFacts& n, const Refs& r, const HealthConfig& cfg, Hist
 }
 
 // The moves of device `d`'s AER totals into `h` (aer and next.pcie).
-void AerMovesOf(const JudgedDevice& d, const PciDevice& dev, const Refs& r, History* h) {
+void AerMovesOf(const JudgedDevice& d, const PciDevice& dev, const Refs& r, CounterMoves* h) {
   const PcieRecord* prev = r.last ? Find(r.last->pcie, d.bdf) : nullptr;
   const AerTotals* base = r.baseline ? Find(r.baseline->pcie, d.bdf) : nullptr;
   PcieRecord rec;
@@ -213,9 +213,9 @@ void AerMovesOf(const JudgedDevice& d, const PciDevice& dev, const Refs& r, Hist
 
 }  // namespace
 
-History ComputeHistory(const JudgeInput& in) {
+CounterMoves ComputeCounterMoves(const JudgeInput& in) {
   const NodeFacts& f = *in.facts;
-  History h;
+  CounterMoves h;
   h.next = in.last ? *in.last : RunState();
   h.next.node = f.node;
   h.next.time = in.now;

@@ -1,42 +1,24 @@
 #include "healthcheck/parse.h"
 
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+
+#include "base/numbers.h"
 
 namespace railguard::health {
 namespace {
 
 // Decimal digits only (no sign, no spaces), fitting in 64 bits.
 bool ParseU64(const std::string& s, uint64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  for (unsigned char c : s)
-    if (!std::isdigit(c)) return false;
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  if (errno == ERANGE || *end != '\0') return false;
-  *out = v;
-  return true;
+  return ParseDigits(s, uint64_t{0}, UINT64_MAX, out, 20);
 }
 
-// A non-negative decimal like "400", "2.5" or "16.0".
+// A non-negative decimal like "400", "2.5" or "16.0" (a point needs digits on both sides).
 bool ParseDecimal(const std::string& s, double* out) {
-  if (s.empty() || s.size() > 12) return false;
-  bool dot = false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = s[i];
-    if (c == '.' && !dot && i > 0 && i + 1 < s.size()) {
-      dot = true;
-    } else if (!std::isdigit(c)) {
-      return false;
-    }
-  }
-  *out = std::strtod(s.c_str(), nullptr);
-  return true;
+  return railguard::ParseDecimal(s, {false, false, 12}, out);
 }
 
 }  // namespace

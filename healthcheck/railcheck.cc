@@ -12,8 +12,8 @@
 #include "healthcheck/check_table.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/gather.h"
-#include "healthcheck/run_events.h"
 #include "healthcheck/report.h"
+#include "healthcheck/run_events.h"
 #include "healthcheck/state.h"
 #include "healthcheck/state_file.h"
 
@@ -421,7 +421,7 @@ void Run::WriteEvents(const RunInput& in, const Judgement& j, const Acted& a, Ru
   // and the exit code stay what the hardware says.
   Phase("writing the event log");
   const std::vector<wire::HealthEvent> events =
-      EventsForRun(a.node, j.verdict, a.plan, j.history, in.setup.feature(), in.now);
+      EventsForRun(a.node, j.verdict, a.plan, j.moves, in.setup.feature(), in.now);
   const std::string log = ExpandNode(in.setup.health().events_log, in.setup.node);
   if (events.empty()) return;
   std::string err;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "base/names.h"
 #include "healthcheck/act.h"
 #include "healthcheck/checks.h"
 #include "wire/extra_json.h"
@@ -14,7 +15,7 @@ using wire::EventKind;
 using wire::HealthEvent;
 
 std::vector<wire::HealthEvent> EventsForRun(const SlurmNode& before, const Verdict& verdict,
-                                            const Plan& plan, const History& history,
+                                            const Plan& plan, const CounterMoves& moves,
                                             const std::string& feature, double now) {
   std::vector<HealthEvent> out;
   wire::RailcheckExtra published_extra;
@@ -26,7 +27,7 @@ std::vector<wire::HealthEvent> EventsForRun(const SlurmNode& before, const Verdi
                                ? published[r.rail]
                                : RailStatus::kOk;
     const PortMoves* port = nullptr;
-    for (const PortMoves& p : history.ports)
+    for (const PortMoves& p : moves.ports)
       if (p.rail == r.rail) port = &p;
     HealthEvent e;
     e.time = now;
@@ -46,7 +47,7 @@ std::vector<wire::HealthEvent> EventsForRun(const SlurmNode& before, const Verdi
       if (port) {
         for (const CounterMove& m : port->moves)
           if (m.since_last > 0 && !m.went_backwards)
-            e.counters.push_back({m.key, m.value, m.since_last, history.since_last_seconds});
+            e.counters.push_back({m.key, m.value, m.since_last, moves.since_last_seconds});
       }
       out.push_back(e);
     }
@@ -58,7 +59,7 @@ std::vector<wire::HealthEvent> EventsForRun(const SlurmNode& before, const Verdi
       f.counters.clear();
       for (const CounterMove& m : port->moves)
         if (m.key == "link_downed" && m.since_last > 0)
-          f.counters.push_back({m.key, m.value, m.since_last, history.since_last_seconds});
+          f.counters.push_back({m.key, m.value, m.since_last, moves.since_last_seconds});
       out.push_back(f);
     }
   }
@@ -86,8 +87,7 @@ std::vector<wire::HealthEvent> EventsForRun(const SlurmNode& before, const Verdi
   const std::string active_before =
       before.features_act.empty() ? before.features : before.features_act;
   const bool had = HasFeature(active_before, feature);
-  const bool has =
-      plan.update.features_act ? HasFeature(*plan.update.features_act, feature) : had;
+  const bool has = plan.update.features_act ? HasFeature(*plan.update.features_act, feature) : had;
   if (had != has) {
     HealthEvent e = node;
     e.kind = has ? EventKind::kRestored : EventKind::kRestricted;

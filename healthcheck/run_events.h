@@ -13,7 +13,7 @@ namespace railguard::health {
 struct Verdict;
 struct SlurmNode;
 struct Plan;
-struct History;
+struct CounterMoves;
 
 // The events of one railcheck run, for wire::AppendEvents: a rail whose state differs from
 // the one railcheck last published in the node's Extra field (`before.extra`, read with
@@ -23,7 +23,7 @@ struct History;
 // resumed; a change of `feature` on the node gives restricted or restored. Pure; call it
 // with the plan that was applied.
 std::vector<wire::HealthEvent> EventsForRun(const SlurmNode& before, const Verdict& verdict,
-                                            const Plan& plan, const History& history,
+                                            const Plan& plan, const CounterMoves& moves,
                                             const std::string& feature, double now);
 
 }  // namespace railguard::health

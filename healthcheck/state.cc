@@ -1,11 +1,11 @@
 #include "healthcheck/state.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <utility>
 
+#include "base/json_nlohmann.h"
 #include "base/json_reader.h"
 #include "healthcheck/state_file.h"
 #include "healthcheck/state_syntax.h"
@@ -45,49 +45,8 @@ const char* TypeName(const JsonValue& v) {
   return kNames[static_cast<size_t>(v.type)];
 }
 
-// An integer literal as int64, when it is one.
-bool AsInt64(const JsonValue& v, long long* out) {
-  if (!v.is_number() || !v.integral) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long long n = std::strtoll(v.text.c_str(), &end, 10);
-  if (errno == ERANGE || end != v.text.c_str() + v.text.size()) return false;
-  *out = n;
-  return true;
-}
-
-// `v` as nlohmann-json holds it, so that a message shows a wrong value as it always did
-// (compact, keys sorted, numbers in nlohmann's form).
-json ToJson(const JsonValue& v) {
-  switch (v.type) {
-    case JsonValue::Type::kNull:
-      return nullptr;
-    case JsonValue::Type::kBool:
-      return v.boolean;
-    case JsonValue::Type::kString:
-      return v.text;
-    case JsonValue::Type::kNumber: {
-      uint64_t u = 0;
-      long long i = 0;
-      if (v.AsUint64(&u)) return u;
-      if (AsInt64(v, &i)) return i;
-      return v.number;
-    }
-    case JsonValue::Type::kArray: {
-      json a = json::array();
-      for (const JsonValue& item : v.items) a.push_back(ToJson(item));
-      return a;
-    }
-    case JsonValue::Type::kObject: {
-      json o = json::object();
-      for (const auto& m : v.members) o[m.first] = ToJson(m.second);
-      return o;
-    }
-  }
-  return nullptr;
-}
-
-std::string Dump(const JsonValue& v) { return ToJson(v).dump(); }
+// `v` as a message shows a wrong value (compact, keys sorted, numbers in nlohmann's form).
+std::string Dump(const JsonValue& v) { return ToNlohmannJson(v).dump(); }
 
 // Reads typed values out of a parsed document; the first problem is kept with its JSON
 // pointer ("/ports/mlx5_3/counters/symbol_error").
@@ -163,7 +122,7 @@ class Reader {
   void Int(const JsonValue& j, const std::string& where, long long lo, long long hi,
            long long* out) {
     long long v = 0;
-    if (AsInt64(j, &v) && v >= lo && v <= hi) {
+    if (JsonAsInt64(j, &v) && v >= lo && v <= hi) {
       *out = v;
     } else {
       Fail(where, "got " + Dump(j) + "; expected an integer from " + std::to_string(lo) + " to " +
@@ -293,11 +252,12 @@ std::string BaselineToJson(const Baseline& b) {
 
 std::string RunStateToJson(const RunState& s) {
   json j = HeaderJson(kStateFormat, s.node, s.time);
-  j["runs"] = s.runs;
-  j["drains"] = s.drains;
-  j["resumes"] = s.resumes;
-  j["clean_streak"] = s.clean_streak;
-  j["drain_free_streak"] = s.drain_free_streak;
+  // The counts, as ReadCounts reads them back.
+  using Count = std::pair<const char*, long long>;
+  for (const Count& c :
+       {Count{"runs", s.runs}, Count{"drains", s.drains}, Count{"resumes", s.resumes},
+        Count{"clean_streak", s.clean_streak}, Count{"drain_free_streak", s.drain_free_streak}})
+    j[c.first] = c.second;
   j["feature_held"] = s.feature_held;
   j["baseline_time"] = s.baseline_time;
   json ports = json::object();

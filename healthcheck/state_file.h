@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "base/file_util.h"
+
 namespace railguard::health {
 
 // The most bytes a state file may hold; a larger one is refused as corrupt.
@@ -14,32 +16,27 @@ constexpr size_t kMaxStateFileBytes = 4u << 20;
 // `*err` naming the folder, what is wrong and what is expected.
 bool PrepareStateDir(const std::string& dir, std::string* err);
 
-enum class ReadStatus { kOk, kMissing, kError };
-
 // Reads `path` without following a symlink at its end; it must be a regular file of at most
-// kMaxStateFileBytes. kMissing when it does not exist; kError with `*err` otherwise.
+// kMaxStateFileBytes (a file that grows past it while read is cut there and read as kOk).
+// kMissing when it does not exist; kError with `*err` otherwise.
 ReadStatus ReadStateFile(const std::string& path, std::string* out, std::string* err);
 
 // Replaces `path` with `text` so that a crash at any moment leaves either the old file or
 // the new one, whole: writes "<dir>/.<name>.tmp.<pid>" (O_EXCL, O_NOFOLLOW, mode 0644),
 // fsyncs it, renames it over `path` and fsyncs the folder. Stale temporary files of earlier
-// crashed runs are removed first. False with `*err` (the old file is then untouched).
+// crashed runs are removed first; a device or FIFO at `path` is written in place (base's
+// ReplaceFile). False with `*err` ending in "; <path> is left as it was".
 bool WriteStateFileAtomic(const std::string& path, const std::string& text, std::string* err);
 
 // An exclusive lock on "<dir>/lock", held until destruction, so that a Prolog and a
 // HealthCheckProgram run of the same node do not interleave their read-modify-write.
 class StateLock {
  public:
-  StateLock() = default;
-  ~StateLock();
-  StateLock(const StateLock&) = delete;
-  StateLock& operator=(const StateLock&) = delete;
-
   // Waits up to `wait_ms` for the lock. False with `*err` when it cannot be had.
   bool Acquire(const std::string& dir, int wait_ms, std::string* err);
 
  private:
-  int fd_ = -1;
+  FileLock lock_;
 };
 
 }  // namespace railguard::health

@@ -51,7 +51,4 @@ std::string JoinPath(const std::string& root, const std::string& rel);
 // The last component of `path` ("0000:18:00.0" of ".../0000:18:00.0").
 std::string BaseName(const std::string& path);
 
-// `path` without its last component; "/" for a top-level path.
-std::string ParentPath(const std::string& path);
-
 }  // namespace railguard::health

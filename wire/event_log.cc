@@ -3,16 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <thread>
 
+#include "base/file_util.h"
 #include "base/json_reader.h"
 
 namespace railguard::wire {
@@ -40,27 +38,13 @@ const KindName kKinds[] = {
     {EventKind::kRestricted, "restricted"}, {EventKind::kRestored, "restored"},
 };
 
-std::string DirOf(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 // mkdir -p with mode 0755, then the folder must be a real folder owned by us or root and not
 // writable by group or others (so nobody else can swap the log under us).
 bool PrepareFolder(const std::string& dir, std::string* err) {
-  std::string partial;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    const size_t next = dir.find('/', pos + 1);
-    partial = dir.substr(0, next);
-    pos = next;
-    if (partial.empty() || partial == "/" || partial == ".") continue;
-    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-      *err = "cannot create folder " + partial + ": " + Errno(errno);
-      return false;
-    }
+  FileError ferr;
+  if (!MakeDirs(dir, &ferr)) {
+    *err = "cannot create folder " + ferr.path + ": " + Errno(ferr.code);
+    return false;
   }
   struct stat st;
   if (lstat(dir.c_str(), &st) != 0) {
@@ -96,72 +80,25 @@ bool CheckLogFile(const std::string& path, const struct stat& st, std::string* e
   return true;
 }
 
-bool LockWithin(int fd, int wait_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-  while (true) {
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
-    if (errno != EWOULDBLOCK && errno != EINTR) return false;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
-bool WriteAll(int fd, const std::string& text, std::string* err, const std::string& path) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      *err = "cannot write " + path + ": " + Errno(errno);
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // Reads a whole regular file without following a symlink. 0 = ok, 1 = missing, 2 = error.
 int ReadWhole(const std::string& path, std::string* out, std::string* err) {
-  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    if (errno == ENOENT) return 1;
-    *err = errno == ELOOP ? path + " is a symlink; expected the event log itself"
-                          : "cannot open " + path + ": " + Errno(errno);
-    return 2;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    *err = path + " is not a regular file; expected the railguard event log";
-    close(fd);
-    return 2;
-  }
-  if (static_cast<uint64_t>(st.st_size) > kMaxEventLogReadBytes) {
-    *err = path + " is " + std::to_string(st.st_size) + " bytes; expected at most " +
-           std::to_string(kMaxEventLogReadBytes) + " (the log rotates far below that)";
-    close(fd);
-    return 2;
-  }
-  out->clear();
-  out->reserve(static_cast<size_t>(st.st_size));
-  char buf[1 << 16];
-  while (true) {
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      *err = "cannot read " + path + ": " + Errno(errno);
-      close(fd);
-      return 2;
-    }
-    if (n == 0) break;
-    out->append(buf, static_cast<size_t>(n));
-    if (out->size() > kMaxEventLogReadBytes) {
+  const ReadResult r = ReadRegularFile(path, kMaxEventLogReadBytes, out);
+  if (r.status != ReadStatus::kError) return r.status == ReadStatus::kMissing ? 1 : 0;
+  switch (r.failure) {
+    case ReadFailure::kSymlink:
+      *err = path + " is a symlink; expected the event log itself";
+      break;
+    case ReadFailure::kNotRegular:
+      *err = path + " is not a regular file; expected the railguard event log";
+      break;
+    case ReadFailure::kGrew:
       *err = path + " grew past " + std::to_string(kMaxEventLogReadBytes) + " bytes while read";
-      close(fd);
-      return 2;
-    }
+      break;
+    default:
+      *err = ReadFailureMessage(path, r, kMaxEventLogReadBytes) +
+             (r.failure == ReadFailure::kTooLarge ? " (the log rotates far below that)" : "");
   }
-  close(fd);
-  return 0;
+  return 2;
 }
 
 bool ShortPrintable(const std::string& s) {
@@ -301,13 +238,12 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
   out->node = node->text;
   const JsonValue* kind = j.Find("event");
   if (!kind || !kind->is_string() || !ParseEventKind(kind->text, &out->kind)) {
-    *err =
-        (kind ? at(*kind) + "\"event\" is " +
-                    (kind->is_string() ? "\"" + ValidUtf8(kind->text).substr(0, 40) + "\""
-                                       : std::string(JsonTypeName(kind->type)))
-              : std::string("\"event\" is missing")) +
-        "; expected degraded, down, recovered, flap, drained, resumed, restricted or "
-        "restored";
+    *err = (kind ? at(*kind) + "\"event\" is " +
+                       (kind->is_string() ? "\"" + ValidUtf8(kind->text).substr(0, 40) + "\""
+                                          : std::string(JsonTypeName(kind->type)))
+                 : std::string("\"event\" is missing")) +
+           "; expected degraded, down, recovered, flap, drained, resumed, restricted or "
+           "restored";
     return false;
   }
   if (const JsonValue* rail = j.Find("rail")) {
@@ -324,13 +260,18 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
            " event without \"rail\"; expected the rail it concerns";
     return false;
   }
-  if (const JsonValue* nic = j.Find("nic")) {
-    if (!nic->is_string()) {
-      *err = at(*nic) + "\"nic\" is " + JsonTypeName(nic->type) + "; expected a string";
+  // An optional string member: absent leaves `*dst` as it is.
+  const auto optional_string = [&](const char* key, std::string* dst) {
+    const JsonValue* v = j.Find(key);
+    if (!v) return true;
+    if (!v->is_string()) {
+      *err = at(*v) + "\"" + key + "\" is " + JsonTypeName(v->type) + "; expected a string";
       return false;
     }
-    out->nic = nic->text;
-  }
+    *dst = v->text;
+    return true;
+  };
+  if (!optional_string("nic", &out->nic)) return false;
   if (const JsonValue* checks = j.Find("checks")) {
     if (!checks->is_array() || checks->items.size() > kMaxChecks) {
       *err = at(*checks) + "\"checks\" is not an array of at most " + std::to_string(kMaxChecks) +
@@ -339,21 +280,13 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
     }
     for (const JsonValue& c : checks->items) {
       if (!c.is_string()) {
-        *err =
-            at(c) + "\"checks\" holds " + JsonTypeName(c.type) + "; expected check names";
+        *err = at(c) + "\"checks\" holds " + JsonTypeName(c.type) + "; expected check names";
         return false;
       }
       out->checks.push_back(c.text);
     }
   }
-  if (const JsonValue* detail = j.Find("detail")) {
-    if (!detail->is_string()) {
-      *err = at(*detail) + "\"detail\" is " + JsonTypeName(detail->type) +
-             "; expected a string";
-      return false;
-    }
-    out->detail = detail->text;
-  }
+  if (!optional_string("detail", &out->detail)) return false;
   if (const JsonValue* counters = j.Find("counters")) {
     if (!counters->is_object() || counters->members.size() > kMaxCounters) {
       *err = at(*counters) + "\"counters\" is not an object of at most " +
@@ -391,7 +324,7 @@ bool AppendEvents(const std::string& path, const std::vector<HealthEvent>& event
   }
   std::string batch;
   for (const HealthEvent& e : events) batch += EventToJsonLine(e);
-  if (!PrepareFolder(DirOf(path), err)) return false;
+  if (!PrepareFolder(ParentDir(path), err)) return false;
   // A concurrent writer may rotate between our open and our lock: then reopen.
   for (int attempt = 0; attempt < 4; ++attempt) {
     const int fd = open(path.c_str(),
@@ -411,7 +344,7 @@ bool AppendEvents(const std::string& path, const std::vector<HealthEvent>& event
       close(fd);
       return false;
     }
-    if (!LockWithin(fd, options.lock_wait_ms)) {
+    if (LockWithin(fd, options.lock_wait_ms) != LockStatus::kLocked) {
       *err = "cannot lock " + path + " within " + std::to_string(options.lock_wait_ms) +
              " ms (another railcheck holds it?)";
       close(fd);
@@ -438,7 +371,8 @@ bool AppendEvents(const std::string& path, const std::vector<HealthEvent>& event
       close(fd);
       continue;
     }
-    const bool ok = WriteAll(fd, batch, err, path);
+    const bool ok = WriteAll(fd, batch);
+    if (!ok) *err = "cannot write " + path + ": " + Errno(errno);
     close(fd);
     return ok;
   }

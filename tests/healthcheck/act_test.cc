@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/names.h"
+
 namespace railguard::health {
 namespace {
 

@@ -177,7 +177,7 @@ TEST(CaptureMlx4, TheSecondPortIsReadWhenItIsTheOnlyOne) {
   in.config = &cfg;
   in.baseline_path = "/b";
   std::vector<Finding> out;
-  CheckLinkCounters(in, ComputeHistory(in), &out);
+  CheckLinkCounters(in, ComputeCounterMoves(in), &out);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[1].message,
             "link.counters: rail0 mlx4_0 has no counter VL15_dropped, "

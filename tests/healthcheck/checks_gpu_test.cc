@@ -31,7 +31,7 @@ TEST_F(Checks, GpuCountOfListedGpusNamesTheMissingOne) {
   facts_.gpus[6].present = false;
   facts_.gpus[6].missing = "/sys/bus/pci/devices/0000:d1:00.0 does not exist";
   std::vector<Finding> out;
-  CheckGpuCount(Input(), ComputeHistory(Input()), &out);
+  CheckGpuCount(Input(), ComputeCounterMoves(Input()), &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].message,
             "gpu.count: rail6 gpu6 0000:d1:00.0 missing (/sys/bus/pci/devices/"
@@ -44,7 +44,7 @@ TEST_F(Checks, RailAffinityWantsGpuKAndNicKUnderOneSwitch) {
   std::swap(facts_.gpus[3].bdf, facts_.gpus[4].bdf);
   std::swap(facts_.gpus[3].host_bridge, facts_.gpus[4].host_bridge);
   std::vector<Finding> out;
-  CheckRailAffinity(Input(), ComputeHistory(Input()), &out);
+  CheckRailAffinity(Input(), ComputeCounterMoves(Input()), &out);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].message,
             "rail.affinity: rail3 mlx5_5 (0000:5e:00.0) and gpu3 (0000:9d:00.0) are not under "

@@ -35,7 +35,7 @@ TEST_F(Checks, ARenumberedNicIsCaughtByTheNodeTypesPciAddresses) {
   JudgeInput in = Input();
   for (int k = 0; k < 8; ++k) in.nic_pci.push_back(Bdf(kBus[k]));
   std::vector<Finding> out;
-  CheckNicPresent(in, ComputeHistory(in), &out);
+  CheckNicPresent(in, ComputeCounterMoves(in), &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].message,
             "nic.present: rail2 mlx5_4 is PCI function 0000:5e:00.0, expected "
@@ -49,7 +49,7 @@ TEST_F(Checks, PortStateNamesStateAndPhysStateAgainstTheirExpectedValues) {
   facts_.nics[6].port.state = Val(PortStateValue{1, "DOWN"}, "1: DOWN");
   facts_.nics[6].port.phys_state = Val(PortStateValue{2, "Polling"}, "2: Polling");
   std::vector<Finding> out;
-  CheckPortState(Input(), ComputeHistory(Input()), &out);
+  CheckPortState(Input(), ComputeCounterMoves(Input()), &out);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].message, "port.state: rail1 mlx5_3 state 2: INIT (expected 4: ACTIVE)");
   EXPECT_EQ(out[0].reason, "rail1 mlx5_3 port INIT");
@@ -65,7 +65,7 @@ TEST_F(Checks, PortRateSaysActualVersusExpectedAndIsNotJudgedOnADownPort) {
   facts_.nics[5].port.rate = Val(RateValue{10, 4, "SDR"}, "10 Gb/sec (4X SDR)");
   facts_.nics[5].port.state = Val(PortStateValue{1, "DOWN"}, "1: DOWN");
   std::vector<Finding> out;
-  CheckPortRate(Input(), ComputeHistory(Input()), &out);
+  CheckPortRate(Input(), ComputeCounterMoves(Input()), &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].message,
             "port.rate: rail3 mlx5_5 rate 200 Gb/sec (2X NDR) < expected 400 Gb/sec (4X NDR)");
@@ -76,14 +76,14 @@ TEST_F(Checks, PortRateSaysActualVersusExpectedAndIsNotJudgedOnADownPort) {
 TEST_F(Checks, PortLinkLayerMustMatchTheConfig) {
   facts_.nics[0].port.link_layer = Val(std::string("Ethernet"), "Ethernet");
   std::vector<Finding> out;
-  CheckPortLinkLayer(Input(), ComputeHistory(Input()), &out);
+  CheckPortLinkLayer(Input(), ComputeCounterMoves(Input()), &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].message,
             "port.link_layer: rail0 mlx5_0 link_layer Ethernet; expected "
             "InfiniBand");
   cfg_.link_layer = "Ethernet";
   out.clear();
-  CheckPortLinkLayer(Input(), ComputeHistory(Input()), &out);
+  CheckPortLinkLayer(Input(), ComputeCounterMoves(Input()), &out);
   EXPECT_EQ(out.size(), 7u);
 }
 

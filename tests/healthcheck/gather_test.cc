@@ -119,11 +119,8 @@ TEST(Gather, AHungReadIsCutAtTheDeadlineAndNamesTheFile) {
   const std::string root = CachedFixture("--fault hang:3");
   GatherSpec s = Spec(root);
   s.read_timeout_ms = 300;
-  const auto start = std::chrono::steady_clock::now();
+  // Gather returns although the read never finishes (how soon: bench_railcheck).
   NodeFacts f = Gather(s, std::make_shared<RealSysfs>(), nullptr);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(ms, 1500);
   ASSERT_EQ(f.timeouts.size(), 1u);
   EXPECT_EQ(f.timeouts[0].rail, 3);
   EXPECT_EQ(f.timeouts[0].task, "rail3 mlx5_5");

@@ -42,7 +42,7 @@ TEST(EventsForRun, ARailThatDegradesSinceTheLastPublishedStateIsOneEventWithItsC
   Plan plan;
   plan.update.features = "su1";
   plan.update.features_act = "su1";
-  History h;
+  CounterMoves h;
   h.since_last_seconds = 600;
   PortMoves pm;
   pm.rail = 1;
@@ -78,12 +78,12 @@ TEST(EventsForRun, UnchangedStateGivesNoEventsAndRecoveryDrainResumeAndFlapsDo) 
   before.extra = "{\"railcheck\":{\"rails\":[\"degraded\",\"ok\"]}}";
   before.features = "rail_healthy";
   Verdict same = VerdictWith({RailStatus::kDegraded, RailStatus::kOk});
-  EXPECT_TRUE(EventsForRun(before, same, Plan(), History(), "rail_healthy", 1).empty());
+  EXPECT_TRUE(EventsForRun(before, same, Plan(), CounterMoves(), "rail_healthy", 1).empty());
 
   Verdict healed = VerdictWith({RailStatus::kOk, RailStatus::kDown});
   Plan plan;
   plan.update.drain_reason = "railcheck: rail1 mlx5_1 port DOWN";
-  History h;
+  CounterMoves h;
   PortMoves flap;
   flap.rail = 0;
   flap.downs_now = 1;
@@ -102,7 +102,7 @@ TEST(EventsForRun, UnchangedStateGivesNoEventsAndRecoveryDrainResumeAndFlapsDo) 
   Plan resume;
   resume.update.resume = true;
   before.reason = "railcheck: old";
-  const std::vector<HealthEvent> r = EventsForRun(before, same, resume, History(), "x", 3);
+  const std::vector<HealthEvent> r = EventsForRun(before, same, resume, CounterMoves(), "x", 3);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].kind, EventKind::kResumed);
 }
@@ -117,7 +117,7 @@ TEST(EventsForRun, EveryEventItMakesSurvivesTheLog) {
   f.severity = Severity::kDown;
   f.message = std::string(5000, 'x');
   v.findings.push_back(f);
-  for (const HealthEvent& e : EventsForRun(before, v, Plan(), History(), "f", 1)) {
+  for (const HealthEvent& e : EventsForRun(before, v, Plan(), CounterMoves(), "f", 1)) {
     std::string line = EventToJsonLine(e);
     ASSERT_EQ(line.back(), '\n');
     line.pop_back();
