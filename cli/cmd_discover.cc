@@ -125,14 +125,9 @@ bool ReadDump(const std::string& path, topo::IbFabric* fabric) {
 
 int TopologyDiscover(int argc, char** argv) {
   const Handler h("railctl topology discover", kDiscoverUsage, argc, argv,
-                  {{"output", 'o', true},
-                   {"json", 0, false},
-                   {"cluster", 0, true},
-                   {"node-type", 0, true},
-                   {"gpus", 0, true},
-                   {"rail-order", 0, true},
-                   {"node-map", 0, true},
-                   {"exclude", 0, true}});
+                  {{"output", 'o', true}, {"json", 0, false}, {"cluster", 0, true},
+                   {"node-type", 0, true}, {"gpus", 0, true}, {"rail-order", 0, true},
+                   {"node-map", 0, true}, {"exclude", 0, true}});
   if (h.done()) return h.exit_code();
   if (int rc = h.ExpectOne("DUMP")) return rc;
   const Args& args = h.args();

@@ -80,18 +80,10 @@ std::vector<std::string> HistoryPaths(const std::vector<std::string>& given,
 
 int Report(int argc, char** argv) {
   const Handler h("railctl report", kUsage, argc, argv,
-                  {{"topology", 0, true},
-                   {"config", 0, true},
-                   {"snapshot", 0, true},
-                   {"save-snapshot", 0, true},
-                   {"history", 0, true},
-                   {"no-history", 0, false},
-                   {"json", 0, false},
-                   {"html", 0, false},
-                   {"prometheus", 0, false},
-                   {"output", 'o', true},
-                   {"feature", 0, true},
-                   {"stale-after", 0, true}});
+                  {{"topology", 0, true}, {"config", 0, true}, {"snapshot", 0, true},
+                   {"save-snapshot", 0, true}, {"history", 0, true}, {"no-history", 0, false},
+                   {"json", 0, false}, {"html", 0, false}, {"prometheus", 0, false},
+                   {"output", 'o', true}, {"feature", 0, true}, {"stale-after", 0, true}});
   if (h.done()) return h.exit_code();
   if (int rc = h.ExpectNone()) return rc;
   const Args& args = h.args();
