@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace railguard {
@@ -53,6 +54,14 @@ void AppendUtf8(unsigned cp, std::string* out) {
 }
 
 // How a byte is shown in a message: 'x' when printable, else its hex value.
+// The character a one-letter JSON escape stands for ('n' -> newline), or 0 when `e` is none.
+char SimpleEscape(char e) {
+  static const char kLetters[] = "\"\\/bfnrt";
+  static const char kMeanings[] = "\"\\/\b\f\n\r\t";
+  const char* p = e ? std::strchr(kLetters, e) : nullptr;
+  return p ? kMeanings[p - kLetters] : 0;
+}
+
 std::string Shown(unsigned char c) {
   if (c >= 0x20 && c < 0x7F) return std::string("'") + static_cast<char>(c) + "'";
   static const char kHex[] = "0123456789abcdef";
@@ -136,17 +145,36 @@ class Parser {
     return true;
   }
 
-  bool ParseObject(JsonValue* v, int depth) {
+  // Enters the object or array whose opening bracket is at pos_, nested `depth` deep. False
+  // when that is too deep; else *more is false when `close` follows at once (it is empty).
+  bool Enter(JsonValue* v, JsonValue::Type type, int depth, char close, bool* more) {
     if (depth > limits_.max_depth)
       return Fail("nested deeper than " + std::to_string(limits_.max_depth) + " levels");
-    v->type = JsonValue::Type::kObject;
+    v->type = type;
     ++pos_;
     SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == '}') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
+    *more = !(pos_ < s_.size() && s_[pos_] == close);
+    if (!*more) ++pos_;
+    return true;
+  }
+
+  // After a member or an item: steps over ',' (*more = true) or `close` (*more = false);
+  // anything else is an error.
+  bool Next(char close, bool* more) {
+    SkipSpace();
+    const std::string expected = std::string("expected ',' or '") + close + "'";
+    if (pos_ >= s_.size()) return Fail("unexpected end of input; " + expected);
+    if (s_[pos_] != ',' && s_[pos_] != close)
+      return Fail("unexpected " + Shown(s_[pos_]) + "; " + expected);
+    *more = s_[pos_] == ',';
+    ++pos_;
+    return true;
+  }
+
+  bool ParseObject(JsonValue* v, int depth) {
+    bool more = false;
+    if (!Enter(v, JsonValue::Type::kObject, depth, '}', &more)) return false;
+    while (more) {
       SkipSpace();
       if (pos_ >= s_.size()) return Fail("unexpected end of input; expected '\"' (a key)");
       if (s_[pos_] != '"') return Fail("unexpected " + Shown(s_[pos_]) + "; expected '\"' (a key)");
@@ -170,46 +198,21 @@ class Parser {
       SkipSpace();
       v->members.emplace_back(std::move(key), JsonValue());
       if (!ParseValue(&v->members.back().second, depth)) return false;
-      SkipSpace();
-      if (pos_ >= s_.size()) return Fail("unexpected end of input; expected ',' or '}'");
-      if (s_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (s_[pos_] == '}') {
-        ++pos_;
-        return true;
-      }
-      return Fail("unexpected " + Shown(s_[pos_]) + "; expected ',' or '}'");
+      if (!Next('}', &more)) return false;
     }
+    return true;
   }
 
   bool ParseArray(JsonValue* v, int depth) {
-    if (depth > limits_.max_depth)
-      return Fail("nested deeper than " + std::to_string(limits_.max_depth) + " levels");
-    v->type = JsonValue::Type::kArray;
-    ++pos_;
-    SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == ']') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
+    bool more = false;
+    if (!Enter(v, JsonValue::Type::kArray, depth, ']', &more)) return false;
+    while (more) {
       SkipSpace();
       v->items.emplace_back();
       if (!ParseValue(&v->items.back(), depth)) return false;
-      SkipSpace();
-      if (pos_ >= s_.size()) return Fail("unexpected end of input; expected ',' or ']'");
-      if (s_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (s_[pos_] == ']') {
-        ++pos_;
-        return true;
-      }
-      return Fail("unexpected " + Shown(s_[pos_]) + "; expected ',' or ']'");
+      if (!Next(']', &more)) return false;
     }
+    return true;
   }
 
   bool Hex4(unsigned* out) {
@@ -250,61 +253,37 @@ class Parser {
         if (pos_ + 1 >= s_.size()) return Fail("unexpected end of input in an escape");
         const char e = s_[pos_ + 1];
         pos_ += 2;
-        switch (e) {
-          case '"':
-            out->push_back('"');
-            break;
-          case '\\':
-            out->push_back('\\');
-            break;
-          case '/':
-            out->push_back('/');
-            break;
-          case 'b':
-            out->push_back('\b');
-            break;
-          case 'f':
-            out->push_back('\f');
-            break;
-          case 'n':
-            out->push_back('\n');
-            break;
-          case 'r':
-            out->push_back('\r');
-            break;
-          case 't':
-            out->push_back('\t');
-            break;
-          case 'u': {
-            unsigned cp = 0;
-            if (!Hex4(&cp)) return false;
-            if (cp >= 0xDC00 && cp <= 0xDFFF) {
-              pos_ -= 6;
-              return Fail("lone low surrogate \\u escape; expected a high surrogate first");
-            }
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-              if (s_.substr(pos_, 2) != "\\u") {
-                pos_ -= 6;
-                return Fail("high surrogate \\u escape without its low surrogate");
-              }
-              pos_ += 2;
-              unsigned low = 0;
-              if (!Hex4(&low)) return false;
-              if (low < 0xDC00 || low > 0xDFFF) {
-                pos_ -= 6;
-                return Fail("\\u escape after a high surrogate is not a low surrogate");
-              }
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-            }
-            AppendUtf8(cp, out);
-            break;
-          }
-          default:
-            pos_ -= 1;
-            return Fail("unknown escape " + Shown(e) +
-                        "; expected one of \\\" \\\\ \\/ \\b "
-                        "\\f \\n \\r \\t \\uXXXX");
+        if (const char simple = SimpleEscape(e)) {
+          out->push_back(simple);
+          continue;
         }
+        if (e != 'u') {
+          pos_ -= 1;
+          return Fail("unknown escape " + Shown(e) +
+                      "; expected one of \\\" \\\\ \\/ \\b "
+                      "\\f \\n \\r \\t \\uXXXX");
+        }
+        unsigned cp = 0;
+        if (!Hex4(&cp)) return false;
+        if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          pos_ -= 6;
+          return Fail("lone low surrogate \\u escape; expected a high surrogate first");
+        }
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (s_.substr(pos_, 2) != "\\u") {
+            pos_ -= 6;
+            return Fail("high surrogate \\u escape without its low surrogate");
+          }
+          pos_ += 2;
+          unsigned low = 0;
+          if (!Hex4(&low)) return false;
+          if (low < 0xDC00 || low > 0xDFFF) {
+            pos_ -= 6;
+            return Fail("\\u escape after a high surrogate is not a low surrogate");
+          }
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        }
+        AppendUtf8(cp, out);
         continue;
       }
       const size_t len = Utf8SequenceLength(s_, pos_);

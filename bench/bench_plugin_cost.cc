@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "plugin/core/placement.h"
 #include "config/load.h"
 #include "plugin/core/switch_plan.h"
@@ -41,38 +42,14 @@ constexpr char kUsage[] =
     "  --rounds N   passes over all job shapes for the job_submit timing (default 2000)\n"
     "  --topo YAML  also time this rail topology (repeatable)\n";
 
-double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-// A rail topology of `sus` SUs of `per_su` DGX H100 nodes on 8 rails.
-std::string GeneratedLayout(int sus, int per_su) {
-  std::string y = "cluster: costbench\nrails:\n";
-  for (int r = 0; r < 8; ++r) {
-    y += "  - {index: " + std::to_string(r) + ", link: {rate_gbps: 400, width: 4X, speed: NDR}}\n";
-  }
-  y += "node_types:\n  - {name: dgx-h100, gpus: 8, nics: [mlx5_0, mlx5_3, mlx5_4, mlx5_5, "
-       "mlx5_6, mlx5_9, mlx5_10, mlx5_11]}\nscalable_units:\n";
-  for (int s = 0; s < sus; ++s) {
-    char nodes[80];
-    std::snprintf(nodes, sizeof nodes, "node[%05d-%05d]", s * per_su + 1, (s + 1) * per_su);
-    y += "  - name: su" + std::to_string(s + 1) + "\n    nodes: \"" + nodes +
-         "\"\n    node_type: dgx-h100\n    leaves:\n";
-    for (int r = 0; r < 8; ++r) y += "      - {rail: " + std::to_string(r) + "}\n";
-  }
-  y += "spines:\n";
-  for (int i = 1; i <= 16; ++i) y += "  - {name: spine" + std::to_string(i) + "}\n";
-  return y;
-}
+using railguard::bench::Median;
+using railguard::bench::Ms;
 
 bool WriteFile(const std::string& path, const std::string& text) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return false;
   const bool ok = std::fputs(text.c_str(), f) >= 0;
   return std::fclose(f) == 0 && ok;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 double Quantile(const std::vector<double>& sorted, double q) {
@@ -267,7 +244,7 @@ int Run(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> layouts;  // label, config path
   const std::string gen_label =
       "generated " + std::to_string(sus) + " SUs x " + std::to_string(per_su) + " nodes";
-  bool ok = WriteFile(dir + "/layout.yaml", GeneratedLayout(sus, per_su)) &&
+  bool ok = WriteFile(dir + "/layout.yaml", railguard::bench::LayoutYaml(sus, per_su, "costbench", "node", 0)) &&
             WriteFile(dir + "/railguard.yaml", "topology: layout.yaml\n");
   layouts.emplace_back(gen_label, dir + "/railguard.yaml");
   for (size_t i = 0; ok && i < topos.size(); ++i) {

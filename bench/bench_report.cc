@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "wire/event_log.h"
 #include "report/render.h"
 #include "report/report.h"
@@ -33,29 +34,11 @@ using railguard::Diags;
 namespace report = railguard::report;
 namespace wire = railguard::wire;
 namespace topo = railguard::topo;
+using railguard::bench::LayoutYaml;
 using Clock = std::chrono::steady_clock;
 
 constexpr double kNow = 1750000000;
 constexpr int kRails = 8;
-
-std::string LayoutYaml(int sus, int per_su) {
-  std::string y = "cluster: bench\nrails:\n";
-  for (int r = 0; r < kRails; ++r)
-    y += "  - {index: " + std::to_string(r) + ", link: {rate_gbps: 400, width: 4X, speed: NDR}}\n";
-  y += "node_types:\n  - name: dgx-h100\n    gpus: 8\n"
-       "    nics: [mlx5_0, mlx5_3, mlx5_4, mlx5_5, mlx5_6, mlx5_9, mlx5_10, mlx5_11]\n"
-       "scalable_units:\n";
-  for (int s = 0; s < sus; ++s) {
-    char nodes[64];
-    std::snprintf(nodes, sizeof nodes, "gpu[%05d-%05d]", s * per_su + 1, (s + 1) * per_su);
-    y += "  - name: su" + std::to_string(s + 1) + "\n    nodes: \"" + nodes +
-         "\"\n    node_type: dgx-h100\n    leaves:\n";
-    for (int r = 0; r < kRails; ++r) y += "      - {rail: " + std::to_string(r) + ", ports: 64}\n";
-  }
-  y += "spines:\n";
-  for (int i = 1; i <= 16; ++i) y += "  - {name: spine" + std::to_string(i) + "}\n";
-  return y;
-}
 
 // A small deterministic generator (no global state, same input every run).
 struct Lcg {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "topo/discover.h"
 #include "topo/export.h"
 #include "topo/fabric_sim.h"
@@ -28,28 +29,7 @@ namespace {
 
 using railguard::Diags;
 namespace topo = railguard::topo;
-
-std::string LayoutYaml(int sus, int per_su) {
-  std::string y = "cluster: bench\nrails:\n";
-  for (int r = 0; r < 8; ++r)
-    y += "  - {index: " + std::to_string(r) +
-         ", link: {rate_gbps: 400, width: 4X, speed: NDR}}\n";
-  y += "node_types:\n  - name: dgx-h100\n    gpus: 8\n"
-       "    nics: [mlx5_0, mlx5_3, mlx5_4, mlx5_5, mlx5_6, mlx5_9, mlx5_10, mlx5_11]\n"
-       "scalable_units:\n";
-  for (int s = 0; s < sus; ++s) {
-    char nodes[64];
-    std::snprintf(nodes, sizeof nodes, "gpu[%05d-%05d]", s * per_su + 1, (s + 1) * per_su);
-    y += "  - name: su" + std::to_string(s + 1) + "\n    nodes: \"" + nodes +
-         "\"\n    node_type: dgx-h100\n    leaves:\n";
-    for (int r = 0; r < 8; ++r)
-      y += "      - {rail: " + std::to_string(r) + ", ports: 64}\n";
-  }
-  y += "spines:\n";
-  // No port count: the simulator sizes spines for 1024 leaves.
-  for (int i = 1; i <= 16; ++i) y += "  - {name: spine" + std::to_string(i) + "}\n";
-  return y;
-}
+using railguard::bench::LayoutYaml;
 
 struct Sample {
   double ms = 0;
@@ -126,6 +106,30 @@ bool HostlistRoundTrip(size_t hosts, int copies) {
          railguard::ExpandHostlist(sorted, &back, &err) && back.size() == all.size();
 }
 
+// The whole discovery path over a fabric of `sus` SUs x `per_su` nodes: the layout simulated
+// into an ibnetdiscover dump, the dump parsed, the topology discovered from it, and the
+// result written as YAML and loaded back, which must give the same YAML and the same nodes.
+bool DiscoverRoundTrip(int sus, int per_su) {
+  topo::Topology layout;
+  Diags diags;
+  std::string dump;
+  std::string err;
+  if (!topo::LoadTopologyString(LayoutYaml(sus, per_su), "bench.yaml", &layout, &diags) ||
+      !topo::SimulateFabric(layout, topo::SimOptions(), &dump, &err))
+    return false;
+  topo::IbFabric fabric;
+  if (!topo::ParseIbnetdiscover(dump, "bench.topo", &fabric, &diags)) return false;
+  topo::DiscoverOptions opts;
+  opts.cluster = "bench";
+  opts.node_type = "dgx-h100";
+  const topo::Discovery d = topo::Discover(fabric, opts);
+  const std::string yaml = topo::EmitTopologyYaml(d.topology);
+  topo::Topology back;
+  return d.findings.empty() && d.topology.NodeCount() == layout.NodeCount() &&
+         topo::LoadTopologyString(yaml, "discovered.yaml", &back, &diags) &&
+         topo::EmitTopologyYaml(back) == yaml;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,6 +188,16 @@ int main(int argc, char** argv) {
   for (int i = 0; i < runs; ++i) b.push_back(RunChild(discover));
   Report("load+validate+export (tree, block)", a, 200, 100);
   Report("discover from ibnetdiscover dump", b, 200, 100);
+  // Discovery end to end: the time per node stays flat from 1k to 4k nodes.
+  for (int fabric_sus : {32, 128}) {
+    std::vector<Sample> r;
+    for (int i = 0; i < runs; ++i)
+      r.push_back(RunChild([fabric_sus, per_su] { return DiscoverRoundTrip(fabric_sus, per_su); }));
+    char phase[64];
+    std::snprintf(phase, sizeof phase, "simulate+parse+discover+YAML %d nodes",
+                  fabric_sus * per_su);
+    Report(phase, r, 400.0 * fabric_sus * per_su / 4096, 200);
+  }
   // Host lists: the time per host stays flat from 1k to 16k hosts (and 131072 hosts, each
   // twice, the largest case the unit tests check for correctness, stays within seconds).
   for (size_t hosts : {1024u, 4096u, 16384u}) {

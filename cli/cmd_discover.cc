@@ -7,6 +7,7 @@
 #include "base/args.h"
 #include "cli/topology_json.h"
 #include "cli/commands.h"
+#include "cli/handler_util.h"
 #include "topo/discover.h"
 #include "topo/fabric_sim.h"
 #include "topo/hostlist.h"
@@ -66,11 +67,6 @@ const char kSimulateUsage[] =
 const char* const kFaultFlags[] = {"swap", "drop", "drop-leaf", "unnamed",     "cross-su",
                                    "slow", "ufm",  "sharp",     "drop-uplinks"};
 
-int UsageError(const char* cmd, const std::string& msg, const char* usage) {
-  std::fprintf(stderr, "railctl topology %s: %s\n%s", cmd, msg.c_str(), usage);
-  return 2;
-}
-
 json FindingJson(const topo::Finding& f) {
   return {{"kind", f.kind}, {"node", f.node}, {"hca", f.hca},        {"switch", f.switch_name},
           {"guid", f.guid}, {"port", f.port}, {"message", f.message}};
@@ -120,9 +116,7 @@ bool ReadDump(const std::string& path, topo::IbFabric* fabric) {
     ok = topo::ParseIbnetdiscoverFile(path, fabric, &errors);
   }
   if (!ok) {
-    std::fputs(FormatDiags(errors).c_str(), stderr);
-    std::fprintf(stderr, "%s: %zu error%s; nothing discovered\n", path.c_str(), errors.size(),
-                 errors.size() == 1 ? "" : "s");
+    ReportFileErrors(path, errors, "; nothing discovered");
   }
   return ok;
 }
@@ -130,20 +124,13 @@ bool ReadDump(const std::string& path, topo::IbFabric* fabric) {
 }  // namespace
 
 int TopologyDiscover(int argc, char** argv) {
-  Args args(argc, argv,
-            {{"output", 'o', true},
-             {"json", 0, false},
-             {"cluster", 0, true},
-             {"node-type", 0, true},
-             {"gpus", 0, true},
-             {"rail-order", 0, true},
-             {"node-map", 0, true},
-             {"exclude", 0, true},
-             {"help", 'h', false}});
-  if (args.Has("help")) return std::fputs(kDiscoverUsage, stdout), 0;
-  if (!args.ok()) return UsageError("discover", args.error(), kDiscoverUsage);
-  if (args.positional().size() != 1)
-    return UsageError("discover", "expected exactly one DUMP", kDiscoverUsage);
+  const Handler h("railctl topology discover", kDiscoverUsage, argc, argv,
+                  {{"output", 'o', true}, {"json", 0, false}, {"cluster", 0, true},
+                   {"node-type", 0, true}, {"gpus", 0, true}, {"rail-order", 0, true},
+                   {"node-map", 0, true}, {"exclude", 0, true}});
+  if (h.done()) return h.exit_code();
+  if (int rc = h.ExpectOne("DUMP")) return rc;
+  const Args& args = h.args();
 
   topo::DiscoverOptions opts;
   opts.cluster = args.Get("cluster", opts.cluster);
@@ -151,15 +138,12 @@ int TopologyDiscover(int argc, char** argv) {
   for (const auto& [flag, value] :
        {std::make_pair("--cluster", opts.cluster), std::make_pair("--node-type", opts.node_type)}) {
     if (!IsSafeName(value))
-      return UsageError("discover",
-                        std::string("invalid ") + flag + " '" + value +
-                            "'; expected 1 to 64 letters, digits, '-', '_' or '.'",
-                        kDiscoverUsage);
+      return h.UsageError(std::string("invalid ") + flag + " '" + value +
+                          "'; expected 1 to 64 letters, digits, '-', '_' or '.'");
   }
   if (args.Has("gpus") && !ParseDigits(args.Get("gpus"), 0, 64, &opts.gpus, 9))
-    return UsageError("discover",
-                      "invalid --gpus '" + args.Get("gpus") + "'; expected an integer from 0 to 64",
-                      kDiscoverUsage);
+    return h.UsageError("invalid --gpus '" + args.Get("gpus") +
+                        "'; expected an integer from 0 to 64");
   if (args.Has("rail-order")) {
     // "mlx5_0,mlx5_3", or the "[mlx5_0, mlx5_3]" list `railctl topology rails` prints.
     std::string list = args.Get("rail-order");
@@ -173,11 +157,9 @@ int TopologyDiscover(int argc, char** argv) {
       name.erase(0, name.find_first_not_of(' '));
       name.erase(name.find_last_not_of(' ') + 1);
       if (!IsSafeName(name) || !seen.insert(name).second)
-        return UsageError("discover",
-                          "invalid --rail-order '" + args.Get("rail-order") +
-                              "'; expected distinct HCA names separated by commas, e.g. "
-                              "mlx5_0,mlx5_3,mlx5_4",
-                          kDiscoverUsage);
+        return h.UsageError("invalid --rail-order '" + args.Get("rail-order") +
+                            "'; expected distinct HCA names separated by commas, e.g. "
+                            "mlx5_0,mlx5_3,mlx5_4");
       opts.rail_order.push_back(name);
       if (comma == std::string::npos) break;
       start = comma + 1;
@@ -186,7 +168,7 @@ int TopologyDiscover(int argc, char** argv) {
   if (args.Has("exclude")) {
     std::string err;
     if (!topo::CompileExclude(args.Get("exclude"), &opts.exclude, &err))
-      return UsageError("discover", "--exclude: " + err, kDiscoverUsage);
+      return h.UsageError("--exclude: " + err);
   }
   if (args.Has("node-map")) {
     Diags errors;
@@ -209,10 +191,7 @@ int TopologyDiscover(int argc, char** argv) {
     if (f.kind != "non-compute") rc = 1;
   const std::string out_path = args.Get("output");
   if (d.topology.sus.empty()) {
-    std::fprintf(stderr,
-                 "railctl topology discover: no topology written: no scalable unit of "
-                 "rail-optimized hosts was found\n");
-    rc = 1;
+    rc = h.Fail("no topology written: no scalable unit of rail-optimized hosts was found");
   } else {
     const std::string yaml = topo::EmitTopologyYaml(d.topology);
     // The result must load again; if the fabric's names defeat that, say so.
@@ -220,84 +199,55 @@ int TopologyDiscover(int argc, char** argv) {
     Diags diags;
     if (!topo::LoadTopologyString(yaml, "<discovered>", &check, &diags)) {
       std::fputs(FormatDiags(diags).c_str(), stderr);
-      std::fprintf(stderr,
-                   "railctl topology discover: the discovered topology does not "
-                   "validate; edit it before use\n");
-      rc = 1;
+      rc = h.Fail("the discovered topology does not validate; edit it before use");
     }
-    if (!args.Has("json") || !out_path.empty()) {
-      std::string err;
-      if (!WriteOutput(out_path, yaml, &err)) {
-        std::fprintf(stderr, "railctl topology discover: %s\n", err.c_str());
-        return 1;
-      }
-    }
+    if ((!args.Has("json") || !out_path.empty()) && h.Write(out_path, yaml) != 0) return 1;
   }
   if (args.Has("json")) std::printf("%s\n", DiscoveryJson(d).dump(2).c_str());
   return rc;
 }
 
 int TopologySimulate(int argc, char** argv) {
-  std::vector<FlagSpec> specs = {{"output", 'o', true}, {"uplinks", 0, true}, {"help", 'h', false}};
+  std::vector<FlagSpec> specs = {{"output", 'o', true}, {"uplinks", 0, true}};
   for (const char* f : kFaultFlags) specs.push_back({f, 0, true});
-  Args args(argc, argv, specs);
-  if (args.Has("help")) return std::fputs(kSimulateUsage, stdout), 0;
-  if (!args.ok()) return UsageError("simulate", args.error(), kSimulateUsage);
-  if (args.positional().size() != 1)
-    return UsageError("simulate", "expected exactly one TOPO.yaml", kSimulateUsage);
+  const Handler h("railctl topology simulate", kSimulateUsage, argc, argv, specs);
+  if (h.done()) return h.exit_code();
+  if (int rc = h.ExpectOne("TOPO.yaml")) return rc;
+  const Args& args = h.args();
   topo::SimOptions opts;
   if (args.Has("uplinks") && !ParseDigits(args.Get("uplinks"), 0, 4096, &opts.uplinks, 9))
-    return UsageError(
-        "simulate",
-        "invalid --uplinks '" + args.Get("uplinks") + "'; expected an integer from 0 to 4096",
-        kSimulateUsage);
+    return h.UsageError("invalid --uplinks '" + args.Get("uplinks") +
+                        "'; expected an integer from 0 to 4096");
 
   const std::string path = args.positional()[0];
   topo::Topology t;
-  Diags diags;
-  if (!topo::LoadTopologyFile(path, &t, &diags)) {
-    std::fputs(FormatDiags(diags).c_str(), stderr);
-    std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), diags.size(),
-                 diags.size() == 1 ? "" : "s");
-    return 1;
-  }
+  if (!LoadTopologyOrReport(path, &t)) return 1;
   for (const char* flag : kFaultFlags) {
     for (const std::string& value : args.GetAll(flag)) {
       std::string err;
       if (!topo::AddSimFault(t, flag, value, &opts.faults, &err))
-        return UsageError("simulate", err, kSimulateUsage);
+        return h.UsageError(err);
     }
   }
   // Counts that only the topology can bound are usage errors too.
   size_t leaves = 0;
   for (const topo::ScalableUnit& su : t.sus) leaves += su.leaves.size();
   if (opts.faults.sharp_nodes > static_cast<int>(leaves))
-    return UsageError("simulate",
-                      "--sharp " + std::to_string(opts.faults.sharp_nodes) + ": only " +
-                          std::to_string(leaves) + " leaves; expected N from 1 to " +
-                          std::to_string(leaves),
-                      kSimulateUsage);
+    return h.UsageError("--sharp " + std::to_string(opts.faults.sharp_nodes) + ": only " +
+                        std::to_string(leaves) + " leaves; expected N from 1 to " +
+                        std::to_string(leaves));
   const int uplinks = static_cast<int>(t.spines.size()) * opts.uplinks;
   for (const topo::SimFaults::UplinkCut& c : opts.faults.uplink_cuts) {
     if (c.count > uplinks)
-      return UsageError("simulate",
-                        "--drop-uplinks " + c.su + ":" + std::to_string(c.rail) + ":" +
-                            std::to_string(c.count) + ": a leaf has only " +
-                            std::to_string(uplinks) + " uplinks; expected SU:RAIL:N with N " +
-                            "from 1 to " + std::to_string(uplinks),
-                        kSimulateUsage);
+      return h.UsageError("--drop-uplinks " + c.su + ":" + std::to_string(c.rail) + ":" +
+                          std::to_string(c.count) + ": a leaf has only " +
+                          std::to_string(uplinks) + " uplinks; expected SU:RAIL:N with N " +
+                          "from 1 to " + std::to_string(uplinks));
   }
   std::string text;
   std::string err;
-  if (!topo::SimulateFabric(t, opts, &text, &err)) {
-    std::fprintf(stderr, "railctl topology simulate: %s: %s\n", path.c_str(), err.c_str());
-    return 1;
-  }
-  if (!WriteOutput(args.Get("output"), text, &err)) {
-    std::fprintf(stderr, "railctl topology simulate: %s\n", err.c_str());
-    return 1;
-  }
-  return 0;
+  if (!topo::SimulateFabric(t, opts, &text, &err)) return h.Fail(path + ": " + err);
+  return h.Write(args.Get("output"), text);
 }
 
 }  // namespace railguard::cli

@@ -6,6 +6,7 @@
 
 #include "base/args.h"
 #include "cli/commands.h"
+#include "cli/handler_util.h"
 #include "topo/hwloc_rails.h"
 
 namespace railguard::cli {
@@ -20,15 +21,6 @@ const char kRailsUsage[] =
     "  --xml FILE  read an hwloc XML export ('lstopo --of xml FILE') instead of this machine\n"
     "  --json      print the result as JSON\n"
     "Exit: 0 ok, 1 unreadable input, no GPU or ambiguous pairing, 2 usage error.\n";
-
-int UsageError(const std::string& msg) {
-  std::fprintf(stderr, "railctl topology rails: %s\n%s", msg.c_str(), kRailsUsage);
-  return 2;
-}
-
-std::string Pad(const std::string& s, size_t width) {
-  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
-}
 
 std::string YamlList(const std::vector<std::string>& items) {
   std::string out;
@@ -74,15 +66,15 @@ json RailsJson(const topo::RailOrder& order) {
 }  // namespace
 
 int TopologyRails(int argc, char** argv) {
-  Args args(argc, argv, {{"xml", 0, true}, {"json", 0, false}, {"help", 'h', false}});
-  if (args.Has("help")) return std::fputs(kRailsUsage, stdout), 0;
-  if (!args.ok()) return UsageError(args.error());
-  if (!args.positional().empty())
-    return UsageError("unexpected argument '" + args.positional()[0] + "'");
-  if (args.GetAll("xml").size() > 1) return UsageError("option '--xml' given more than once");
+  const Handler h("railctl topology rails", kRailsUsage, argc, argv,
+                  {{"xml", 0, true}, {"json", 0, false}});
+  if (h.done()) return h.exit_code();
+  if (int rc = h.ExpectNone()) return rc;
+  const Args& args = h.args();
+  if (args.GetAll("xml").size() > 1) return h.UsageError("option '--xml' given more than once");
   const bool live = !args.Has("xml");
   const std::string path = args.Get("xml");
-  if (!live && path.empty()) return UsageError("option '--xml' needs a FILE");
+  if (!live && path.empty()) return h.UsageError("option '--xml' needs a FILE");
 
   topo::IoFacts facts;
   topo::RailOrder order;
@@ -90,7 +82,7 @@ int TopologyRails(int argc, char** argv) {
   const bool gathered = live ? topo::GatherIoFactsFromLiveSystem(&facts, &err)
                              : topo::GatherIoFactsFromXml(path, &facts, &err);
   if (!gathered || !topo::FindRailOrder(facts, &order, &err)) {
-    std::fprintf(stderr, "railctl topology rails: %s\n", err.c_str());
+    h.Fail(err);
     if (gathered && live && facts.gpus.empty())
       std::fputs(
           "railctl topology rails: run this on a GPU node, or pass --xml with an export "
@@ -101,11 +93,7 @@ int TopologyRails(int argc, char** argv) {
   const std::string out =
       args.Has("json") ? RailsJson(order).dump(2, ' ', false, json::error_handler_t::replace) + "\n"
                        : RailsText(order);
-  if (!WriteOutput("", out, &err)) {
-    std::fprintf(stderr, "railctl topology rails: %s\n", err.c_str());
-    return 1;
-  }
-  return 0;
+  return h.Write("", out);
 }
 
 }  // namespace railguard::cli

@@ -7,6 +7,7 @@
 
 #include "base/args.h"
 #include "cli/commands.h"
+#include "cli/handler_util.h"
 #include "config/load.h"
 #include "healthcheck/check_table.h"
 #include "wire/event_log.h"
@@ -48,16 +49,6 @@ const char kUsage[] =
     "Exit: 0 report written (input problems are listed in it and on stderr), 1 the topology,\n"
     "snapshot or Slurm could not be read or the output not written, 2 usage error.\n";
 
-int UsageError(const std::string& msg) {
-  std::fprintf(stderr, "railctl report: %s\n%s", msg.c_str(), kUsage);
-  return 2;
-}
-
-int Fail(const std::string& msg) {
-  std::fprintf(stderr, "railctl report: %s\n", msg.c_str());
-  return 1;
-}
-
 // The history files to read: each --history value, with "%n" expanded per topology node.
 std::vector<std::string> HistoryPaths(const std::vector<std::string>& given,
                                       const topo::Topology& t) {
@@ -88,30 +79,20 @@ std::vector<std::string> HistoryPaths(const std::vector<std::string>& given,
 }  // namespace
 
 int Report(int argc, char** argv) {
-  Args args(argc, argv,
-            {{"topology", 0, true},
-             {"config", 0, true},
-             {"snapshot", 0, true},
-             {"save-snapshot", 0, true},
-             {"history", 0, true},
-             {"no-history", 0, false},
-             {"json", 0, false},
-             {"html", 0, false},
-             {"prometheus", 0, false},
-             {"output", 'o', true},
-             {"feature", 0, true},
-             {"stale-after", 0, true},
-             {"help", 'h', false}});
-  if (args.Has("help")) return std::fputs(kUsage, stdout), 0;
-  if (!args.ok()) return UsageError(args.error());
-  if (!args.positional().empty())
-    return UsageError("unexpected argument '" + args.positional()[0] + "'");
+  const Handler h("railctl report", kUsage, argc, argv,
+                  {{"topology", 0, true}, {"config", 0, true}, {"snapshot", 0, true},
+                   {"save-snapshot", 0, true}, {"history", 0, true}, {"no-history", 0, false},
+                   {"json", 0, false}, {"html", 0, false}, {"prometheus", 0, false},
+                   {"output", 'o', true}, {"feature", 0, true}, {"stale-after", 0, true}});
+  if (h.done()) return h.exit_code();
+  if (int rc = h.ExpectNone()) return rc;
+  const Args& args = h.args();
   const int formats = args.Has("json") + args.Has("html") + args.Has("prometheus");
-  if (formats > 1) return UsageError("choose one of --json, --html, --prometheus");
+  if (formats > 1) return h.UsageError("choose one of --json, --html, --prometheus");
   if (!args.Has("topology") && !args.Has("config"))
-    return UsageError("no topology: give --topology FILE.yaml or --config railguard.yaml");
+    return h.UsageError("no topology: give --topology FILE.yaml or --config railguard.yaml");
   if (args.Has("no-history") && args.Has("history"))
-    return UsageError("--history and --no-history exclude each other");
+    return h.UsageError("--history and --no-history exclude each other");
 
   report::ReportOptions options;
   std::string topology_path = args.Get("topology");
@@ -121,19 +102,19 @@ int Report(int argc, char** argv) {
     Diags diags;
     if (!LoadSetupConfig(args.Get("config"), &config, &diags, &health::CheckCatalogOfTable())) {
       std::fputs(FormatDiags(diags).c_str(), stderr);
-      return Fail("cannot use the config " + args.Get("config"));
+      return h.Fail("cannot use the config " + args.Get("config"));
     }
     if (topology_path.empty()) topology_path = config.topology_path;
     options.healthy_feature = config.placement.healthy_feature;
     default_history = config.health.events_log;  // where railcheck writes it
   }
   if (args.Has("feature")) options.healthy_feature = args.Get("feature");
-  if (options.healthy_feature.empty()) return UsageError("--feature must not be empty");
+  if (options.healthy_feature.empty()) return h.UsageError("--feature must not be empty");
   if (args.Has("stale-after")) {
     const std::string v = args.Get("stale-after");
     double s = 0;
     if (!ParseStrtod(v, &s) || !(s > 0) || s > 1e9)
-      return UsageError("--stale-after '" + v + "' is not a number of seconds > 0");
+      return h.UsageError("--stale-after '" + v + "' is not a number of seconds > 0");
     options.stale_after_seconds = s;
   }
 
@@ -144,7 +125,7 @@ int Report(int argc, char** argv) {
     if (!(args.Has("config") ? LoadSetupTopology(topology_path, &topology, &diags)
                              : topo::LoadTopologyFile(topology_path, &topology, &diags))) {
       std::fputs(FormatDiags(diags).c_str(), stderr);
-      return Fail("cannot use the topology " + topology_path);
+      return h.Fail("cannot use the topology " + topology_path);
     }
   }
 
@@ -155,18 +136,18 @@ int Report(int argc, char** argv) {
     Diags diags;
     if (!report::LoadSnapshotFile(snapshot_name, &snapshot, &diags)) {
       std::fputs(FormatDiags(diags).c_str(), stderr);
-      return Fail("cannot use the snapshot " + snapshot_name);
+      return h.Fail("cannot use the snapshot " + snapshot_name);
     }
   } else {
     std::string err;
     std::unique_ptr<report::ClusterSource> slurm = report::OpenSlurmSource(&err);
-    if (!slurm || !report::TakeSnapshot(slurm.get(), &snapshot, &err)) return Fail(err);
+    if (!slurm || !report::TakeSnapshot(slurm.get(), &snapshot, &err)) return h.Fail(err);
     snapshot_name = "slurm";
   }
   if (args.Has("save-snapshot")) {
     std::string err;
     if (!WriteOutput(args.Get("save-snapshot"), report::SnapshotToJson(snapshot), &err))
-      return Fail("cannot save the snapshot: " + err);
+      return h.Fail("cannot save the snapshot: " + err);
   }
 
   std::vector<wire::HealthEvent> events;
@@ -204,9 +185,7 @@ int Report(int argc, char** argv) {
   } else {
     text = report::RenderText(r);
   }
-  std::string err;
-  if (!WriteOutput(args.Get("output"), text, &err)) return Fail(err);
-  return 0;
+  return h.Write(args.Get("output"), text);
 }
 
 }  // namespace railguard::cli

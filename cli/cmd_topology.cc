@@ -5,6 +5,7 @@
 
 #include "base/args.h"
 #include "cli/commands.h"
+#include "cli/handler_util.h"
 #include "cli/topology_json.h"
 #include "topo/export.h"
 #include "topo/hostlist.h"
@@ -14,21 +15,6 @@ namespace railguard::cli {
 namespace {
 
 using nlohmann::json;
-
-int UsageError(const char* cmd, const std::string& msg, const char* usage) {
-  std::fprintf(stderr, "railctl topology %s: %s\n%s", cmd, msg.c_str(), usage);
-  return 2;
-}
-
-// Loads `path`; on failure prints every diagnostic to stderr. Returns false on errors.
-bool LoadOrReport(const std::string& path, topo::Topology* t) {
-  Diags diags;
-  if (topo::LoadTopologyFile(path, t, &diags)) return true;
-  std::fputs(FormatDiags(diags).c_str(), stderr);
-  std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), diags.size(),
-               diags.size() == 1 ? "" : "s");
-  return false;
-}
 
 json TopologyJson(const topo::Topology& t) {
   json types = json::array();
@@ -44,10 +30,6 @@ json TopologyJson(const topo::Topology& t) {
           {"node_types", types},
           {"scalable_units", ScalableUnitsJson(t)},
           {"spines", SpinesJson(t)}};
-}
-
-std::string Pad(const std::string& s, size_t width) {
-  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
 }
 
 std::string SummaryText(const topo::Topology& t) {
@@ -127,11 +109,10 @@ const char kExportUsage[] =
 }  // namespace
 
 int TopologyValidate(int argc, char** argv) {
-  Args args(argc, argv, {{"json", 0, false}, {"help", 'h', false}});
-  if (args.Has("help")) return std::fputs(kValidateUsage, stdout), 0;
-  if (!args.ok()) return UsageError("validate", args.error(), kValidateUsage);
-  if (args.positional().size() != 1)
-    return UsageError("validate", "expected exactly one FILE.yaml", kValidateUsage);
+  const Handler h("railctl topology validate", kValidateUsage, argc, argv, {{"json", 0, false}});
+  if (h.done()) return h.exit_code();
+  if (int rc = h.ExpectOne("FILE.yaml")) return rc;
+  const Args& args = h.args();
   const std::string path = args.positional()[0];
   topo::Topology t;
   Diags diags;
@@ -145,9 +126,7 @@ int TopologyValidate(int argc, char** argv) {
     return ok ? 0 : 1;
   }
   if (!ok) {
-    std::fputs(FormatDiags(diags).c_str(), stderr);
-    std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), diags.size(),
-                 diags.size() == 1 ? "" : "s");
+    ReportFileErrors(path, diags);
     return 1;
   }
   std::printf("%s: ok: cluster %s, %zu scalable units, %zu nodes, %zu rails\n", path.c_str(),
@@ -156,25 +135,20 @@ int TopologyValidate(int argc, char** argv) {
 }
 
 int TopologyShow(int argc, char** argv) {
-  Args args(argc, argv,
-            {{"json", 0, false}, {"format", 0, true}, {"node", 0, true}, {"help", 'h', false}});
-  if (args.Has("help")) return std::fputs(kShowUsage, stdout), 0;
-  if (!args.ok()) return UsageError("show", args.error(), kShowUsage);
-  if (args.positional().size() != 1)
-    return UsageError("show", "expected exactly one FILE.yaml", kShowUsage);
+  const Handler h("railctl topology show", kShowUsage, argc, argv,
+                  {{"json", 0, false}, {"format", 0, true}, {"node", 0, true}});
+  if (h.done()) return h.exit_code();
+  if (int rc = h.ExpectOne("FILE.yaml")) return rc;
+  const Args& args = h.args();
   const std::string format = args.Get("format", "summary");
   if (format != "summary" && format != "nodes")
-    return UsageError("show", "unknown format '" + format + "'; expected summary or nodes",
-                      kShowUsage);
+    return h.UsageError("unknown format '" + format + "'; expected summary or nodes");
   topo::Topology t;
-  if (!LoadOrReport(args.positional()[0], &t)) return 1;
+  if (!LoadTopologyOrReport(args.positional()[0], &t)) return 1;
   if (args.Has("node")) {
     std::string text;
-    if (!NodeText(t, args.Get("node"), args.Has("json"), &text)) {
-      std::fprintf(stderr, "railctl topology show: node '%s' is not in %s\n",
-                   args.Get("node").c_str(), args.positional()[0].c_str());
-      return 1;
-    }
+    if (!NodeText(t, args.Get("node"), args.Has("json"), &text))
+      return h.Fail("node '" + args.Get("node") + "' is not in " + args.positional()[0]);
     std::fputs(text.c_str(), stdout);
     return 0;
   }
@@ -196,27 +170,22 @@ int TopologyShow(int argc, char** argv) {
 }
 
 int TopologyExport(int argc, char** argv) {
-  Args args(argc, argv, {{"format", 0, true}, {"output", 'o', true}, {"help", 'h', false}});
-  if (args.Has("help")) return std::fputs(kExportUsage, stdout), 0;
-  if (!args.ok()) return UsageError("export", args.error(), kExportUsage);
-  if (args.positional().size() != 1)
-    return UsageError("export", "expected exactly one FILE.yaml", kExportUsage);
+  const Handler h("railctl topology export", kExportUsage, argc, argv,
+                  {{"format", 0, true}, {"output", 'o', true}});
+  if (h.done()) return h.exit_code();
+  if (int rc = h.ExpectOne("FILE.yaml")) return rc;
+  const Args& args = h.args();
   const std::string format = args.Get("format");
   if (format != "tree" && format != "block" && format != "yaml")
-    return UsageError("export", "--format must be tree, block or yaml", kExportUsage);
+    return h.UsageError("--format must be tree, block or yaml");
   const std::string path = args.positional()[0];
   topo::Topology t;
-  if (!LoadOrReport(path, &t)) return 1;
+  if (!LoadTopologyOrReport(path, &t)) return 1;
   std::string text;
   if (format == "tree") text = topo::ExportTreeConf(t, path);
   if (format == "block") text = topo::ExportBlockConf(t, path);
   if (format == "yaml") text = topo::EmitTopologyYaml(t);
-  std::string err;
-  if (!WriteOutput(args.Get("output"), text, &err)) {
-    std::fprintf(stderr, "railctl topology export: %s\n", err.c_str());
-    return 1;
-  }
-  return 0;
+  return h.Write(args.Get("output"), text);
 }
 
 }  // namespace railguard::cli

@@ -42,6 +42,17 @@ void Usage(FILE* out) {
   std::fprintf(out, "\nexit codes: 0 ok, 1 invalid input or findings, 2 usage error\n");
 }
 
+// Runs `c` on its own arguments (`argv[0]` is its name); an exception is an internal error.
+int Run(const Command& c, int argc, char** argv) {
+  try {
+    return c.run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "railctl: %s%s%s: internal error: %s\n", c.group,
+                 c.name[0] ? " " : "", c.name, e.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,28 +62,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (const Command& c : kCommands) {
-    if (argc >= 2 && c.name[0] == '\0' && std::strcmp(argv[1], c.group) == 0) {
-      try {
-        return c.run(argc - 1, argv + 1);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "railctl: %s: internal error: %s\n", c.group, e.what());
-        return 1;
-      }
-    }
+    if (argc >= 2 && c.name[0] == '\0' && std::strcmp(argv[1], c.group) == 0)
+      return Run(c, argc - 1, argv + 1);
   }
   if (argc < 3) {
     Usage(stderr);
     return 2;
   }
   for (const Command& c : kCommands) {
-    if (std::strcmp(argv[1], c.group) == 0 && std::strcmp(argv[2], c.name) == 0) {
-      try {
-        return c.run(argc - 2, argv + 2);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "railctl: %s %s: internal error: %s\n", c.group, c.name, e.what());
-        return 1;
-      }
-    }
+    if (std::strcmp(argv[1], c.group) == 0 && std::strcmp(argv[2], c.name) == 0)
+      return Run(c, argc - 2, argv + 2);
   }
   std::fprintf(stderr, "railctl: unknown command '%s %s'\n\n", argv[1], argv[2]);
   Usage(stderr);

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "base/diag.h"
+
 namespace railguard::fuzz {
 
 // Prints "file:line: fuzz check failed: cond" and `detail`, then aborts.
@@ -16,6 +18,10 @@ namespace railguard::fuzz {
   std::abort();
 }
 
+// Aborts unless a reader's result agrees with its errors: it succeeded exactly when it
+// reported none.
+inline void CheckAgreesWithErrors(bool ok, const Diags& errors);
+
 }  // namespace railguard::fuzz
 
 // Aborts with `detail` (a std::string expression, evaluated only on failure) unless `cond`.
@@ -23,3 +29,12 @@ namespace railguard::fuzz {
   do {                                                                         \
     if (!(cond)) ::railguard::fuzz::Fail(__FILE__, __LINE__, #cond, (detail)); \
   } while (0)
+
+namespace railguard::fuzz {
+
+inline void CheckAgreesWithErrors(bool ok, const Diags& errors) {
+  RG_FUZZ_CHECK(ok == errors.empty(),
+                "the result disagrees with the errors:\n" + FormatDiags(errors));
+}
+
+}  // namespace railguard::fuzz

@@ -53,8 +53,7 @@ void FuzzIbnet(std::string_view text) {
   topo::IbFabric fabric;
   Diags errors;
   const bool ok = topo::ParseIbnetdiscover(text, "fuzz.topo", &fabric, &errors);
-  RG_FUZZ_CHECK(ok == errors.empty(),
-                "the result disagrees with the errors:\n" + FormatDiags(errors));
+  CheckAgreesWithErrors(ok, errors);
   if (!ok) return;
   CheckFabric(fabric);
 

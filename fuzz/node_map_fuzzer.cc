@@ -18,8 +18,7 @@ void FuzzNodeMap(std::string_view text) {
   topo::NodeMap map;
   Diags errors;
   const bool ok = topo::ParseNodeMap(text, "fuzz.map", &map, &errors);
-  RG_FUZZ_CHECK(ok == errors.empty(),
-                "the result disagrees with the errors:\n" + FormatDiags(errors));
+  CheckAgreesWithErrors(ok, errors);
   for (const Diag& e : errors)
     RG_FUZZ_CHECK(e.line > 0 && !e.message.empty(), "error without a line: " + e.ToString());
   for (const auto& [guid, name] : map) {

@@ -46,6 +46,17 @@ void CheckTrace(const bench::Trace& trace) {
   }
 }
 
+// Formats `stream` (FormatStream with `comment`), checks that the text parses, and returns it
+// with what it parsed into `*again`.
+std::string WriteAndReadBack(const std::vector<bench::StreamJob>& stream, const char* comment,
+                             std::vector<bench::StreamJob>* again) {
+  const std::string written = bench::FormatStream(stream, comment);
+  std::string err;
+  RG_FUZZ_CHECK(bench::ParseStream(written, "written", again, &err),
+                "FormatStream's text does not parse: " + err + "\n" + written);
+  return written;
+}
+
 void FuzzTrace(std::string_view text) {
   for (bench::TraceFormat format :
        {bench::TraceFormat::kAuto, bench::TraceFormat::kCsv, bench::TraceFormat::kSwf}) {
@@ -65,10 +76,8 @@ void FuzzTrace(std::string_view text) {
       RG_FUZZ_CHECK(!err.empty(), std::string("a stream refused without a message"));
       continue;
     }
-    const std::string written = bench::FormatStream(stream, "fuzz");
     std::vector<bench::StreamJob> again;
-    RG_FUZZ_CHECK(bench::ParseStream(written, "written", &again, &err),
-                  "FormatStream's text does not parse: " + err + "\n" + written);
+    const std::string written = WriteAndReadBack(stream, "fuzz", &again);
     const std::string difference = StreamDifference(stream, again);
     RG_FUZZ_CHECK(difference.empty(),
                   "the stream reads back otherwise (" + difference + "):\n" + written);
@@ -80,10 +89,8 @@ void FuzzTrace(std::string_view text) {
     RG_FUZZ_CHECK(!err.empty(), std::string("a stream refused without a message"));
     return;
   }
-  const std::string written = bench::FormatStream(stream, "");
   std::vector<bench::StreamJob> again;
-  RG_FUZZ_CHECK(bench::ParseStream(written, "written", &again, &err),
-                "FormatStream's text does not parse: " + err + "\n" + written);
+  const std::string written = WriteAndReadBack(stream, "", &again);
   RG_FUZZ_CHECK(bench::FormatStream(again, "") == written,
                 "the stream formats otherwise once read back:\n" + written);
 }

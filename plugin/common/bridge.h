@@ -52,6 +52,19 @@ int CatchAll(int on_error, F&& body) noexcept {
   }
 }
 
+// Runs `body` and returns what it returns. On an exception logs `what` at RG_LOG_ERROR (when
+// `log` is set) and returns `on_error()`, which undoes what the body left half done; it must
+// not throw. The entry points that log their internal errors run in it.
+template <typename F, typename E>
+int CatchLogged(rg_log_fn log, const char* what, E&& on_error, F&& body) noexcept {
+  try {
+    return body();
+  } catch (...) {
+    if (log) log(RG_LOG_ERROR, what);
+    return on_error();
+  }
+}
+
 // Reloads `state` from `conf_path`. Loaded: logs "loaded <conf_path> and <topology>: " plus
 // `describe(setup)` at RG_LOG_INFO and returns RG_LOAD_OK. Not: logs every problem at
 // RG_LOG_ERROR and returns RG_LOAD_KEPT (an earlier setup stays in force) or RG_LOAD_NONE.

@@ -207,6 +207,14 @@ Constraint RequireFeature(std::string_view user, std::string_view feature) {
   return c;
 }
 
+// The decision that refuses a job whose railguard option does not parse (`err` says why).
+Decision RefuseBadOption(const std::string& err) {
+  Decision d;
+  d.refuse = Decision::kBadOption;
+  d.message = "railguard: " + err;
+  return d;
+}
+
 Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, const Fabric& fabric) {
   Decision d;
   std::string err;
@@ -214,18 +222,10 @@ Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, con
 
   PlacementMode mode = config.default_mode;
   const bool explicit_mode = FindEnv(job.spank_env, kPlacementEnv, &value);
-  if (explicit_mode && !ParsePlacementOption(value, &mode, &err)) {
-    d.refuse = Decision::kBadOption;
-    d.message = "railguard: " + err;
-    return d;
-  }
+  if (explicit_mode && !ParsePlacementOption(value, &mode, &err)) return RefuseBadOption(err);
   int limit = config.max_sus_default;
   const bool explicit_limit = FindEnv(job.spank_env, kMaxSusEnv, &value);
-  if (explicit_limit && !ParseMaxSusOption(value, &limit, &err)) {
-    d.refuse = Decision::kBadOption;
-    d.message = "railguard: " + err;
-    return d;
-  }
+  if (explicit_limit && !ParseMaxSusOption(value, &limit, &err)) return RefuseBadOption(err);
   const std::string mode_name = PlacementModeName(mode);
 
   if (mode == PlacementMode::kOff) {

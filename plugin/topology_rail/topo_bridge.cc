@@ -37,59 +37,59 @@ T* DupArray(const std::vector<U>& v) {
 }  // namespace
 
 extern "C" int rg_topo_load(const char* conf_path, rg_log_fn log) {
-  try {
-    return railguard::plugin::ReloadLogged(State(), conf_path, log, [](const RailSetup& s) {
-      return "cluster " + s.topology.cluster + ", " + std::to_string(s.topology.sus.size()) +
-             " scalable units, " + std::to_string(s.topology.NodeCount()) + " nodes";
-    });
-  } catch (...) {
-    if (log) log(RG_LOG_ERROR, "internal error while loading the rail topology");
-  }
-  return State().current() ? RG_LOAD_KEPT : RG_LOAD_NONE;
+  const auto kept = [] { return State().current() ? RG_LOAD_KEPT : RG_LOAD_NONE; };
+  return railguard::plugin::CatchLogged(
+      log, "internal error while loading the rail topology", kept, [&] {
+        return railguard::plugin::ReloadLogged(State(), conf_path, log, [](const RailSetup& s) {
+          return "cluster " + s.topology.cluster + ", " + std::to_string(s.topology.sus.size()) +
+                 " scalable units, " + std::to_string(s.topology.NodeCount()) + " nodes";
+        });
+      });
 }
 
 extern "C" int rg_topo_plan(const char* const* names, int count, rg_log_fn log, rg_plan_t** out) {
   *out = nullptr;
   rg_plan_t* plan = nullptr;
-  try {
-    std::shared_ptr<const RailSetup> setup = State().current();
-    if (!setup) return -1;
-    std::vector<std::string> nodes(names, names + count);
-    const SwitchPlan sp = PlanSwitches(setup->topology, nodes, setup->config.topology_path);
-    for (const railguard::plugin::PlanNote& note : sp.notes)
-      Log(log, note.warning ? RG_LOG_ERROR : RG_LOG_INFO, note.text);
-
-    plan = static_cast<rg_plan_t*>(std::calloc(1, sizeof(rg_plan_t)));
-    if (!plan) return -1;
-    plan->rank = DupArray<uint32_t>(sp.rank);
-    plan->levels = sp.levels;
-    plan->switches = static_cast<rg_switch_t*>(
-        std::calloc(sp.switches.empty() ? 1 : sp.switches.size(), sizeof(rg_switch_t)));
-    if (!plan->switches) throw std::bad_alloc();
-    for (size_t i = 0; i < sp.switches.size(); ++i) {
-      const railguard::plugin::PlannedSwitch& ps = sp.switches[i];
-      rg_switch_t& sw = plan->switches[i];
-      plan->switch_cnt = static_cast<int>(i + 1);  // from here on rg_topo_plan_free frees it
-      sw.name = Dup(ps.name);
-      sw.level = ps.level;
-      sw.link_speed = ps.link_speed;
-      sw.parent = ps.parent;
-      sw.nodes = DupArray<int>(ps.nodes);
-      sw.node_cnt = static_cast<int>(ps.nodes.size());
-      sw.children = DupArray<int>(ps.children);
-      sw.child_cnt = static_cast<int>(ps.children.size());
-      sw.children_expr = ps.children.empty() ? nullptr : Dup(ps.children_expr);
-      sw.descendants = DupArray<int>(ps.descendants);
-      sw.desc_cnt = static_cast<int>(ps.descendants.size());
-      sw.dist = DupArray<uint32_t>(ps.dist);
-    }
-    *out = plan;
-    return 0;
-  } catch (...) {
+  const auto undo = [&plan] {
     rg_topo_plan_free(plan);
-    if (log) log(RG_LOG_ERROR, "internal error while planning the switch tree");
     return -1;
-  }
+  };
+  return railguard::plugin::CatchLogged(
+      log, "internal error while planning the switch tree", undo, [&] {
+        std::shared_ptr<const RailSetup> setup = State().current();
+        if (!setup) return -1;
+        std::vector<std::string> nodes(names, names + count);
+        const SwitchPlan sp = PlanSwitches(setup->topology, nodes, setup->config.topology_path);
+        for (const railguard::plugin::PlanNote& note : sp.notes)
+          Log(log, note.warning ? RG_LOG_ERROR : RG_LOG_INFO, note.text);
+
+        plan = static_cast<rg_plan_t*>(std::calloc(1, sizeof(rg_plan_t)));
+        if (!plan) return -1;
+        plan->rank = DupArray<uint32_t>(sp.rank);
+        plan->levels = sp.levels;
+        plan->switches = static_cast<rg_switch_t*>(
+            std::calloc(sp.switches.empty() ? 1 : sp.switches.size(), sizeof(rg_switch_t)));
+        if (!plan->switches) throw std::bad_alloc();
+        for (size_t i = 0; i < sp.switches.size(); ++i) {
+          const railguard::plugin::PlannedSwitch& ps = sp.switches[i];
+          rg_switch_t& sw = plan->switches[i];
+          plan->switch_cnt = static_cast<int>(i + 1);  // from here on rg_topo_plan_free frees it
+          sw.name = Dup(ps.name);
+          sw.level = ps.level;
+          sw.link_speed = ps.link_speed;
+          sw.parent = ps.parent;
+          sw.nodes = DupArray<int>(ps.nodes);
+          sw.node_cnt = static_cast<int>(ps.nodes.size());
+          sw.children = DupArray<int>(ps.children);
+          sw.child_cnt = static_cast<int>(ps.children.size());
+          sw.children_expr = ps.children.empty() ? nullptr : Dup(ps.children_expr);
+          sw.descendants = DupArray<int>(ps.descendants);
+          sw.desc_cnt = static_cast<int>(ps.descendants.size());
+          sw.dist = DupArray<uint32_t>(ps.dist);
+        }
+        *out = plan;
+        return 0;
+      });
 }
 
 extern "C" void rg_topo_plan_free(rg_plan_t* plan) {

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "cli/handler_util.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "topo/topology_yaml.h"
+
+namespace railguard::cli {
+namespace {
+
+std::vector<FlagSpec> WithHelp(std::vector<FlagSpec> specs) {
+  specs.push_back({"help", 'h', false});
+  return specs;
+}
+
+}  // namespace
+
+Handler::Handler(const char* name, const char* usage, int argc, char** argv,
+                 std::vector<FlagSpec> specs)
+    : name_(name), usage_(usage), args_(argc, argv, WithHelp(std::move(specs))) {
+  if (args_.Has("help")) {
+    std::fputs(usage_, stdout);
+    done_ = true;
+    exit_code_ = 0;
+  } else if (!args_.ok()) {
+    done_ = true;
+    exit_code_ = UsageError(args_.error());
+  }
+}
+
+int Handler::UsageError(const std::string& msg) const {
+  std::fprintf(stderr, "%s: %s\n%s", name_, msg.c_str(), usage_);
+  return 2;
+}
+
+int Handler::Fail(const std::string& msg) const {
+  std::fprintf(stderr, "%s: %s\n", name_, msg.c_str());
+  return 1;
+}
+
+int Handler::ExpectOne(const char* what) const {
+  if (args_.positional().size() == 1) return 0;
+  return UsageError(std::string("expected exactly one ") + what);
+}
+
+int Handler::ExpectNone() const {
+  if (args_.positional().empty()) return 0;
+  return UsageError("unexpected argument '" + args_.positional()[0] + "'");
+}
+
+int Handler::Write(const std::string& path, const std::string& text) const {
+  std::string err;
+  return WriteOutput(path, text, &err) ? 0 : Fail(err);
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+void ReportFileErrors(const std::string& path, const Diags& diags, const char* suffix) {
+  std::fputs(FormatDiags(diags).c_str(), stderr);
+  std::fprintf(stderr, "%s: %zu error%s%s\n", path.c_str(), diags.size(),
+               diags.size() == 1 ? "" : "s", suffix);
+}
+
+bool LoadTopologyOrReport(const std::string& path, topo::Topology* t) {
+  Diags diags;
+  if (topo::LoadTopologyFile(path, t, &diags)) return true;
+  ReportFileErrors(path, diags);
+  return false;
+}
+
+}  // namespace railguard::cli
