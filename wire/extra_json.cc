@@ -2,12 +2,12 @@
 #include "wire/extra_json.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "base/json_document.h"
 #include "base/json_reader.h"
+#include "base/names.h"
 
 namespace railguard::wire {
 namespace {
@@ -25,17 +25,13 @@ std::string At(const JsonValue& v) { return "column " + std::to_string(v.column)
 
 std::string Quoted(const std::string& s) { return "\"" + ValidUtf8(s).substr(0, 48) + "\""; }
 
-bool CheckNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
-}
-
 // "rail3:port.rate" or "node:gpu.count".
 bool ParseFailed(const std::string& s, FailedCheck* out) {
   const size_t colon = s.find(':');
   if (colon == std::string::npos || colon + 1 >= s.size() || s.size() > 128) return false;
   const std::string where = s.substr(0, colon);
   out->check = s.substr(colon + 1);
-  if (!std::all_of(out->check.begin(), out->check.end(), CheckNameChar)) return false;
+  if (!IsCheckName(out->check)) return false;
   if (where == "node") {
     out->rail = -1;
     return true;
@@ -142,41 +138,6 @@ ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::s
   return ExtraStatus::kOk;
 }
 
-// A parsed value as a document to write back: integers stay integers (unsigned when they
-// fit, then signed), other numbers doubles, as nlohmann's own parser would hold them.
-json ToDocument(const JsonValue& v) {
-  switch (v.type) {
-    case JsonValue::Type::kNull:
-      return nullptr;
-    case JsonValue::Type::kBool:
-      return v.boolean;
-    case JsonValue::Type::kString:
-      return v.text;
-    case JsonValue::Type::kNumber: {
-      uint64_t u = 0;
-      if (v.AsUint64(&u)) return u;
-      if (v.integral) {
-        errno = 0;
-        char* end = nullptr;
-        const long long i = std::strtoll(v.text.c_str(), &end, 10);
-        if (errno == 0 && end && *end == '\0') return i;
-      }
-      return v.number;
-    }
-    case JsonValue::Type::kArray: {
-      json a = json::array();
-      for (const JsonValue& item : v.items) a.push_back(ToDocument(item));
-      return a;
-    }
-    case JsonValue::Type::kObject: {
-      json o = json::object();
-      for (const auto& m : v.members) o[m.first] = ToDocument(m.second);
-      return o;
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 const char* RailStateName(RailState s) {
@@ -226,7 +187,7 @@ std::optional<std::string> WriteExtra(const RailcheckExtra& mine, const std::str
     JsonLimits limits;
     limits.max_depth = kMaxForeignDepth;
     if (!ParseJson(current, &parsed, &jerr, limits) || !parsed.is_object()) return std::nullopt;
-    doc = ToDocument(parsed);
+    doc = ToJsonDocument(parsed);
   }
   json rc = json::object();
   rc["time"] = static_cast<long long>(std::floor(mine.time));

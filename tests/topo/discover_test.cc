@@ -11,6 +11,7 @@
 #include <regex>
 #include <string>
 
+#include "base/names.h"
 #include "tests/topo/discover_test_util.h"
 #include "topo/topology_yaml.h"
 
