@@ -372,8 +372,9 @@ void NodeDrill(const Report& r, const NodeRow& n, std::string* o) {
     *o += "<tr data-rail=\"" + std::to_string(k) + "\"><td>" + H(r.rail_names[k]) + "</td><td>" +
           H(su.nics[k]) + "</td><td>" + H(su.leaves[k]) + "</td><td>" +
           (n.leaf_ports[k] > 0 ? "port " + std::to_string(n.leaf_ports[k]) : std::string("?")) +
-          "</td><td class=\"" + st + "\">" + st + "</td><td>" + H(JoinStrings(n.rail_checks[k], ", ")) +
-          "</td><td>" + H(rates) + "</td><td>" + std::to_string(h.flaps[k24h]) + "/" +
+          "</td><td class=\"" + st + "\">" + st + "</td><td>" +
+          H(JoinStrings(n.rail_checks[k], ", ")) + "</td><td>" + H(rates) + "</td><td>" +
+          std::to_string(h.flaps[k24h]) + "/" +
           std::to_string(h.flaps[k7d]) + "</td><td>" + std::to_string(h.degradations[k24h]) + "/" +
           std::to_string(h.degradations[k7d]) + "</td></tr>";
   }

@@ -25,6 +25,15 @@ std::string At(const JsonValue& v) { return "column " + std::to_string(v.column)
 
 std::string Quoted(const std::string& s) { return "\"" + ValidUtf8(s).substr(0, 48) + "\""; }
 
+// Why `v` is not an array of at most `max` items ("is missing", "is a string", "has 9
+// entries"), or "" when it is one.
+std::string NotAnArrayOfAtMost(const JsonValue* v, size_t max) {
+  if (!v) return "is missing";
+  if (!v->is_array()) return "is " + std::string(JsonTypeName(v->type));
+  if (v->items.size() > max) return "has " + std::to_string(v->items.size()) + " entries";
+  return "";
+}
+
 // "rail3:port.rate" or "node:gpu.count".
 bool ParseFailed(const std::string& s, FailedCheck* out) {
   const size_t colon = s.find(':');
@@ -88,13 +97,9 @@ ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::s
   }
   out->verdict = verdict->text;
   const JsonValue* rails = rc.Find("rails");
-  if (!rails || !rails->is_array() || rails->items.size() > kMaxExtraRails) {
-    *err = At(rails ? *rails : rc) + "\"rails\" " +
-           (!rails               ? std::string("is missing")
-            : !rails->is_array() ? "is " + std::string(JsonTypeName(rails->type))
-                                 : "has " + std::to_string(rails->items.size()) + " entries") +
-           "; expected an array of at most " + std::to_string(kMaxExtraRails) +
-           " rail states (\"ok\", \"degraded\" or \"down\")";
+  if (const std::string why = NotAnArrayOfAtMost(rails, kMaxExtraRails); !why.empty()) {
+    *err = At(rails ? *rails : rc) + "\"rails\" " + why + "; expected an array of at most " +
+           std::to_string(kMaxExtraRails) + " rail states (\"ok\", \"degraded\" or \"down\")";
     return ExtraStatus::kError;
   }
   for (const JsonValue& r : rails->items) {
@@ -115,12 +120,9 @@ ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::s
   }
   const JsonValue* failed = rc.Find("failed");
   if (!failed) return ExtraStatus::kOk;
-  if (!failed->is_array() || failed->items.size() > kMaxExtraFailed) {
-    *err = At(*failed) + "\"failed\" " +
-           (!failed->is_array() ? "is " + std::string(JsonTypeName(failed->type))
-                                : "has " + std::to_string(failed->items.size()) + " entries") +
-           "; expected an array of at most " + std::to_string(kMaxExtraFailed) +
-           " entries such as \"rail3:port.rate\"";
+  if (const std::string why = NotAnArrayOfAtMost(failed, kMaxExtraFailed); !why.empty()) {
+    *err = At(*failed) + "\"failed\" " + why + "; expected an array of at most " +
+           std::to_string(kMaxExtraFailed) + " entries such as \"rail3:port.rate\"";
     return ExtraStatus::kError;
   }
   for (const JsonValue& f : failed->items) {
