@@ -5,7 +5,17 @@ namespace railguard {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// True when `s` holds 1 to `max_bytes` bytes, each accepted by `ok`.
+template <typename Pred>
+bool AllOf(std::string_view s, size_t max_bytes, Pred ok) {
+  if (s.empty() || s.size() > max_bytes) return false;
+  for (char c : s)
+    if (!ok(c)) return false;
+  return true;
+}
 
 // strnatcmp's view of a string: '\0' past its end.
 char At(std::string_view s, size_t k) { return k < s.size() ? s[k] : '\0'; }
@@ -39,13 +49,18 @@ int LeftAligned(std::string_view a, size_t i, std::string_view b, size_t j) {
 }  // namespace
 
 bool IsSafeName(std::string_view s) {
-  if (s.empty() || s.size() > kMaxSafeNameBytes) return false;
-  for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '-' ||
-                    c == '_' || c == '.';
-    if (!ok) return false;
-  }
-  return true;
+  return AllOf(s, kMaxSafeNameBytes, [](char c) {
+    return IsLower(c) || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+bool IsStateWord(std::string_view s) {
+  return AllOf(s, 64, [](char c) { return IsLower(c) || IsDigit(c) || c == '_'; });
+}
+
+bool IsCheckName(std::string_view s) {
+  return AllOf(s, kMaxCheckNameBytes,
+               [](char c) { return IsLower(c) || IsDigit(c) || c == '.' || c == '_'; });
 }
 
 bool NaturalLess(std::string_view a, std::string_view b) {

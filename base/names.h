@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Names as railguard accepts and orders them: the safe name alphabet, two natural orders
+// Names as railguard accepts and orders them: the safe name alphabet (and those of state
+// words and check names), two natural orders
 // (by number value, and Slurm's strnatcmp), and lookups in Slurm's comma-separated lists.
 #pragma once
 
@@ -13,6 +14,17 @@ constexpr size_t kMaxSafeNameBytes = 64;
 // True for 1 to 64 ASCII letters, digits, '-', '_' or '.': host, switch, rail, SU and
 // feature names (nothing a shell, a YAML or a Slurm --constraint expression would read).
 bool IsSafeName(std::string_view s);
+
+// True for 1 to 64 lower-case ASCII letters, digits or '_': Slurm's node state flags and
+// job states as railguard reads them ("drain", "not_responding", "running").
+bool IsStateWord(std::string_view s);
+
+// The most bytes IsCheckName accepts.
+constexpr size_t kMaxCheckNameBytes = 128;
+
+// True for 1 to 128 lower-case ASCII letters, digits, '.' or '_': the names of railcheck's
+// checks as its reports carry them ("port.rate", "gpu.count").
+bool IsCheckName(std::string_view s);
 
 // Natural order by number value: digit runs compare by value ("mlx5_3" < "mlx5_10"), at
 // equal value the run with fewer leading zeros first ("n01" < "n001"), other bytes as

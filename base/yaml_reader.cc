@@ -42,6 +42,14 @@ void YamlReader::ErrorAtLine(int line, const std::string& msg, int column) {
   ++errors_;
 }
 
+bool YamlReader::ParseRootMapOf(const std::string& text, const std::string& keys,
+                                YAML::Node* root) {
+  if (!ParseYaml(text, file_, root, diags_)) return false;
+  if (root->IsMap()) return true;
+  ErrorAtLine(1, "expected a mapping with keys: " + keys, 1);
+  return false;
+}
+
 bool YamlReader::CheckMapKeys(const YAML::Node& node, const char* const* keys, size_t n,
                               const std::string& what) {
   std::string expected;

@@ -37,6 +37,13 @@ class YamlReader {
   // Appends "file:line:column: msg" (1-based; 0 leaves the part out).
   void ErrorAtLine(int line, const std::string& msg, int column = 0);
 
+  // Parses `text` into `*root`, which must be a mapping: a syntax error, or a document that
+  // is no mapping ("1:1: expected a mapping with keys: <keys>"), is one diagnostic and false.
+  template <size_t N>
+  bool ParseRootMap(const std::string& text, const char* const (&keys)[N], YAML::Node* root) {
+    return ParseRootMapOf(text, JoinKeys(keys), root);
+  }
+
   // Reports unknown and repeated keys of `node`; false (with an error) if it is no mapping.
   template <size_t N>
   bool CheckMap(const YAML::Node& node, const char* const (&keys)[N], const std::string& what) {
@@ -58,6 +65,7 @@ class YamlReader {
   bool ReadInt(const YAML::Node& v, const std::string& what, long lo, long hi, long* out);
 
  private:
+  bool ParseRootMapOf(const std::string& text, const std::string& keys, YAML::Node* root);
   bool CheckMapKeys(const YAML::Node& node, const char* const* keys, size_t n,
                     const std::string& what);
 

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "base/names.h"
 #include "base/text_file.h"
 #include "base/yaml_reader.h"
 #include "topo/topology_yaml.h"
@@ -79,14 +80,6 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-// A Slurm node feature goes into --constraint expressions, so it may not hold an operator.
-bool IsFeatureName(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (unsigned char c : s)
-    if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.')) return false;
-  return true;
-}
-
 class Loader : public YamlReader {
  public:
   // `checks` may be nullptr: health.actions names are then not checked.
@@ -140,7 +133,7 @@ void Loader::LoadPlacement(const YAML::Node& map, PlacementConfig* p) {
   }
   if (YAML::Node v = map["healthy_feature"]; v.IsDefined()) {
     const std::string s = v.IsScalar() ? v.Scalar() : std::string();
-    if (IsFeatureName(s)) {
+    if (IsSafeName(s)) {
       p->healthy_feature = s;
     } else {
       Error(v, "invalid healthy_feature '" + s +
@@ -312,11 +305,7 @@ void Loader::LoadAerLimits(const YAML::Node& map, HealthConfig* h) {
 
 bool Loader::Load(const std::string& text, Config* out) {
   YAML::Node root;
-  if (!ParseYaml(text, file(), &root, diags())) return false;
-  if (!root.IsMap()) {
-    ErrorAtLine(1, "expected a mapping with keys: " + JoinKeys(kTopKeys), 1);
-    return false;
-  }
+  if (!ParseRootMap(text, kTopKeys, &root)) return false;
   *out = Config();
   out->path = file();
   // With a catalog every check has an action; without one only those the file names.
@@ -380,7 +369,8 @@ bool LoadConfigString(const std::string& text, const std::string& filename, Conf
 bool LoadConfigFile(const std::string& path, Config* out, Diags* diags,
                     const CheckCatalog* checks) {
   std::string text;
-  return ReadTextFile(path, &text, diags) && LoadConfigString(text, path, out, diags, checks);
+  return ReadTextFile(path, kConfigYamlInput, &text, diags) &&
+         LoadConfigString(text, path, out, diags, checks);
 }
 
 bool LoadSetupConfig(const std::string& path, Config* out, Diags* diags,

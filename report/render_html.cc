@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "report/render.h"
+#include "report/text_util.h"
 #include "topo/hostlist.h"
 
 namespace railguard::report {
@@ -149,18 +150,6 @@ std::string RailSquares(const Report& r, const NodeRow& n) {
 
 std::string StateText(const NodeRow& n) { return NodeStateText(n, "not in Slurm"); }
 
-std::string Join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const std::string& x : v) out += (out.empty() ? "" : sep) + x;
-  return out;
-}
-
-std::string Rate(double per_hour) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, per_hour >= 10 ? "%.0f/h" : "%.1f/h", per_hour);
-  return buf;
-}
-
 void Header(const Report& r, std::string* o) {
   *o += "<header><h1>railguard fabric report: " + H(r.cluster) + "</h1><p class=\"meta\">" +
         H(FormatTime(r.time)) + " UTC &middot; from " + H(r.source) + " &middot; " +
@@ -250,7 +239,7 @@ void Heatmap(const Report& r, std::string* o) {
           panels +=
               "<li><a href=\"#" + NodeAnchor(n.name) + "\">" + H(n.name) + "</a> " +
               RailStateName(n.rails[k]) +
-              (n.rail_checks[k].empty() ? "" : ": " + H(Join(n.rail_checks[k], ", "))) +
+              (n.rail_checks[k].empty() ? "" : ": " + H(JoinStrings(n.rail_checks[k], ", "))) +
               (n.leaf_ports[k] > 0 ? " (leaf port " + std::to_string(n.leaf_ports[k]) + ")" : "") +
               "</li>";
         }
@@ -299,7 +288,7 @@ void Jobs(const Report& r, std::string* o) {
     }
     *o += "<tr><td>" + std::to_string(j.id) + "</td><td>" + H(j.user) + "</td><td>" + H(j.name) +
           "</td><td>" + std::to_string(j.node_count) + " (" + H(j.nodes) + ")</td><td>" +
-          H(Join(j.sus, ", ")) + "</td><td>" + bad + "</td></tr>";
+          H(JoinStrings(j.sus, ", ")) + "</td><td>" + bad + "</td></tr>";
   }
   *o += "</tbody></table></section>\n";
 }
@@ -311,7 +300,7 @@ void History(const Report& r, std::string* o) {
     return;
   }
   *o += "<p>" + std::to_string(r.history_events) + " events in the last 7 days from " +
-        H(Join(r.history_files, ", ")) + ".</p><h3>Repeat offenders (at least " +
+        H(JoinStrings(r.history_files, ", ")) + ".</p><h3>Repeat offenders (at least " +
         std::to_string(kRepeatOffenderEvents) + " events in 7 days)</h3>";
   if (r.offenders.empty()) {
     *o += "<p>None.</p>";
@@ -366,7 +355,7 @@ void NodeDrill(const Report& r, const NodeRow& n, std::string* o) {
                            : n.source == HealthSource::kReason
                                ? "none in Extra; rails taken from the drain reason"
                                : "none");
-  if (!n.node_checks.empty()) item("node checks failed", Join(n.node_checks, ", "));
+  if (!n.node_checks.empty()) item("node checks failed", JoinStrings(n.node_checks, ", "));
   std::string jobs;
   for (uint32_t id : n.jobs) jobs += (jobs.empty() ? "" : ", ") + std::to_string(id);
   item("jobs", jobs.empty() ? "none" : jobs);
@@ -378,13 +367,14 @@ void NodeDrill(const Report& r, const NodeRow& n, std::string* o) {
     const RailHistory& h = n.history[k];
     std::string rates;
     for (const CounterRate& c : h.rates)
-      rates += (rates.empty() ? "" : ", ") + c.name + " " + Rate(c.per_hour);
+      rates += (rates.empty() ? "" : ", ") + c.name + " " + RatePerHour(c.per_hour);
     const char* st = RailStateName(n.rails[k]);
     *o += "<tr data-rail=\"" + std::to_string(k) + "\"><td>" + H(r.rail_names[k]) + "</td><td>" +
           H(su.nics[k]) + "</td><td>" + H(su.leaves[k]) + "</td><td>" +
           (n.leaf_ports[k] > 0 ? "port " + std::to_string(n.leaf_ports[k]) : std::string("?")) +
-          "</td><td class=\"" + st + "\">" + st + "</td><td>" + H(Join(n.rail_checks[k], ", ")) +
-          "</td><td>" + H(rates) + "</td><td>" + std::to_string(h.flaps[k24h]) + "/" +
+          "</td><td class=\"" + st + "\">" + st + "</td><td>" +
+          H(JoinStrings(n.rail_checks[k], ", ")) + "</td><td>" + H(rates) + "</td><td>" +
+          std::to_string(h.flaps[k24h]) + "/" +
           std::to_string(h.flaps[k7d]) + "</td><td>" + std::to_string(h.degradations[k24h]) + "/" +
           std::to_string(h.degradations[k7d]) + "</td></tr>";
   }

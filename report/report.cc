@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "base/json_reader.h"
+#include "base/names.h"
 #include "report/history_section.h"
 #include "report/rootcause.h"
 #include "topo/hostlist.h"
@@ -19,18 +20,6 @@ namespace railguard::report {
 namespace {
 
 using SlurmIndex = std::unordered_map<std::string, const NodeSnapshot*>;
-
-bool HasFeature(const std::string& list, const std::string& feature) {
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    if (comma - start == feature.size() && list.compare(start, comma - start, feature) == 0)
-      return true;
-    start = comma + 1;
-  }
-  return false;
-}
 
 // The active features of a Slurm node (Slurm reports "" when they equal the available ones).
 const std::string& ActiveFeatures(const NodeSnapshot& n) {

@@ -23,7 +23,8 @@ using wire::RailStateName;
 constexpr int kReportSchemaVersion = 1;
 
 struct ReportOptions {
-  // The node feature railcheck maintains (railguard.yaml placement.healthy_feature).
+  // The node feature railcheck maintains (railguard.yaml placement.healthy_feature); railctl
+  // refuses an empty one, and an empty one is on no node.
   std::string healthy_feature = "rail_healthy";
   // A railcheck report in Extra older than this (relative to the snapshot) is flagged stale.
   double stale_after_seconds = 2 * 3600;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "report/text_util.h"
 #include "topo/hostlist.h"
 
 namespace railguard::report {
@@ -26,18 +27,6 @@ std::string JoinInts(const std::vector<int>& v, const char* sep = ", ") {
   std::string out;
   for (int x : v) out += (out.empty() ? "" : sep) + std::to_string(x);
   return out;
-}
-
-std::string JoinStrings(const std::vector<std::string>& v, const char* sep = ", ") {
-  std::string out;
-  for (const std::string& x : v) out += (out.empty() ? "" : sep) + x;
-  return out;
-}
-
-std::string RatePerHour(double per_hour) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, per_hour >= 10 ? "%.0f/h" : "%.1f/h", per_hour);
-  return buf;
 }
 
 class Finder {

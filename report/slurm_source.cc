@@ -83,16 +83,21 @@ std::string JobStateName(uint32_t state) {
   }
 }
 
+// True when a slurm_load_* call returned SLURM_SUCCESS; else false with
+// "cannot load <what> from slurmctld: <Slurm's error>".
+bool Loaded(int rc, const char* what, std::string* err) {
+  if (rc == SLURM_SUCCESS) return true;
+  *err = std::string("cannot load ") + what + " from slurmctld: " + SlurmError();
+  return false;
+}
+
 class SlurmSource : public ClusterSource {
  public:
   ~SlurmSource() override { slurm_fini(); }
 
   bool ReadNodes(std::vector<NodeSnapshot>* out, std::string* err) override {
     node_info_msg_t* msg = nullptr;
-    if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
-      *err = "cannot load nodes from slurmctld: " + SlurmError();
-      return false;
-    }
+    if (!Loaded(slurm_load_node(0, &msg, SHOW_ALL), "nodes", err)) return false;
     for (uint32_t i = 0; msg && i < msg->record_count; ++i) {
       const node_info_t& ni = msg->node_array[i];
       if (!ni.name) continue;
@@ -116,10 +121,7 @@ class SlurmSource : public ClusterSource {
 
   bool ReadJobs(std::vector<JobSnapshot>* out, std::string* err) override {
     job_info_msg_t* msg = nullptr;
-    if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
-      *err = "cannot load jobs from slurmctld: " + SlurmError();
-      return false;
-    }
+    if (!Loaded(slurm_load_jobs(0, &msg, SHOW_ALL), "jobs", err)) return false;
     for (uint32_t i = 0; msg && i < msg->record_count; ++i) {
       const slurm_job_info_t& ji = msg->job_array[i];
       const std::string state = JobStateName(ji.job_state);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "base/json_reader.h"
+#include "base/names.h"
 #include "base/text_file.h"
 
 namespace railguard::report {
@@ -115,21 +116,20 @@ bool PlainName(const std::string& s) {
   return true;
 }
 
-bool FlagName(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  return true;
+// False, with "<list>[<index>] is <type>; expected an object <shape>", when `v` (item
+// `index` of the array `list`) is no object.
+bool IsObjectItem(const JsonValue& v, const char* list, size_t index, const char* shape,
+                  const std::string& file, Diags* diags) {
+  if (v.is_object()) return true;
+  diags->push_back({file, v.line, v.column,
+                    std::string(list) + "[" + std::to_string(index) + "] is " +
+                        JsonTypeName(v.type) + "; expected an object " + shape});
+  return false;
 }
 
 void ReadNode(const JsonValue& v, size_t index, const std::string& file, NodeSnapshot* n,
               Diags* diags) {
-  if (!v.is_object()) {
-    diags->push_back({file, v.line, v.column,
-                      "nodes[" + std::to_string(index) + "] is " + JsonTypeName(v.type) +
-                          "; expected an object {\"name\": ..., \"state\": ...}"});
-    return;
-  }
+  if (!IsObjectItem(v, "nodes", index, "{\"name\": ..., \"state\": ...}", file, diags)) return;
   const JsonValue* name = v.Find("name");
   std::string what = "nodes[" + std::to_string(index) + "]";
   if (name && name->is_string() && PlainName(name->text)) what = "node '" + name->text + "'";
@@ -155,7 +155,7 @@ void ReadNode(const JsonValue& v, size_t index, const std::string& file, NodeSna
                           "; expected an array of flag names such as [\"drain\"]");
     } else {
       for (const JsonValue& f : flags->items) {
-        if (!f.is_string() || !FlagName(f.text)) {
+        if (!f.is_string() || !IsStateWord(f.text)) {
           r.Error(f, "flag is " +
                          (f.is_string() ? "\"" + ValidUtf8(f.text).substr(0, 64) + "\""
                                         : std::string(JsonTypeName(f.type))) +
@@ -177,12 +177,7 @@ void ReadNode(const JsonValue& v, size_t index, const std::string& file, NodeSna
 
 void ReadJob(const JsonValue& v, size_t index, const std::string& file, JobSnapshot* j,
              Diags* diags) {
-  if (!v.is_object()) {
-    diags->push_back({file, v.line, v.column,
-                      "jobs[" + std::to_string(index) + "] is " + JsonTypeName(v.type) +
-                          "; expected an object {\"id\": ..., \"nodes\": ...}"});
-    return;
-  }
+  if (!IsObjectItem(v, "jobs", index, "{\"id\": ..., \"nodes\": ...}", file, diags)) return;
   j->line = v.line;
   std::string what = "jobs[" + std::to_string(index) + "]";
   const JsonValue* idv = v.Find("id");
@@ -198,7 +193,7 @@ void ReadJob(const JsonValue& v, size_t index, const std::string& file, JobSnaps
   r.String("name", false, &j->name);
   r.String("user", false, &j->user);
   const JsonValue* state = v.Find("state");
-  if (r.String("state", true, &j->state) && state && !FlagName(j->state))
+  if (r.String("state", true, &j->state) && state && !IsStateWord(j->state))
     r.Error(*state, "state \"" + ValidUtf8(j->state).substr(0, 64) +
                         "\" is not a job state; expected a lower-case name such as "
                         "\"running\"");
@@ -307,7 +302,7 @@ bool SnapshotFromJson(const std::string& text, const std::string& file, Snapshot
 
 bool LoadSnapshotFile(const std::string& path, Snapshot* out, Diags* diags) {
   std::string text;
-  if (!ReadTextFile(path, &text, diags)) return false;
+  if (!ReadTextFile(path, kSnapshotInput, &text, diags)) return false;
   return SnapshotFromJson(text, path, out, diags);
 }
 

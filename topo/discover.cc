@@ -1,44 +1,11 @@
 #include "topo/discover.h"
 
-#include <cctype>
-
 #include "topo/discover_audit.h"
 #include "topo/discover_infer.h"
 
 namespace railguard::topo {
 
 std::string Finding::ToString() const { return kind + ": " + message; }
-
-bool NaturalLess(const std::string& a, const std::string& b) {
-  size_t i = 0;
-  size_t j = 0;
-  while (i < a.size() && j < b.size()) {
-    const bool da = std::isdigit(static_cast<unsigned char>(a[i]));
-    const bool db = std::isdigit(static_cast<unsigned char>(b[j]));
-    if (da && db) {
-      size_t ie = i;
-      size_t je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      // Compare the numbers by value: skip leading zeros, then by length, then digit by digit.
-      size_t is = i;
-      size_t js = j;
-      while (is + 1 < ie && a[is] == '0') ++is;
-      while (js + 1 < je && b[js] == '0') ++js;
-      if (ie - is != je - js) return ie - is < je - js;
-      const int c = a.compare(is, ie - is, b, js, je - js);
-      if (c != 0) return c < 0;
-      if (ie - i != je - j) return ie - i < je - j;
-      i = ie;
-      j = je;
-    } else {
-      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
-      ++i;
-      ++j;
-    }
-  }
-  return a.size() - i < b.size() - j;
-}
 
 bool CompileExclude(const std::string& pattern, std::optional<std::regex>* out, std::string* err) {
   try {

@@ -139,8 +139,4 @@ Discovery Discover(const IbFabric& fabric, const DiscoverOptions& opts);
 // switches, 256 CAs (...) and 320 links; 0 findings".
 std::string DiscoverySummary(const Discovery& d);
 
-// Orders device names naturally: mlx5_0 < mlx5_3 < mlx5_10. (The one definition discovery
-// uses, in topo/discover.cc.)
-bool NaturalLess(const std::string& a, const std::string& b);
-
 }  // namespace railguard::topo

@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/names.h"
 #include "topo/hostlist.h"
 
 namespace railguard::topo {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/names.h"
 #include "topo/hostlist.h"
 
 namespace railguard::topo {
@@ -21,17 +22,6 @@ constexpr size_t kMaxLeavesPerHost = 64;
 
 bool IsBlank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
-// The alphabet topology YAML accepts for names.
-bool IsSafeName(std::string_view s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.';
-    if (!ok) return false;
-  }
-  return true;
 }
 
 // The host and device a CA description names: "<host> <device>" as rdma-ndd sets it, or

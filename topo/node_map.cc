@@ -99,7 +99,7 @@ bool ParseNodeMap(std::string_view text, const std::string& filename, NodeMap* o
 
 bool LoadNodeMapFile(const std::string& path, NodeMap* out, Diags* errors) {
   std::string text;
-  return ReadTextFile(path, &text, errors) && ParseNodeMap(text, path, out, errors);
+  return ReadTextFile(path, kNodeMapInput, &text, errors) && ParseNodeMap(text, path, out, errors);
 }
 
 }  // namespace railguard::topo

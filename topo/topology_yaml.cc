@@ -84,6 +84,18 @@ class Loader : public YamlReader {
     return ok;
   }
 
+  // The "name" of the `kind` item `map` ("node type", "scalable unit") into `*out`; a name
+  // already in `*seen` is an error naming the line of its first definition.
+  void ReadItemName(const YAML::Node& map, const std::string& kind,
+                    std::map<std::string, YAML::Node>* seen, std::string* out) {
+    YAML::Node name = Field(map, "name", kind, true);
+    if (!name.IsDefined() || !ReadName(name, kind + " name", out)) return;
+    auto [it, fresh] = seen->emplace(*out, name);
+    if (!fresh)
+      Error(name, kind + " '" + *out + "' is defined twice (first at line " +
+                      std::to_string(LineOf(it->second)) + ")");
+  }
+
   void LoadRails(const YAML::Node& seq, Topology* t);
   void LoadLink(const YAML::Node& map, const std::string& what, LinkSpec* link);
   void LoadNodeTypes(const YAML::Node& seq, Topology* t);
@@ -202,14 +214,7 @@ void Loader::LoadNodeTypes(const YAML::Node& seq, Topology* t) {
   for (const auto& n : seq) {
     if (!CheckMap(n, kTypeKeys, "node type")) continue;
     NodeType nt;
-    YAML::Node name = Field(n, "name", "node type", true);
-    if (name.IsDefined() && ReadName(name, "node type name", &nt.name)) {
-      auto [it, fresh] = type_nodes_.emplace(nt.name, name);
-      if (!fresh) {
-        Error(name, "node type '" + nt.name + "' is defined twice (first at line " +
-                        std::to_string(LineOf(it->second)) + ")");
-      }
-    }
+    ReadItemName(n, "node type", &type_nodes_, &nt.name);
     const std::string what = "node type '" + nt.name + "'";
     long gpus = 0;
     YAML::Node g = Field(n, "gpus", what, true);
@@ -356,14 +361,7 @@ void Loader::LoadSus(const YAML::Node& seq, Topology* t) {
   for (const auto& s : seq) {
     if (!CheckMap(s, kSuKeys, "scalable unit")) continue;
     ScalableUnit su;
-    YAML::Node name = Field(s, "name", "scalable unit", true);
-    if (name.IsDefined() && ReadName(name, "scalable unit name", &su.name)) {
-      auto [it, fresh] = su_names.emplace(su.name, name);
-      if (!fresh) {
-        Error(name, "scalable unit '" + su.name + "' is defined twice (first at line " +
-                        std::to_string(LineOf(it->second)) + ")");
-      }
-    }
+    ReadItemName(s, "scalable unit", &su_names, &su.name);
     const std::string what = "scalable unit '" + su.name + "'";
     YAML::Node nodes = Field(s, "nodes", what, true);
     if (nodes.IsDefined() && ReadString(nodes, "nodes of " + what, &su.nodes_expr)) {
@@ -440,11 +438,7 @@ void Loader::CheckSwitchNames(const Topology& t) {
 
 bool Loader::Load(const std::string& text, Topology* out) {
   YAML::Node root;
-  if (!ParseYaml(text, file(), &root, diags())) return false;
-  if (!root.IsMap()) {
-    ErrorAtLine(1, "expected a mapping with keys: " + JoinKeys(kTopKeys), 1);
-    return false;
-  }
+  if (!ParseRootMap(text, kTopKeys, &root)) return false;
   *out = Topology();
   try {
     CheckMap(root, kTopKeys, "the topology");

@@ -2,12 +2,12 @@
 #include "wire/extra_json.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "base/json_document.h"
 #include "base/json_reader.h"
+#include "base/names.h"
 
 namespace railguard::wire {
 namespace {
@@ -25,8 +25,13 @@ std::string At(const JsonValue& v) { return "column " + std::to_string(v.column)
 
 std::string Quoted(const std::string& s) { return "\"" + ValidUtf8(s).substr(0, 48) + "\""; }
 
-bool CheckNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
+// Why `v` is not an array of at most `max` items ("is missing", "is a string", "has 9
+// entries"), or "" when it is one.
+std::string NotAnArrayOfAtMost(const JsonValue* v, size_t max) {
+  if (!v) return "is missing";
+  if (!v->is_array()) return "is " + std::string(JsonTypeName(v->type));
+  if (v->items.size() > max) return "has " + std::to_string(v->items.size()) + " entries";
+  return "";
 }
 
 // "rail3:port.rate" or "node:gpu.count".
@@ -35,7 +40,7 @@ bool ParseFailed(const std::string& s, FailedCheck* out) {
   if (colon == std::string::npos || colon + 1 >= s.size() || s.size() > 128) return false;
   const std::string where = s.substr(0, colon);
   out->check = s.substr(colon + 1);
-  if (!std::all_of(out->check.begin(), out->check.end(), CheckNameChar)) return false;
+  if (!IsCheckName(out->check)) return false;
   if (where == "node") {
     out->rail = -1;
     return true;
@@ -92,13 +97,9 @@ ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::s
   }
   out->verdict = verdict->text;
   const JsonValue* rails = rc.Find("rails");
-  if (!rails || !rails->is_array() || rails->items.size() > kMaxExtraRails) {
-    *err = At(rails ? *rails : rc) + "\"rails\" " +
-           (!rails               ? std::string("is missing")
-            : !rails->is_array() ? "is " + std::string(JsonTypeName(rails->type))
-                                 : "has " + std::to_string(rails->items.size()) + " entries") +
-           "; expected an array of at most " + std::to_string(kMaxExtraRails) +
-           " rail states (\"ok\", \"degraded\" or \"down\")";
+  if (const std::string why = NotAnArrayOfAtMost(rails, kMaxExtraRails); !why.empty()) {
+    *err = At(rails ? *rails : rc) + "\"rails\" " + why + "; expected an array of at most " +
+           std::to_string(kMaxExtraRails) + " rail states (\"ok\", \"degraded\" or \"down\")";
     return ExtraStatus::kError;
   }
   for (const JsonValue& r : rails->items) {
@@ -119,12 +120,9 @@ ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::s
   }
   const JsonValue* failed = rc.Find("failed");
   if (!failed) return ExtraStatus::kOk;
-  if (!failed->is_array() || failed->items.size() > kMaxExtraFailed) {
-    *err = At(*failed) + "\"failed\" " +
-           (!failed->is_array() ? "is " + std::string(JsonTypeName(failed->type))
-                                : "has " + std::to_string(failed->items.size()) + " entries") +
-           "; expected an array of at most " + std::to_string(kMaxExtraFailed) +
-           " entries such as \"rail3:port.rate\"";
+  if (const std::string why = NotAnArrayOfAtMost(failed, kMaxExtraFailed); !why.empty()) {
+    *err = At(*failed) + "\"failed\" " + why + "; expected an array of at most " +
+           std::to_string(kMaxExtraFailed) + " entries such as \"rail3:port.rate\"";
     return ExtraStatus::kError;
   }
   for (const JsonValue& f : failed->items) {
@@ -140,41 +138,6 @@ ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::s
     out->failed.push_back(fc);
   }
   return ExtraStatus::kOk;
-}
-
-// A parsed value as a document to write back: integers stay integers (unsigned when they
-// fit, then signed), other numbers doubles, as nlohmann's own parser would hold them.
-json ToDocument(const JsonValue& v) {
-  switch (v.type) {
-    case JsonValue::Type::kNull:
-      return nullptr;
-    case JsonValue::Type::kBool:
-      return v.boolean;
-    case JsonValue::Type::kString:
-      return v.text;
-    case JsonValue::Type::kNumber: {
-      uint64_t u = 0;
-      if (v.AsUint64(&u)) return u;
-      if (v.integral) {
-        errno = 0;
-        char* end = nullptr;
-        const long long i = std::strtoll(v.text.c_str(), &end, 10);
-        if (errno == 0 && end && *end == '\0') return i;
-      }
-      return v.number;
-    }
-    case JsonValue::Type::kArray: {
-      json a = json::array();
-      for (const JsonValue& item : v.items) a.push_back(ToDocument(item));
-      return a;
-    }
-    case JsonValue::Type::kObject: {
-      json o = json::object();
-      for (const auto& m : v.members) o[m.first] = ToDocument(m.second);
-      return o;
-    }
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -226,7 +189,7 @@ std::optional<std::string> WriteExtra(const RailcheckExtra& mine, const std::str
     JsonLimits limits;
     limits.max_depth = kMaxForeignDepth;
     if (!ParseJson(current, &parsed, &jerr, limits) || !parsed.is_object()) return std::nullopt;
-    doc = ToDocument(parsed);
+    doc = ToJsonDocument(parsed);
   }
   json rc = json::object();
   rc["time"] = static_cast<long long>(std::floor(mine.time));

@@ -16,6 +16,23 @@ TEST(IsSafeName, LettersDigitsDashUnderscoreDotUpTo64) {
     EXPECT_FALSE(IsSafeName(bad)) << bad;
 }
 
+TEST(IsStateWord, LowerCaseLettersDigitsUnderscoreUpTo64) {
+  EXPECT_TRUE(IsStateWord("not_responding"));
+  EXPECT_TRUE(IsStateWord(std::string(64, 'a')));
+  EXPECT_FALSE(IsStateWord(std::string(65, 'a')));
+  for (const char* bad : {"", "Drain", "a-b", "a.b", "a b", "\xc3\xa9"})
+    EXPECT_FALSE(IsStateWord(bad)) << bad;
+}
+
+TEST(IsCheckName, LowerCaseLettersDigitsDotUnderscoreUpTo128) {
+  EXPECT_TRUE(IsCheckName("port.rate"));
+  EXPECT_TRUE(IsCheckName("gpu_count.2"));
+  EXPECT_TRUE(IsCheckName(std::string(kMaxCheckNameBytes, 'a')));
+  EXPECT_FALSE(IsCheckName(std::string(kMaxCheckNameBytes + 1, 'a')));
+  for (const char* bad : {"", "Port.rate", "port-rate", "port rate", "a:b"})
+    EXPECT_FALSE(IsCheckName(bad)) << bad;
+}
+
 TEST(NaturalLess, NumbersByValueThenFewerZerosFirst) {
   EXPECT_TRUE(NaturalLess("mlx5_3", "mlx5_10"));
   EXPECT_FALSE(NaturalLess("mlx5_10", "mlx5_3"));

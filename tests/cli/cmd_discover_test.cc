@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "tests/shared_data.h"
 #include "tests/topo/discover_test_util.h"
 
 namespace railguard::cli {
@@ -33,17 +34,18 @@ CliResult RunDiscover(std::vector<std::string> args) {
   args.insert(args.begin(), "discover");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
   const int rc = cli::TopologyDiscover(static_cast<int>(argv.size()), argv.data());
-  CliResult r{rc, testing::internal::GetCapturedStdout(), testing::internal::GetCapturedStderr()};
+  CliResult r{rc, ::testing::internal::GetCapturedStdout(),
+              ::testing::internal::GetCapturedStderr()};
   return r;
 }
 
 // Writes a simulated dev dump with `faults` to a temporary file; returns its path.
 std::string DevDumpFile(const std::vector<std::pair<std::string, std::string>>& faults,
                         const std::string& name) {
-  const std::string path = testing::TempDir() + "/" + name + "_" + std::to_string(getpid());
+  const std::string path = ::testing::TempDir() + "/" + name + "_" + std::to_string(getpid());
   std::ofstream(path) << Simulate(LoadFile(kDev4su), faults);
   return path;
 }
@@ -63,7 +65,7 @@ TEST(DiscoverCli, PrintsTheYamlAndExitsZeroOnACleanFabric) {
 
 TEST(DiscoverCli, ListsFindingsOnStderrAndExitsOne) {
   const std::string dump = DevDumpFile({{"drop", "n005:1"}}, "drop.topo");
-  const std::string out = testing::TempDir() + "/drop_" + std::to_string(getpid()) + ".yaml";
+  const std::string out = ::testing::TempDir() + "/drop_" + std::to_string(getpid()) + ".yaml";
   const CliResult r = RunDiscover({dump, "-o", out, "--node-type", "dgx-h100"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, "");
@@ -114,6 +116,7 @@ TEST(DiscoverCli, PrintsJsonWithSusRailsAndFindings) {
 }
 
 TEST(DiscoverCli, WritesNoYamlWhenNoRailCanBeInferred) {
+  RAILGUARD_NEEDS_SHARED("ibnetdiscover/hpc-toolset-x5");
   const CliResult r = RunDiscover({kX5 + "X5.topofile", "--node-map", kX5 + "X5.map"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, "");
@@ -123,7 +126,7 @@ TEST(DiscoverCli, WritesNoYamlWhenNoRailCanBeInferred) {
 }
 
 TEST(DiscoverCli, ExitsOneWithFileAndLineOnABrokenDump) {
-  const std::string dump = testing::TempDir() + "/broken_" + std::to_string(getpid());
+  const std::string dump = ::testing::TempDir() + "/broken_" + std::to_string(getpid());
   std::ofstream(dump) << "#\nSwitch\t8 oops\n";
   const CliResult r = RunDiscover({dump});
   EXPECT_EQ(r.rc, 1);
@@ -135,6 +138,7 @@ TEST(DiscoverCli, ExitsOneWithFileAndLineOnABrokenDump) {
 }
 
 TEST(DiscoverCli, ExitsTwoOnUsageErrors) {
+  RAILGUARD_NEEDS_SHARED("ibnetdiscover/ibtopotool/2.topo");
   const std::string dump = kIbtopotool + "2.topo";
   const CliResult gpus = RunDiscover({dump, "--gpus", "x"});
   EXPECT_EQ(gpus.rc, 2);

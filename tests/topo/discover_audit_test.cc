@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/shared_data.h"
 #include "tests/topo/discover_test_util.h"
 #include "topo/topology_yaml.h"
 
@@ -280,6 +281,7 @@ TEST(DiscoverFaults, LeafToLeafCablesAndSlowSwitchLinksAreFound) {
 }
 
 TEST(DiscoverRealDumps, X5WithoutAMapIsUnnamedHcasAndNoRails) {
+  RAILGUARD_NEEDS_SHARED("ibnetdiscover/hpc-toolset-x5/X5.topofile");
   const Discovery d = Discover(ParseFile(kX5 + "X5.topofile"), DiscoverOptions());
   EXPECT_EQ(KindCounts(d),
             (std::map<std::string, int>{
@@ -306,6 +308,7 @@ TEST(DiscoverRealDumps, X5WithoutAMapIsUnnamedHcasAndNoRails) {
 }
 
 TEST(DiscoverRealDumps, TheSampleWithATimeoutReportsItLoopbacksAndUfmHosts) {
+  RAILGUARD_NEEDS_SHARED("ibnetdiscover/ibtopotool/3.topo");
   const Discovery d = Discover(ParseFile(kIbtopotool + "3.topo"), DiscoverOptions());
   EXPECT_EQ(KindCounts(d), (std::map<std::string, int>{{"ibnetdiscover-error", 1},
                                                        {"not-rail-optimized", 1},
@@ -328,6 +331,7 @@ TEST(DiscoverRealDumps, TheSampleWithATimeoutReportsItLoopbacksAndUfmHosts) {
 }
 
 TEST(DiscoverRealDumps, TheManPageSampleHasLinksWhoseEndsDisagree) {
+  RAILGUARD_NEEDS_SHARED("ibnetdiscover/ibtopotool/1.topo");
   const Discovery d = Discover(ParseFile(kIbtopotool + "1.topo"), DiscoverOptions());
   EXPECT_EQ(
       KindCounts(d),

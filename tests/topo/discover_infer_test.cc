@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/shared_data.h"
 #include "tests/topo/discover_test_util.h"
 #include "topo/hostlist.h"
 #include "topo/topology_yaml.h"
@@ -156,6 +157,7 @@ std::map<std::string, std::vector<std::string>> ConfNodes(const std::string& pat
 }
 
 TEST(DiscoverRealDumps, X5WithItsMapGroupsHostsAsTheSitesTopologyConfDoes) {
+  RAILGUARD_NEEDS_SHARED("ibnetdiscover/hpc-toolset-x5");
   DiscoverOptions o;
   Diags errors;
   ASSERT_TRUE(LoadNodeMapFile(kX5 + "X5.map", &o.node_map, &errors)) << FormatDiags(errors);
@@ -211,6 +213,7 @@ TEST(DiscoverRealDumps, X5WithItsMapGroupsHostsAsTheSitesTopologyConfDoes) {
 }
 
 TEST(DiscoverRealDumps, TheTwoHostSampleIsOneSuOfOneRail) {
+  RAILGUARD_NEEDS_SHARED("ibnetdiscover/ibtopotool/2.topo");
   const Discovery d = Discover(ParseFile(kIbtopotool + "2.topo"), DiscoverOptions());
   EXPECT_EQ(AllFindings(d), "");
   const std::string yaml = EmitTopologyYaml(d.topology);

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "tests/shared_data.h"
 #include "tests/topo/discover_test_util.h"
 
 namespace railguard::topo {
@@ -14,6 +15,7 @@ namespace {
 using discover_testing::kX5;
 
 TEST(DiscoverHelpers, NodeMapsReadBothTheHpcToolsetAndTheIbnetdiscoverForm) {
+  RAILGUARD_NEEDS_SHARED("ibnetdiscover/hpc-toolset-x5/X5.map");
   NodeMap m;
   Diags errors;
   ASSERT_TRUE(LoadNodeMapFile(kX5 + "X5.map", &m, &errors)) << FormatDiags(errors);
