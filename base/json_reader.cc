@@ -1,5 +1,6 @@
 #include "base/json_reader.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -347,17 +348,28 @@ const JsonValue* JsonValue::Find(std::string_view key) const {
   return nullptr;
 }
 
-bool JsonValue::AsUint64(uint64_t* out) const {
-  if (type != Type::kNumber || !integral || text.empty() || text[0] == '-' || text.size() > 20)
-    return false;
-  uint64_t v = 0;
-  for (char c : text) {
-    const uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - digit) / 10) return false;
-    v = v * 10 + digit;
-  }
+namespace {
+
+// The whole of `text` as an integer of type T (std::from_chars: no sign but '-', no spaces).
+template <typename T>
+bool WholeInteger(const std::string& text, T* out) {
+  T v{};
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  if (r.ec != std::errc() || r.ptr != end) return false;
   *out = v;
   return true;
+}
+
+}  // namespace
+
+bool JsonValue::AsUint64(uint64_t* out) const {
+  if (type != Type::kNumber || !integral || text.empty() || text[0] == '-') return false;
+  return WholeInteger(text, out);
+}
+
+bool JsonValue::AsInt64(long long* out) const {
+  return type == Type::kNumber && integral && WholeInteger(text, out);
 }
 
 const char* JsonTypeName(JsonValue::Type type) {

@@ -34,6 +34,8 @@ struct JsonValue {
   // True with `*out` when this is a number written as an integer 0 .. 2^64-1 (exactly, not
   // through a double).
   bool AsUint64(uint64_t* out) const;
+  // True with `*out` when this is a number written as an integer that fits a long long.
+  bool AsInt64(long long* out) const;
 };
 
 // "null", "a boolean", "a number", "a string", "an array", "an object": for messages.

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "base/json_nlohmann.h"
+#include "base/json_document.h"
 #include "base/json_reader.h"
 #include "healthcheck/state_file.h"
 #include "healthcheck/state_syntax.h"
@@ -46,7 +46,7 @@ const char* TypeName(const JsonValue& v) {
 }
 
 // `v` as a message shows a wrong value (compact, keys sorted, numbers in nlohmann's form).
-std::string Dump(const JsonValue& v) { return ToNlohmannJson(v).dump(); }
+std::string Dump(const JsonValue& v) { return ToJsonDocument(v).dump(); }
 
 // Reads typed values out of a parsed document; the first problem is kept with its JSON
 // pointer ("/ports/mlx5_3/counters/symbol_error").
@@ -122,7 +122,7 @@ class Reader {
   void Int(const JsonValue& j, const std::string& where, long long lo, long long hi,
            long long* out) {
     long long v = 0;
-    if (JsonAsInt64(j, &v) && v >= lo && v <= hi) {
+    if (j.AsInt64(&v) && v >= lo && v <= hi) {
       *out = v;
     } else {
       Fail(where, "got " + Dump(j) + "; expected an integer from " + std::to_string(lo) + " to " +
