@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A small command-line flag parser shared by railctl's subcommand handlers.
 #pragma once
 

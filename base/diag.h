@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Diagnostics: errors as values, each pinned to the place in the input that caused it.
 #pragma once
 

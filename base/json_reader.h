@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A strict JSON reader that remembers the line and column of every value, for input whose
 // errors must name file:line: report snapshots, the railcheck JSON in Slurm's Extra field.
 #pragma once

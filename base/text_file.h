@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reading a whole text file with diagnostics in the library's style, each kind of input
 // with its own size limit (all limits are here), reading no more than that limit.
 #pragma once

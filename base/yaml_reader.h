@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Shared machinery for railguard's strict YAML files: positions, key checks and typed reads,
 // each problem reported as file:line:column with what was expected.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // bench_placement: the C++ half of bench/placement.sh. `stream` cuts the time-compressed job
 // stream out of a trace; `report` reads each policy's jobcomp/filetxt file and prints the
 // side-by-side table and the verdicts.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // bench_plugin_cost: what railguard's Slurm plugins cost slurmctld, measured in-process on the
 // plugin core (plugin/core), without Slurm:
 //  - topology/rail's setup at start and at every reconfigure: railguard.yaml + rail topology

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmark: railcheck's Prolog time on a DGX H100-like node (8 rail NICs, 8 GPUs): the real
 // `railcheck --prolog` process, as slurmd runs it, against a live local Slurm cluster, on the
 // healthy fixture and on a fault fixture (rail 3 trained down to 200 Gb/s: drained by the

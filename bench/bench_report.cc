@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmark: `railctl report` over a generated 4096-node cluster (128 SUs x 32 nodes, 8 rails)
 // with a leaf fault, cable and host faults, down nodes, running jobs and a week of health
 // events. Each phase runs in a forked child (which first does the phases before it, untimed)

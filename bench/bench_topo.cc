@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmark: load + validate + export of a large rail layout, discovery from a matching
 // generated ibnetdiscover dump, and host-list expansion and compression at growing host
 // counts (linear, not quadratic). Each phase runs in a forked child so its peak RSS is its own.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Placement benchmark: the same time-compressed stream of real GPU jobs through two or more
 # policies, side by side, each on its own live local Slurm cluster
 # (tests/harness/cluster.sh: a real slurmctld and one slurmd per node, 8 fake GPUs each):

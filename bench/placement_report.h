@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Placement benchmark results: Slurm's job completion records (jobcomp/filetxt) of one run,
 // matched to the job stream, the numbers per policy, the side-by-side table and the verdict.
 #pragma once

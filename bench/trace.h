@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // GPU job traces for the placement benchmark: reading a trace (CSV or the Standard Workload
 // Format) into jobs, mapping them onto nodes of 8 GPUs, and cutting the time-compressed job
 // stream that every policy of the benchmark is given, with its one-line-per-job text form.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // railctl topology discover | simulate.
 #include <cstdio>
 #include <nlohmann/json.hpp>

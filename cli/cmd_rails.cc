@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // railctl topology rails: rail order (GPU -> nearest NIC) from hwloc, live or from XML.
 #include <algorithm>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // railctl report: fleet fabric health, root-cause suspects and placeable capacity, from the
 // live cluster (libslurm) or a saved snapshot, as text, JSON, HTML or Prometheus metrics.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // railctl topology validate | show | export.
 #include <cstdio>
 #include <nlohmann/json.hpp>

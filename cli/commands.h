@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // railctl subcommand handlers. Each parses its own flags and returns the exit code:
 // 0 = ok, 1 = invalid input or findings, 2 = usage error.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // railctl: the admin's command line. A table of subcommands, each a thin handler over the
 // railguard library.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // JSON renderings of the topology model shared by railctl's subcommands.
 #pragma once
 

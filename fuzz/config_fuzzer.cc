@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the railguard.yaml loader (LoadConfigString), as railcheck loads it (with its catalog
 // of checks) and as the Slurm plugins do (without). A load that fails must say why; a config
 // that loads must hold only values inside the documented ranges, and what loads with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the reader of railcheck's health JSON in a node's Slurm Extra field
 // (wire/extra_json.h): whatever the text, the strict ReadExtra returns one of its three
 // answers, keeps within its documented bounds and explains every refusal; what it reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Property checks inside fuzz targets: a failed check prints what differed and aborts, so that
 // libFuzzer saves the input as a crash. Unlike assert(), active in every build type.
 #pragma once

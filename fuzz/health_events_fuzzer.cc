@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the reader of the health event log (wire/event_log.h): each line through
 // EventFromJsonLine, and the whole text as a log file through ReadEvents. An event that reads
 // must write out (EventToJsonLine) as a line that reads back and writes out the same again.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the readers of railcheck's state files (healthcheck/state.h): the text is read as a
 // baseline.json and as a state.json. A record that reads must write out as JSON that reads
 // back and writes out the same again.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes Slurm hostlist expansion (ExpandHostlist, with a small host limit) and checks that
 // both compressed forms expand back: CompressHostlist to the same list in the same order,
 // CompressHostlistSorted to the same hosts in HostLess order.

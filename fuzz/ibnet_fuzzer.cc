@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the ibnetdiscover parser (ParseIbnetdiscover) and, on what parses, discovery
 // (Discover) twice: with default options, and with a rail order and a node map that names
 // some of the CAs. Checks the parsed fabric's cross-references, and that a discovered

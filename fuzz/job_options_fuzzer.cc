@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the checks of the SPANK option values (--rail-placement, --rail-max-sus): each input
 // is one value as a user types it. Accepted values must mean what they say; refused ones
 // must say why.

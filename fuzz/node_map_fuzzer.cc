@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the node map reader (ParseNodeMap): the result agrees with the errors, each error
 // names a line, and every name read is non-empty and trimmed.
 #include <cstddef>

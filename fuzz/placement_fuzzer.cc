@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes job_submit/rail's reading of what a user submits (DecidePlacement with GpuCount,
 // RequireFeature and ParseMaxSwitchWait underneath). The input is text, one field per line:
 //   1 min_nodes   2 num_tasks   3 ntasks_per_node   (decimal; saturating)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes `railctl report` from a snapshot file: the input is a snapshot (report/snapshot.h),
 // optionally followed by a line "--events--" and health event log lines
 // (wire/event_log.h). A snapshot that reads must write out as text that reads back and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the parsers of the sysfs values railcheck reads (healthcheck/parse.h): every parser
 // gets the same text, as if any sysfs file held it. A value that parses must be in range; one
 // that does not must say what form was expected; the message helpers must stay printable.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The round-trip property of EmitTopologyYaml, shared by the fuzz targets that produce a
 // valid Topology: the emitted YAML loads again, to the same topology, and emits the same text.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the rail topology YAML loader (LoadTopologyString). A load that fails must say why;
 // a load that succeeds must survive EmitTopologyYaml (see CheckTopologyRoundTrip).
 #include <cstddef>

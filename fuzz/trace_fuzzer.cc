@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the placement benchmark's trace reader (ParseTrace as CSV, SWF and auto-detected) and
 // its job-stream text (ParseStream). A trace that parses holds only jobs inside the documented
 // ranges, in submission order, and the stream cut from it reads back from FormatStream as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Acting on a verdict: what to change on the node in Slurm (drain with a railcheck: reason,
 // resume, the healthy feature, per-rail health in the Extra field), planned as a pure
 // function of the verdict, the node's Slurm state and the run state's streaks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The named checks (nic.present, port.rate, link.flap, pcie.width, ...): pure functions of a
 // node's facts, its history (baseline, last run) and the health config, and the judge that
 // turns their findings into per-rail status and one verdict for the node. The table of checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The facts railcheck gathers about one node (rail NIC ports, PCIe paths, GPUs), before any
 // judgement. Gathered by gather.h from sysfs (and libibverbs); tests build them by hand.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Gathering a node's facts: each rail NIC's port and PCIe path, and the GPUs, read from sysfs
 // (and libibverbs when given) by worker threads under one deadline.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // railcheck: the node health check of rail NICs, links and PCIe paths, run by Slurm as
 // Prolog, Epilog and HealthCheckProgram. main() wires the real sysfs, libibverbs and
 // libslurm into RunRailcheck() and enforces the hard time limit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Parsers for the value formats of the sysfs files railcheck reads (InfiniBand ports, PCIe
 // links, AER counters), each with the expected form spelled out for error messages.
 #pragma once

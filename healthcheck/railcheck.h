@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // railcheck's command line as a library function: a table of modes (--prolog, --epilog,
 // --periodic, baseline), each gather -> judge -> act over injectable sysfs, libibverbs and
 // Slurm, so tests run it whole with fakes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What a railcheck run tells its reader: the verdict, every finding, the Slurm actions, as
 // text for admins and Slurm's logs, or as JSON (--json).
 #pragma once

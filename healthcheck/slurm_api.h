@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // SlurmApi over libslurm's public C API (slurm_load_node_single, slurm_update_node): how
 // railcheck reads and changes its node in slurmctld. Never runs scontrol.
 #pragma once

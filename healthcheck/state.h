@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // railcheck's records between runs: the commissioning baseline of every port's counters and
 // the run state (last counters, sums since the baseline, flaps, clean-run streaks), with
 // their JSON files.

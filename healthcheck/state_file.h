@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Crash-safe files for railcheck's state: no symlinks followed, atomic replacement (temporary
 // file, fsync, rename, fsync of the folder), safe modes, and a lock between concurrent runs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Read-only access to a sysfs tree, behind an interface so that tests, fixtures and the
 // deadline tracker can stand in for the kernel's /sys.
 #pragma once

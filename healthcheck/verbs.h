@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Port attributes through libibverbs (ibv_query_port), used when the node has RDMA devices;
 // behind an interface so tests can inject ports.
 #pragma once

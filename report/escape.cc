@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The helpers of render.h that the renderers share: node state text and escaping.
 #include "base/json_reader.h"
 #include "report/render.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The report's four forms: terminal text (sinfo style, within 100 columns), JSON (versioned
 // schema, report/SCHEMA.md), one self-contained HTML page (heatmap and per-node drill-down)
 // and the Prometheus text format for node_exporter's textfile collector.

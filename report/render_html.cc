@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // RenderHtml: the report as one self-contained page.
 #include <algorithm>
 #include <cstdio>

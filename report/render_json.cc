@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // RenderJson: the report as JSON, schema "railguard-report" (report/SCHEMA.md), built as an
 // nlohmann document and written compact, HTML-safe (< > & as \u003c \u003e \u0026).
 #include <cmath>

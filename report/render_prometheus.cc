@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // RenderPrometheus: the report as node_exporter textfile metrics.
 #include <cstdio>
 #include <string>

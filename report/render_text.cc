@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // RenderText: the terminal form of the report.
 #include <algorithm>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The fleet report: per-node and per-(SU, rail) fabric health, drained and restricted nodes,
 // placeable capacity, jobs on degraded paths, root-cause suspects and event history, built
 // as a pure function of a Slurm snapshot, the rail topology and the health event log.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Root-cause hints: from which nodes have which rails degraded or down, the fabric component
 // most likely at fault, ranked, each with its evidence.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // ClusterSource over libslurm's public C API (slurm_load_node, slurm_load_jobs,
 // slurm_load_ctl_conf): how `railctl report` reads the live cluster. Never runs scontrol.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The cluster as Slurm showed it at one moment (nodes with state, reason, features and Extra;
 // running jobs), the input of `railctl report`, and its versioned JSON file.
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Configures and builds railguard into ./build (or $RAILGUARD_BUILD_DIR). Idempotent.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The railguard demo: what it does today, on the example layouts and on a live local Slurm
 # cluster (a real slurmctld and one slurmd per node of etc/dev-4su.yaml).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the libFuzzer targets of fuzz/ (clang, ASan + UBSan) in a build folder of their own
 # and runs each for a bounded time, starting from its seed corpus (tests/fuzz/<target>/) and
 # its dictionary (fuzz/<target>.dict). Any crash, sanitizer report, failed property, leak,

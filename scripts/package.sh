@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the Debian packages railguard-tools and slurm-railguard-plugins from this tree, for
 # the Slurm installed on this machine, and checks them with lintian. packaging/README.md says
 # what goes where and why.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds railguard's unit-test runner (railguard_tests, with the library code it links) with
 # AddressSanitizer and UBSan (-DRAILGUARD_SANITIZE=ON) in a build folder of its own, then runs
 # the unit tests under them. Any ASan, LeakSanitizer or UBSan report fails the run: UBSan is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs every Debian package railguard needs and prepares the Slurm source tree
 # matching the installed Slurm (for plugins that need Slurm's internal headers).
 # Idempotent: safe to run again; does only what is missing.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs every railguard test: installs what is missing (scripts/setup.sh), builds, then runs
 # the unit tests and the integration tests against real Slurm daemons through CTest.
 # Then the hardening checks, each in a build folder of its own: the unit tests under ASan +

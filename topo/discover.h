@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Topology discovery: infers the rail topology (rails, scalable units, leaves, spines) from a
 // parsed ibnetdiscover dump and audits the cabling against it, one finding per anomaly.
 // This header is the entry callers use; behind Discover are its phases, topo/discover_infer.h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Exports of the rail topology for stock Slurm: topology.conf for topology/tree and for
 // topology/block (Slurm >= 24.05).
 #pragma once

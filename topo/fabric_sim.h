@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fabric simulator: the ibnetdiscover output a rail-optimized fabric built from a topology
 // would print, with cabling faults injected on request. Feeds discovery tests and demos.
 #pragma once

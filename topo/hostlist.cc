@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm hostlist expressions: expansion, compression and Slurm's sorted order.
 //
 // Terms follow Slurm's hostlist.c: a host name splits into a prefix and an optional numeric

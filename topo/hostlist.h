@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm hostlist expressions ("n[001-032,040],gpu[1-2]x[3-4]"): expansion and compression
 // that give exactly what the installed Slurm 22.05 gives (`scontrol show hostnames`,
 // `scontrol show hostlist`, `scontrol show hostlistsorted`) for valid input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Rail order from hwloc: pairs each GPU with the NIC under the same PCIe switch, live or from
 // an hwloc XML export, giving a node type's NIC-per-rail list (rail k = NIC nearest GPU k).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "topo/ibnet.h"
 
 #include "base/text_file.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Parser for the text that `ibnetdiscover` (infiniband-diags) prints: a graph of switches,
 // channel adapters and routers, and the links between their ports.
 #pragma once

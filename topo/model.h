@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The rail-optimized fabric model: scalable units (SUs) of nodes, one leaf switch per
 // (SU, rail), spines above. Every railguard component reads the fabric through this.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The rail topology YAML file: loading with full validation, and canonical emission.
 #pragma once
 

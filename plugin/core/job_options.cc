@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "plugin/core/job_options.h"
 
 namespace railguard::plugin {

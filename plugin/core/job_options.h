@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The per-job railguard options (--rail-placement, --rail-max-sus): their checks, shared by
 // the SPANK plugin (at the command line) and job_submit/rail (at submission), and the names
 // under which they travel in the job's SPANK environment.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // NCCL_IB_HCA for a node of a rail-optimized fabric: its rail NICs in rail order, so that
 // NCCL's ring and tree channels line up rail k with rail k on every node.
 #pragma once

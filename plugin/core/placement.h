@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Job-aware placement on a rail-optimized fabric: from what a job asks for, the railguard
 // config and the sizes of the scalable units (SUs), decide the job's switch bound
 // (req_switch, wait4switch), its required node features, and the one line that tells the

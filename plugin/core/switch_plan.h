@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The switch tree topology/rail gives Slurm, planned from the rail topology and the nodes of
 // slurm.conf: one leaf-level switch per scalable unit (SU), one for nodes the rail topology
 // does not know, and one top switch above them; plus a node ranking that orders nodes SU by

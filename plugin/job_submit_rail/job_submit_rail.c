@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* job_submit/rail: job-aware scalable-unit placement at submission (--switches bound sized
  * to the job, healthy nodes for multi-node jobs), explained to the user in one line.
  * This file holds only the symbols Slurm looks up; each routes to js_slurm.c. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // C++ side of job_submit/rail: keeps the rail setup in memory and decides each job with
 // DecidePlacement(). See js_bridge.h for the contract of each function.
 #include "plugin/job_submit_rail/js_bridge.h"

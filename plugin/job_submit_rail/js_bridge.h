@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* C ABI between job_submit/rail's Slurm-facing C code and its C++ core (js_bridge.cc).
  * Every function catches all exceptions; none throws. Calls are serialized by Slurm (its
  * job_submit context lock) and again by the bridge. */

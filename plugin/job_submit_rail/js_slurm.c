@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* job_submit/rail against Slurm's internals: reads the job description into plain facts,
  * asks the C++ core (js_bridge.h) and applies its decision. */
 

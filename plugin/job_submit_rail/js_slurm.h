@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* job_submit/rail against Slurm's internals: one function per plugin entry point
  * (job_submit_rail.c routes each entry point here). */
 #ifndef RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_SLURM_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The railguard SPANK plugin's work: option checks in the commands, the job-control
 // environment for job_submit/rail, and NCCL_IB_HCA in each task. See spank_bridge.h.
 #include "plugin/spank_railguard/spank_bridge.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* C ABI between spank_railguard.c (the SPANK entry points) and the C++ that does the work
  * (spank_bridge.cc). Uses only the public <slurm/spank.h>. Every function catches all
  * exceptions and returns -1 on an internal error; none throws. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* railguard SPANK plugin: --rail-placement and --rail-max-sus for sbatch, salloc and srun
  * (checked at the command line, passed to job_submit/rail), and NCCL_IB_HCA set to the
  * node's rail NICs in rail order in every task. plugstack.conf:

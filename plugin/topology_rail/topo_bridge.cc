@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // C++ side of topology/rail: loads the rail setup once per (re)configuration and plans the
 // switch tree from memory. See topo_bridge.h for the contract of each function.
 #include "plugin/topology_rail/topo_bridge.h"

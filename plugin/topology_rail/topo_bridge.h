@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* C ABI between topology/rail's Slurm-facing C code and its C++ core (topo_bridge.cc).
  * Every function catches all exceptions; none throws. Not thread-safe: Slurm calls the
  * topology plugin under its configuration lock. */

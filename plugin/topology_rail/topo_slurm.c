@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* topology/rail against Slurm's internals: gathers the node table, hands it to the C++ core
  * (topo_bridge.h) and turns the plan into Slurm's switch_record_table. */
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* topology/rail against Slurm's internals: one function per plugin entry point
  * (topology_rail.c routes each entry point here). Plain C types only, so that the entry file
  * needs no Slurm internal header. */

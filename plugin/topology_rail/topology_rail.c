@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* topology/rail: Slurm's switch tree from a railguard rail topology (one leaf switch per
  * scalable unit, one top switch), with nodes ranked scalable unit by scalable unit.
  * This file holds only the symbols Slurm looks up; each routes to topo_slurm.c. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The placement benchmark's quick mode as an integration test (bench/placement.sh --quick:
 # etc/dev-4su.yaml, 40 jobs of the real Microsoft ITP trace through topology/tree and through
 # railguard's plugins, then the sbatch latency and the in-process plugin cost):

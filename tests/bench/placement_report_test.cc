@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for bench/placement_report: jobcomp/filetxt records as Slurm 22.05 writes them, the
 // numbers per policy on etc/dev-4su.yaml, and the verdict line.
 #include "bench/placement_report.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for bench/trace: CSV and SWF traces read into jobs, every malformed-line message
 // exactly, the node mapping, the time-compressed stream and its text form; plus the real
 // Microsoft ITP trace of shared/data.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for railctl topology validate | show | export, called as railctl calls them.
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for loading and validating the railguard config (railguard.yaml), as railcheck
 // loads it: with its catalog of checks.
 #include "config/load.h"

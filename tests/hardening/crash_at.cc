@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // LD_PRELOAD shim for tests/hardening/railcheck_killed_itest.sh: ends the process with SIGKILL
 // at a chosen point of replacing a file, as an OOM kill, a `kill -9` or a watchdog would.
 //   RAILGUARD_CRASH_AT=write    the first write() to an open file whose path contains

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by tests/hardening/*_itest.sh (sourced, not run): the railcheck cluster of
 # tests/healthcheck/railcheck_itest_lib.sh (topology/rail, job_submit/rail, the SPANK plugin,
 # railcheck as Prolog and Epilog, a sysfs fixture per node) and what the fault-injection

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # slurmd SIGKILLed and started again (`slurmd -D -N NODE`, no -c, as systemd would), with
 # railcheck as Prolog and Epilog:
 #  - n010's slurmd dies while a job runs there: the job's slurmstepd goes on, the new slurmd

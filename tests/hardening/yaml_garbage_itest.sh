@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The rail YAML, then railguard.yaml, replaced by garbage while slurmctld runs, then
 # `scontrol reconfigure`, on the real cluster with topology/rail and job_submit/rail:
 #  - binary bytes, a YAML syntax error and a railguard.yaml that is not a mapping: each time

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Local Slurm cluster for integration tests, the demo and benchmarks: a private munged, a real
 # slurmctld and one `slurmd -N <node>` per node of a railguard topology YAML, all on 127.0.0.1.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for planning the Slurm changes (healthcheck/act.h): drain once with a railcheck:
 // reason, resume only railcheck's own drains after N clean runs, never an admin's, the
 // healthy feature kept or withheld, per-rail health in Extra.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The readers and checks on real sysfs: the node_exporter capture in shared/data (an mlx4
 // HCA with a saturated 32-bit port_xmit_wait, an i40iw whose counters read "N/A (no PMA)",
 // a PCIe device trained below its own maximum behind a slower root port, AER files).

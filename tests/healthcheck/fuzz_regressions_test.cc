@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Regression tests for what the fuzzers in fuzz/ found in healthcheck/: each input is the one
 // the fuzzer reported (or its minimal form), with the behaviour now expected.
 #include <gtest/gtest.h>

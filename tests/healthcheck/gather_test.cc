@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for gathering a node's facts (healthcheck/gather.h) from generated DGX H100-like
 // sysfs trees: links resolved to PCI functions, paths up to the root port, GPUs found by
 // vendor and class, libibverbs preferred for port state, and the read deadline.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Helpers shared by the railcheck tests: temporary folders, the sysfs fixture generator
 // (tests/data/sysfs/make_sysfs.py), the shared node_exporter capture with its links restored,
 // and a fake slurmctld.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests of railcheck against hostile or broken input and planted files (healthcheck/): whatever
 // sysfs holds (control characters, escape sequences, binary, huge numbers, odd file names),
 // the drain reason and the Extra JSON it gives Slurm are short printable text; a symlink planted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for the parsers of sysfs value formats (healthcheck/parse.h), on the kernel's real
 // texts: those of the node_exporter capture and of mlx5 / PCIe attributes.
 #include "healthcheck/parse.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for railcheck as a whole (healthcheck/railcheck.h): the real config, topology,
 // generated sysfs fixtures and state files, with an in-memory slurmctld. What an admin and
 // Slurm see: exit codes, the report, the node's reason, features and Extra.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A hung sysfs read cannot hang the Prolog, on the real cluster: port 1 rate of n004's rail 3
 # NIC is a FIFO (reading it blocks, as a hung driver read would). The Prolog gives up on it at
 # health.read_timeout_ms, drains n004 saying what timed out, and the job goes back to

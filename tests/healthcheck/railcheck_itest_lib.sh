@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by tests/healthcheck/*_itest.sh (sourced, not run): the local Slurm cluster of
 # tests/plugin/itest_lib.sh (railguard's plugins, etc/dev-4su.yaml) with railcheck as Prolog,
 # Epilog and, when asked, HealthCheckProgram; every node reads its own sysfs fixture

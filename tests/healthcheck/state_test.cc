@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for railcheck's state files (healthcheck/state.h, state_file.h, state_syntax.h): JSON
 // round trips, syntax errors worded as they always were,
 // corrupt files as clear errors with a recovery path, atomic replacement that survives a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The man pages in man/ have no groff warnings and say what the programs do:
 #  - railctl(8) has a section for every command `railctl --help` lists, and names every
 #    option of each command's --help;

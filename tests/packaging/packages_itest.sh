@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integration test of the Debian packages, on this machine:
 #  - scripts/package.sh builds railguard-tools and slurm-railguard-plugins, lintian-clean;
 #  - `dpkg -i` installs them: railctl in /usr/sbin, the plugins (stripped) in Slurm's plugin

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Regression tests for what the fuzzers in fuzz/ found in plugin/core/: each input is the one
 // the fuzzer reported, with the behaviour now expected. The overflow is visible as such only
 // under UBSan (scripts/sanitize.sh); the plain build checks the result.

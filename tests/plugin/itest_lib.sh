@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by tests/plugin/*_itest.sh (sourced, not run): starts the local Slurm cluster of
 # tests/harness/cluster.sh on etc/dev-4su.yaml with railguard's plugins from the build tree
 # (topology/rail, job_submit/rail, the SPANK plugin), and small helpers to check jobs.

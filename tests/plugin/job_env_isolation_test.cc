@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests that what one job brings to job_submit/rail (its SPANK job-control environment, set by
 // the SPANK plugin or forged by hand) decides that job only, through the plugin's C bridge
 // (plugin/job_submit_rail/js_bridge.h), the one place that keeps anything between jobs; and

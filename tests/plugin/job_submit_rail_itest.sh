@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integration test of job_submit/rail (with topology/rail and the SPANK plugin) in a real
 # slurmctld on etc/dev-4su.yaml, default_mode strict (the default, written out for the
 # reconfigure step to change), every node rail_healthy unless said:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for the placement decision of job_submit/rail: every mode and edge, with the exact
 // line the user sees.
 #include "plugin/core/placement.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integration test of the railguard SPANK plugin (with topology/rail and job_submit/rail) in a
 # real cluster on etc/dev-4su.yaml, with no placement section (default_mode strict):
 #  - every task of srun and of a batch script gets NCCL_IB_HCA with its node's rail NICs in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for the switch tree and node ranking that topology/rail gives Slurm, and for the
 // NCCL_IB_HCA value of the SPANK plugin.
 #include "plugin/core/switch_plan.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integration test of topology/rail in a real slurmctld on etc/dev-4su.yaml:
 #  - `scontrol show topology` has one leaf switch per SU (su1..su4, exactly that SU's nodes)
 #    and one top switch raildev-spine over them;

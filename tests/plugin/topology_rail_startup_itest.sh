@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integration test: slurmctld with topology/rail (and job_submit/rail) does not start on an
 # invalid railguard.yaml or rail topology, and its log says why, file:line:column. Never a
 # silent flat topology.

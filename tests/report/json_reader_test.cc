@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for the JSON reader with positions (report/json_reader.h).
 #include "base/json_reader.h"
 

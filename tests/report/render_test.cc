@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for the four report forms (report/render.h): what each shows, the 100-column text,
 // escaping of hostile input in HTML, JSON and Prometheus, and the Prometheus text format.
 #include "report/render.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for `railctl report`, called as railctl calls it, from snapshot files.
 #include <gtest/gtest.h>
 #include <unistd.h>

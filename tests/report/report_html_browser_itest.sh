@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integration test: the `railctl report --html` page of the fixture (tests/report/data: a
 # su2 rail-3 leaf fault, a cable, a host fault, hostile strings from Slurm) opened in a real
 # headless Chromium. Checks what the browser renders after the page's own JS ran: the heatmap

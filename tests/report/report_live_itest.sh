@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integration test: `railctl report` against a real slurmctld (tests/harness, etc/dev-4su.yaml,
 # 32 nodes), reading node states, reasons, features, Extra and running jobs through libslurm.
 #  1. A leaf-switch fault: the Extra of all 8 nodes of su2 says rail 3 degraded and they are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for building the report (report/report.h): node states, capacity, jobs on degraded
 // paths, history windows and repeat offenders, and input problems that do not stop it.
 #include "report/report.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Builders shared by the report tests: the dev layout (etc/dev-4su.yaml), healthy snapshots of
 // it, and railcheck Extra values, so each test states only the faults it is about.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Robustness of the report's readers: every truncation and thousands of byte-level mutations
 // of the fixture snapshot, Extra values and history lines go through parsing, the report and
 // every format without a crash; what is refused is refused with file:line.

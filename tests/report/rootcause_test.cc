@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for the root-cause suspects (report/rootcause.h) on the dev layout: 4 SUs x 8 nodes,
 // 8 rails, leaves <su>-rail<k>.
 #include "report/rootcause.h"

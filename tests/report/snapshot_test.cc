@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for the snapshot file (report/snapshot.h) and for gathering through a ClusterSource.
 #include "report/snapshot.h"
 

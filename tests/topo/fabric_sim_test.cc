@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests of the fabric simulator: its dumps parse back, follow ibnetdiscover's layout and carry
 // exactly the faults asked for.
 #include "topo/fabric_sim.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for topo/hostlist: exact expansions, compressions and error texts, properties over
 // seeded random host lists, speed at cluster scale, and a differential test against the
 // installed `scontrol` (the reference the library promises to match).

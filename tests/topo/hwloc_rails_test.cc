@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for rail order from hwloc (topo/hwloc_rails.h) and `railctl topology rails`.
 #include "topo/hwloc_rails.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests of the ibnetdiscover parser on real dumps and on hand-made broken ones.
 #include "topo/ibnet.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for loading, validating and emitting the rail topology YAML.
 #include "topo/topology_yaml.h"
 

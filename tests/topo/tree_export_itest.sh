@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integration test: the tree export of etc/dev-4su.yaml, loaded into a real slurmctld with
 # topology/tree, gives one leaf switch per SU holding exactly that SU's nodes and one top
 # switch over all SU switches; and a 2-node job asking for 8 GPUs per node runs on two nodes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for the health event log (healthcheck/history.h): append, rotation, safety checks,
 // reading with a time window and bad lines, and the events railcheck derives from a run.
 #include "wire/event_log.h"
