@@ -95,6 +95,12 @@ bool MakeDirs(const std::string& dir, FileError* err) {
   return true;
 }
 
+bool MakeFolder(const std::string& dir, struct stat* st, FileError* err) {
+  if (!MakeDirs(dir, err)) return false;
+  if (lstat(dir.c_str(), st) != 0) return Fail(err, "inspect", dir);
+  return true;
+}
+
 ReadResult ReadRegularFile(const std::string& path, size_t max_bytes, std::string* out) {
   ReadResult r;
   auto failed = [&r](ReadStatus s, ReadFailure f) {

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <sys/stat.h>
+
 #include <string>
 #include <string_view>
 
@@ -26,6 +28,11 @@ bool WriteAll(int fd, std::string_view text);
 // are created first. False with `*err`: step "inspect" (lstat failed other than ENOENT) or
 // "create" (mkdir failed other than EEXIST), and the path it failed on.
 bool MakeDirs(const std::string& dir, FileError* err);
+
+// MakeDirs, then lstat of `dir` into `*st` (not following a link at its end), for callers that
+// then check what the folder is. False with `*err` as MakeDirs, or step "inspect" and `dir`
+// when the lstat fails.
+bool MakeFolder(const std::string& dir, struct stat* st, FileError* err);
 
 // Parent folder of `path`: "a/b" -> "a", "/a" -> "/", "a" -> ".".
 std::string ParentDir(const std::string& path);

@@ -173,13 +173,20 @@ class Parser {
     return true;
   }
 
+  // True when the next character is `c` (not consumed); else fails saying what was found and
+  // that `expected` was.
+  bool At(char c, const std::string& expected) {
+    if (pos_ >= s_.size()) return Fail("unexpected end of input; expected " + expected);
+    if (s_[pos_] != c) return Fail("unexpected " + Shown(s_[pos_]) + "; expected " + expected);
+    return true;
+  }
+
   bool ParseObject(JsonValue* v, int depth) {
     bool more = false;
     if (!Enter(v, JsonValue::Type::kObject, depth, '}', &more)) return false;
     while (more) {
       SkipSpace();
-      if (pos_ >= s_.size()) return Fail("unexpected end of input; expected '\"' (a key)");
-      if (s_[pos_] != '"') return Fail("unexpected " + Shown(s_[pos_]) + "; expected '\"' (a key)");
+      if (!At('"', "'\"' (a key)")) return false;
       const int key_line = line_;
       const size_t key_col = pos_ - line_start_;
       std::string key;
@@ -193,9 +200,7 @@ class Parser {
         }
       }
       SkipSpace();
-      if (pos_ >= s_.size() || s_[pos_] != ':')
-        return Fail(pos_ >= s_.size() ? "unexpected end of input; expected ':'"
-                                      : "unexpected " + Shown(s_[pos_]) + "; expected ':'");
+      if (!At(':', "':'")) return false;
       ++pos_;
       SkipSpace();
       v->members.emplace_back(std::move(key), JsonValue());

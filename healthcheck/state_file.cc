@@ -9,13 +9,6 @@
 #include <cstring>
 
 namespace railguard::health {
-namespace {
-
-std::string Errno(const std::string& what, const std::string& path) {
-  return what + " " + path + ": " + std::strerror(errno);
-}
-
-}  // namespace
 
 bool PrepareStateDir(const std::string& dir, std::string* err) {
   if (dir.empty() || dir[0] != '/') {
@@ -23,13 +16,9 @@ bool PrepareStateDir(const std::string& dir, std::string* err) {
     return false;
   }
   FileError ferr;
-  if (!MakeDirs(dir, &ferr)) {
-    *err = ferr.Message();
-    return false;
-  }
   struct stat st;
-  if (lstat(dir.c_str(), &st) != 0) {
-    *err = Errno("cannot inspect", dir);
+  if (!MakeFolder(dir, &st, &ferr)) {
+    *err = ferr.Message();
     return false;
   }
   if (S_ISLNK(st.st_mode)) {

@@ -42,13 +42,11 @@ const KindName kKinds[] = {
 // writable by group or others (so nobody else can swap the log under us).
 bool PrepareFolder(const std::string& dir, std::string* err) {
   FileError ferr;
-  if (!MakeDirs(dir, &ferr)) {
-    *err = "cannot create folder " + ferr.path + ": " + Errno(ferr.code);
-    return false;
-  }
   struct stat st;
-  if (lstat(dir.c_str(), &st) != 0) {
-    *err = "cannot stat folder " + dir + ": " + Errno(errno);
+  if (!MakeFolder(dir, &st, &ferr)) {
+    const bool stat_failed = ferr.step == "inspect" && ferr.path == dir;
+    *err = std::string(stat_failed ? "cannot stat folder " : "cannot create folder ") +
+           ferr.path + ": " + Errno(ferr.code);
     return false;
   }
   if (!S_ISDIR(st.st_mode)) {
