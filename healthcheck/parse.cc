@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 
 #include "base/numbers.h"
 
@@ -110,6 +111,29 @@ bool ParsePcieWidth(const std::string& text, int* out, std::string* expected) {
   return true;
 }
 
+namespace {
+
+// A name of the kernel's AER files (drivers/pci/pcie/aer.c, aer_stats_dev_attr): a named
+// error ("RxErr", "TOTAL_ERR_COR"), or, for an error bit with no name, PREFIX_bit[N]
+// ("dev_cor_errs_bit[12]", "dev_fatal_errs_bit[0]", "dev_nonfatal_errs_bit[23]").
+bool IsAerCounterName(const std::string& name) {
+  std::string_view word = name;
+  const size_t open = name.find("_bit[");
+  if (open != std::string::npos) {
+    const std::string_view index(name.data() + open + 5, name.size() - open - 5);
+    if (index.size() < 2 || index.size() > 3 || index.back() != ']') return false;
+    for (char c : index.substr(0, index.size() - 1))
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    word = word.substr(0, open);
+  }
+  if (word.empty()) return false;
+  for (unsigned char c : word)
+    if (!(std::isalnum(c) || c == '_')) return false;
+  return true;
+}
+
+}  // namespace
+
 bool ParseAer(const std::string& text, AerValue* out, std::string* expected) {
   *expected = "one \"NAME COUNT\" per line such as \"RxErr 0\", with a TOTAL_ERR_* line";
   AerValue v;
@@ -125,8 +149,7 @@ bool ParseAer(const std::string& text, AerValue* out, std::string* expected) {
     const std::string name = line.substr(0, sp);
     uint64_t count = 0;
     if (!ParseU64(line.substr(sp + 1), &count)) return false;
-    for (unsigned char c : name)
-      if (!(std::isalnum(c) || c == '_')) return false;
+    if (!IsAerCounterName(name)) return false;
     ++lines;
     if (name.rfind("TOTAL_ERR_", 0) == 0) {
       v.total = count;

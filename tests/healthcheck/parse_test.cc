@@ -119,6 +119,22 @@ TEST(ParseAer, SumsTheLinesWhenThereIsNoTotal) {
   EXPECT_EQ(a.total, 3u);
 }
 
+// Format: drivers/pci/pcie/aer.c (aer_stats_dev_attr, Linux 6.x): an error bit without a name
+// is printed as "<prefix>_bit[<bit>] <count>" when its count is not zero.
+TEST(ParseAer, ReadsTheKernelsLinesForErrorBitsWithoutAName) {
+  AerValue a;
+  std::string expected;
+  ASSERT_TRUE(ParseAer("RxErr 0\nBadTLP 2\ndev_cor_errs_bit[12] 5\nTOTAL_ERR_COR 7\n", &a,
+                       &expected));
+  EXPECT_EQ(a.total, 7u);
+  EXPECT_EQ(a.counts.at("dev_cor_errs_bit[12]"), 5u);
+  ASSERT_TRUE(ParseAer("Undefined 0\ndev_fatal_errs_bit[0] 1\nTOTAL_ERR_FATAL 1\n", &a, &expected));
+  EXPECT_EQ(a.counts.at("dev_fatal_errs_bit[0]"), 1u);
+  for (const char* bad : {"dev_cor_errs_bit[] 1\n", "dev_cor_errs_bit[1x] 1\n",
+                          "dev_cor_errs_bit[12 1\n", "_bit[3] 1\n", "dev_bit[1234] 1\n"})
+    EXPECT_FALSE(ParseAer(bad, &a, &expected)) << bad;
+}
+
 TEST(ParseAer, RefusesMalformedText) {
   AerValue a;
   std::string expected;
