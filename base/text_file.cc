@@ -83,8 +83,4 @@ bool ReadTextFile(const std::string& path, const InputKind& kind, std::string* o
   return ok;
 }
 
-bool ReadTextFile(const std::string& path, std::string* out, Diags* diags, size_t max_bytes) {
-  return ReadTextFile(path, InputKind{"a text file", max_bytes}, out, diags);
-}
-
 }  // namespace railguard

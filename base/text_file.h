@@ -16,9 +16,6 @@ struct InputKind {
   size_t max_bytes;
 };
 
-// The limit of inputs read without a kind of their own.
-constexpr size_t kDefaultMaxInputBytes = 256u << 20;
-
 constexpr InputKind kTopologyYamlInput{"a rail topology YAML file", 16u << 20};
 constexpr InputKind kConfigYamlInput{"a railguard.yaml", 1u << 20};
 constexpr InputKind kIbnetdiscoverInput{"an ibnetdiscover dump", 256u << 20};
@@ -44,8 +41,5 @@ bool ReadTextFile(const std::string& path, const InputKind& kind, std::string* o
 bool ReadTextFd(int fd, const std::string& name, const InputKind& kind, std::string* out,
                 Diags* diags);
 
-// ReadTextFile of an input with no kind of its own, with the limit `max_bytes`.
-bool ReadTextFile(const std::string& path, std::string* out, Diags* diags,
-                  size_t max_bytes = kDefaultMaxInputBytes);
 
 }  // namespace railguard

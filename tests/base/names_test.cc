@@ -36,6 +36,8 @@ TEST(IsCheckName, LowerCaseLettersDigitsDotUnderscoreUpTo128) {
 TEST(NaturalLess, NumbersByValueThenFewerZerosFirst) {
   EXPECT_TRUE(NaturalLess("mlx5_3", "mlx5_10"));
   EXPECT_FALSE(NaturalLess("mlx5_10", "mlx5_3"));
+  EXPECT_TRUE(NaturalLess("mlx5_0", "mlx5_1"));
+  EXPECT_TRUE(NaturalLess("mlx4_9", "mlx5_0"));
   EXPECT_TRUE(NaturalLess("spine2", "spine10"));
   EXPECT_TRUE(NaturalLess("a", "a0"));
   EXPECT_FALSE(NaturalLess("x", "x"));

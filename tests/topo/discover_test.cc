@@ -10,7 +10,6 @@
 #include <regex>
 #include <string>
 
-#include "base/names.h"
 #include "tests/topo/discover_test_util.h"
 #include "topo/topology_yaml.h"
 
@@ -49,17 +48,6 @@ spines:
     EXPECT_EQ(d.topology.sus.empty(), d.topology.rails.empty()) << i;
   }
   EXPECT_GT(parsed, 0);
-}
-
-TEST(DiscoverHelpers, NaturalOrderComparesNumbersByValue) {
-  EXPECT_TRUE(NaturalLess("mlx5_3", "mlx5_10"));
-  EXPECT_FALSE(NaturalLess("mlx5_10", "mlx5_3"));
-  EXPECT_TRUE(NaturalLess("mlx5_0", "mlx5_1"));
-  EXPECT_TRUE(NaturalLess("mlx4_9", "mlx5_0"));
-  EXPECT_TRUE(NaturalLess("spine2", "spine10"));
-  EXPECT_TRUE(NaturalLess("a", "a0"));
-  EXPECT_FALSE(NaturalLess("x", "x"));
-  EXPECT_TRUE(NaturalLess("n01", "n001") != NaturalLess("n001", "n01"));
 }
 
 TEST(DiscoverHelpers, ABadExcludePatternIsAnErrorNotAnException) {
