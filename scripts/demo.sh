@@ -81,7 +81,7 @@ echo "topology: $here/etc/dev-4su.yaml" >"$tmp/railguard.yaml"
 echo "optional $plugins/spank_railguard.so config=$tmp/railguard.yaml" >"$tmp/plugstack.conf"
 cat >"$tmp/extra.conf" <<CONF
 JobSubmitPlugins=rail
-SchedulerParameters=max_switch_wait=300
+SchedulerParameters=max_switch_wait=31536000
 PlugStackConfig=$tmp/plugstack.conf
 CONF
 cluster_up=1
@@ -147,7 +147,7 @@ CONF
 cat >"$tmp/extra.conf" <<CONF
 JobSubmitPlugins=rail
 PlugStackConfig=$tmp/plugstack.conf
-SchedulerParameters=bf_interval=2,max_switch_wait=300,nohold_on_prolog_fail
+SchedulerParameters=bf_interval=2,max_switch_wait=31536000,nohold_on_prolog_fail
 AuthInfo=socket=$cdir/munge/munge.socket,cred_expire=10
 Prolog=$build/healthcheck/railcheck-prolog
 PrologFlags=Alloc

@@ -28,9 +28,10 @@ uint32_t CeilDiv(uint64_t a, uint64_t b) {
   return q > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(q);
 }
 
-// The job's node count (see DecidePlacement), or 0 when it cannot be told.
-uint32_t NodeCount(const JobFacts& job, const Fabric& fabric) {
-  if (job.min_nodes > 0) return job.min_nodes;
+}  // namespace
+
+uint32_t JobNodeCount(const JobFacts& job, const Fabric& fabric) {
+  if (job.min_nodes > 0 || job.max_nodes > 0) return std::max(job.min_nodes, job.max_nodes);
   if (fabric.gpus_per_node > 0) {
     if (uint64_t gpus = GpuCount(job.tres_per_job); gpus > 0)
       return CeilDiv(gpus, fabric.gpus_per_node);
@@ -39,20 +40,16 @@ uint32_t NodeCount(const JobFacts& job, const Fabric& fabric) {
   }
   if (job.num_tasks > 0 && job.ntasks_per_node > 0)
     return CeilDiv(job.num_tasks, job.ntasks_per_node);
+  if (job.num_tasks > 0 && job.cpus_per_node > 0)
+    return CeilDiv(static_cast<uint64_t>(job.num_tasks) * std::max<uint32_t>(job.cpus_per_task, 1),
+                   job.cpus_per_node);
   return 0;
 }
 
+namespace {
+
 std::string Plural(uint32_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-// The healthy-feature part of the user message.
-std::string FeatureNote(const JobFacts& job, const std::string& feature, const Constraint& c) {
-  if (!job.healthy_feature_defined)
-    return "no node has feature " + feature + " yet, so it is not required";
-  if (c.kind == Constraint::kTooComplex)
-    return feature + " not added: it cannot be combined with your --constraint";
-  return "healthy nodes only (feature " + feature + ")";
 }
 
 // Splits `s` at top level (outside brackets and parentheses) on any of `ops`.
@@ -96,10 +93,11 @@ Fabric FabricOf(const topo::Topology& topo) {
 
 uint32_t WaitBound(const PlacementConfig& config, PlacementMode mode, uint32_t nodes) {
   if (mode == PlacementMode::kOff) return 0;
+  if (mode == PlacementMode::kStrict) return kStrictWait;
   const uint64_t raw = static_cast<uint64_t>(config.wait_base_seconds) +
                        static_cast<uint64_t>(config.wait_per_node_seconds) * nodes;
-  const uint64_t strict = std::min<uint64_t>(raw, static_cast<uint64_t>(config.wait_max_seconds));
-  return static_cast<uint32_t>(mode == PlacementMode::kStrict ? strict : strict / 4);
+  return static_cast<uint32_t>(
+      std::min<uint64_t>(raw, static_cast<uint64_t>(config.wait_max_seconds)));
 }
 
 uint32_t SusNeeded(const std::vector<uint32_t>& su_sizes, uint32_t nodes) {
@@ -180,13 +178,26 @@ Constraint RequireFeature(std::string_view user, std::string_view feature) {
   const std::string u(user);
   const bool brackets = u.find('[') != std::string::npos;
   const bool parens = u.find('(') != std::string::npos;
-  const bool counts = u.find('*') != std::string::npos;
   const bool top_or = SplitTopLevel(u, "|").size() > 1;
   const bool any_or = u.find('|') != std::string::npos;
+  const auto too_complex = [&](const std::string& why) {
+    c.kind = Constraint::kTooComplex;
+    c.features = u;
+    c.why = why;
+    return c;
+  };
+  if (u.find('*') != std::string::npos)
+    return too_complex("Slurm does not apply the other terms of a --constraint with counts ('" +
+                       u + "') to every node, so " + f +
+                       " would not keep degraded nodes out; submit without '*N' counts (one "
+                       "job per node group) or ask your admin");
+  if (brackets && top_or)
+    return too_complex("'" + u + "' has a '|' outside its brackets, which Slurm cannot combine "
+                       "with " + f + "; write the alternatives inside the brackets, e.g. '[a|b|c]'");
   if (!any_or && !brackets && !parens) {
-    // AND-only ("a&b", "a,b", "a*2&b"): already required if it is one of the terms.
+    // AND-only ("a&b", "a,b"): already required if it is one of the terms.
     for (std::string_view term : SplitTopLevel(u, "&,")) {
-      if (term.substr(0, term.find('*')) == feature) {
+      if (term == feature) {
         c.kind = Constraint::kAlreadyThere;
         c.features = u;
         return c;
@@ -194,13 +205,8 @@ Constraint RequireFeature(std::string_view user, std::string_view feature) {
     }
     c.features = u + "&" + f;
   } else if (brackets) {
-    if (top_or) {
-      c.kind = Constraint::kTooComplex;
-      c.features = u;
-      return c;
-    }
     c.features = f + "&" + u;
-  } else if (!parens && !counts) {
+  } else if (!parens) {
     c.features = "(" + u + ")&" + f;
   } else {
     c.features = u + "&" + f;  // left to right: (whole expression) & f
@@ -208,13 +214,17 @@ Constraint RequireFeature(std::string_view user, std::string_view feature) {
   return c;
 }
 
-// The decision that refuses a job whose railguard option does not parse (`err` says why).
-Decision RefuseBadOption(const std::string& err) {
+namespace {
+
+// The decision that refuses a job for `why` (one line, "railguard: " added).
+Decision Refuse(Decision::Refusal kind, const std::string& why) {
   Decision d;
-  d.refuse = Decision::kBadOption;
-  d.message = "railguard: " + err;
+  d.refuse = kind;
+  d.message = "railguard: " + why;
   return d;
 }
+
+}  // namespace
 
 Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, const Fabric& fabric) {
   Decision d;
@@ -223,83 +233,108 @@ Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, con
 
   PlacementMode mode = config.default_mode;
   const bool explicit_mode = FindEnv(job.spank_env, kPlacementEnv, &value);
-  if (explicit_mode && !ParsePlacementOption(value, &mode, &err)) return RefuseBadOption(err);
+  if (explicit_mode && !ParsePlacementOption(value, &mode, &err))
+    return Refuse(Decision::kBadOption, err);
   int limit = config.max_sus_default;
   const bool explicit_limit = FindEnv(job.spank_env, kMaxSusEnv, &value);
-  if (explicit_limit && !ParseMaxSusOption(value, &limit, &err)) return RefuseBadOption(err);
+  if (explicit_limit) {
+    if (!ParseMaxSusOption(value, &limit, &err)) return Refuse(Decision::kBadOption, err);
+    if (config.max_sus_default > 0 && limit > config.max_sus_default)
+      return Refuse(Decision::kBadOption,
+                    "--rail-max-sus=" + std::to_string(limit) + " is above the site limit of " +
+                        std::to_string(config.max_sus_default) +
+                        " scalable units (max_sus_default); it can lower that limit, not raise it");
+  }
   const std::string mode_name = PlacementModeName(mode);
 
-  if (mode == PlacementMode::kOff) {
-    if (explicit_mode) d.message = "railguard: --rail-placement=off: job left as submitted";
-    return d;
-  }
-  const uint32_t nodes = NodeCount(job, fabric);
+  const uint32_t nodes = JobNodeCount(job, fabric);
   if (nodes <= 1) return d;  // single node (or unknown): packing is Slurm's business
-  if (job.has_nodelist) {
-    d.message = "railguard: the job names its nodes (--nodelist); placement left as submitted";
-    return d;
-  }
+  uint64_t total = 0;
+  for (uint32_t s : fabric.su_sizes) total += s;
+  if (total == 0) return d;  // a partition without rail nodes (CPU-only): not ours
 
+  const std::string where = job.partition.empty() ? "its partition" : "partition " + job.partition;
+  const std::string job_nodes = std::to_string(nodes) + " nodes";
+  std::string health_note;
   const std::string& feature = config.healthy_feature;
-  Constraint constraint;
-  constraint.kind = Constraint::kAlreadyThere;
-  constraint.features = job.features;
-  if (job.healthy_feature_defined) {
-    constraint = RequireFeature(job.features, feature);
+  if (!feature.empty()) {
+    const Constraint constraint = RequireFeature(job.features, feature);
+    if (constraint.kind == Constraint::kTooComplex)
+      return Refuse(Decision::kBadConstraint, constraint.why);
+    if (job.healthy_nodes < nodes)
+      return Refuse(Decision::kTooFewHealthy,
+                    "only " + std::to_string(job.healthy_nodes) + " nodes of " + where +
+                        " are healthy (feature " + feature + ") now, and this job needs " +
+                        job_nodes + "; railcheck keeps degraded nodes out of multi-node jobs. "
+                        "Ask for fewer nodes or resubmit when `sinfo -N -o '%N %f'` shows more");
     if (constraint.kind == Constraint::kAdded) {
       d.set_features = true;
       d.features = constraint.features;
     }
+    health_note = "healthy nodes only (feature " + feature + ")";
+  } else {
+    health_note = "node health not required (healthy_feature is empty)";
   }
-  const std::string feature_note = FeatureNote(job, feature, constraint);
-  const std::string head = "railguard: " + mode_name + " placement: ";
 
-  if (job.has_switches) {
-    d.message = head + "your --switches is kept; " + feature_note;
+  const std::string head = "railguard: " + mode_name + " placement: ";
+  if (mode == PlacementMode::kOff) {
+    d.message = "railguard: --rail-placement=off: no scalable-unit bound; " + health_note;
+    if (!explicit_mode) d.message = "railguard: placement off: " + health_note;
     return d;
   }
-  uint64_t total = 0;
-  for (uint32_t s : fabric.su_sizes) total += s;
+  if (job.nodelist_count >= nodes) {
+    d.message = head + "the job names all its nodes (--nodelist), so no scalable-unit bound; " +
+                health_note;
+    return d;
+  }
+  if (job.has_switches && mode == PlacementMode::kPrefer) {
+    d.message = head + "your --switches is kept; " + health_note;
+    return d;
+  }
   const uint32_t needed = SusNeeded(fabric.su_sizes, nodes);
   if (needed == 0) {
-    d = Decision();  // cannot run here anyway; Slurm explains why
-    d.message = "railguard: " + std::to_string(nodes) + " nodes is more than the " +
-                std::to_string(total) + " in the rail topology; placement left to Slurm";
+    d.message = "railguard: " + job_nodes + " is more than the " + std::to_string(total) +
+                " rail-topology nodes of " + where + "; placement left to Slurm; " + health_note;
     return d;
   }
-  const std::string job_nodes = std::to_string(nodes) + " nodes";
   const std::string sus = Plural(needed, "scalable unit", "scalable units");
   if (limit > 0 && needed > static_cast<uint32_t>(limit)) {
     const std::string source =
         explicit_limit ? "--rail-max-sus=" + std::to_string(limit)
                        : "the site limit of " + std::to_string(limit) + " (max_sus_default)";
-    if (mode == PlacementMode::kStrict) {
-      d = Decision();
-      d.refuse = Decision::kTooManySus;
-      d.message = "railguard: " + job_nodes + " need " + sus + ", more than " + source +
-                  " allows; ask for fewer nodes, raise --rail-max-sus or use "
-                  "--rail-placement=prefer";
-      return d;
-    }
+    if (mode == PlacementMode::kStrict)
+      return Refuse(Decision::kTooManySus,
+                    job_nodes + " need " + sus + " of " + where + ", more than " + source +
+                        " allows; ask for fewer nodes or use --rail-placement=prefer");
     d.message = head + job_nodes + " need " + sus + ", more than " + source +
-                " allows, so they may spread; " + feature_note;
+                " allows, so they may spread; " + health_note;
     return d;
   }
 
-  uint32_t wait = WaitBound(config, mode, nodes);
-  const bool capped = wait > job.max_switch_wait;
-  if (capped) wait = job.max_switch_wait;
+  const uint32_t bound = WaitBound(config, mode, nodes);
+  const uint32_t wait = std::min(bound, job.max_switch_wait);
   d.set_switches = true;
   d.req_switch = needed;
   d.wait4switch = wait;
   const std::string it = needed == 1 ? "it" : "them";
-  const std::string cap = capped ? ", the max_switch_wait limit" : "";
   if (mode == PlacementMode::kStrict) {
-    d.message = head + job_nodes + " in " + sus + " (Slurm waits up to " + std::to_string(wait) +
-                " s for " + it + cap + "); " + feature_note;
+    const std::string replaced =
+        job.has_switches ? " (your --switches=" + std::to_string(job.user_switches) +
+                               " is replaced)"
+                         : "";
+    const std::string hold =
+        job.max_switch_wait >= kNeverExpiresWait
+            ? "Slurm holds the job for " + it + " however long it queues"
+            : "Slurm holds the job for " + it + " only " + std::to_string(wait) +
+                  " s (SchedulerParameters max_switch_wait) from its first evaluation, then "
+                  "places it anywhere";
+    d.message = head + job_nodes + " in " + sus + replaced + "; " + hold + "; " + health_note;
   } else {
+    const std::string cap = bound > wait ? ", the max_switch_wait limit" : "";
     d.message = head + job_nodes + " in " + sus + " if Slurm finds " + it + " within " +
-                std::to_string(wait) + " s" + cap + ", else spread; " + feature_note;
+                std::to_string(wait) + " s" + cap +
+                " of its first evaluation of the job (a requeued job or array task keeps that "
+                "clock), else spread; " + health_note;
   }
   return d;
 }

@@ -15,36 +15,49 @@
 
 namespace railguard::plugin {
 
-// What a submitted job asks for, as job_submit sees it.
+// What a submitted (or updated) job asks for, as job_submit sees it, and what its partition
+// looks like.
 struct JobFacts {
   uint32_t min_nodes = 0;               // --nodes (minimum); 0 = not given
+  uint32_t max_nodes = 0;               // --nodes min-MAX; 0 = not given
   bool has_switches = false;            // --switches given: req_switch is the user's
-  bool has_nodelist = false;            // --nodelist given
+  uint32_t user_switches = 0;           // its count
+  uint32_t nodelist_count = 0;          // nodes named by --nodelist; 0 = none
   std::string features;                 // --constraint as submitted; "" = none
   uint32_t num_tasks = 0;               // --ntasks; 0 = not given
   uint32_t ntasks_per_node = 0;         // --ntasks-per-node; 0 = not given
+  uint32_t cpus_per_task = 0;           // --cpus-per-task; 0 = not given (1)
+  uint32_t cpus_per_node = 0;           // most CPUs of a node of the job's partition; 0 = unknown
   std::string tres_per_job;             // e.g. "gres:gpu:16" from --gpus
   std::string tres_per_task;            // e.g. "gres:gpu:1" from --gpus-per-task
   std::vector<std::string> spank_env;   // "NAME=value" entries of the job's SPANK environment
-  bool healthy_feature_defined = true;  // some node in the cluster has the healthy feature
+  std::string partition;                // the job's partition(s), for messages; "" = default
+  uint32_t healthy_nodes = UINT32_MAX;  // nodes of the partition carrying the healthy feature
   uint32_t max_switch_wait = 300;       // Slurm's cap on wait4switch (SchedulerParameters)
 };
 
-// What placement needs to know about the fabric.
+// What placement needs to know about the fabric, as the job's partition sees it.
 struct Fabric {
-  std::vector<uint32_t> su_sizes;  // nodes per SU
+  std::vector<uint32_t> su_sizes;  // nodes per SU (of the job's partition); 0s are ignored
   uint32_t gpus_per_node = 0;      // shared by every SU's node type; 0 = they differ, or none
 };
 
 // The SU sizes and GPUs per node of `topo`.
 Fabric FabricOf(const topo::Topology& topo);
 
+// A strict job's wait that Slurm caps at max_switch_wait: as long as Slurm allows.
+inline constexpr uint32_t kStrictWait = 0x7fffffff;
+// The smallest max_switch_wait with which strict confinement is taken not to expire (a year).
+inline constexpr uint32_t kNeverExpiresWait = 31536000;
+
 // What to do with the job.
 struct Decision {
   enum Refusal {
     kAccept = 0,  // the job goes on (possibly changed as below)
-    kBadOption,   // a --rail-* value is wrong; `message` says what is allowed
+    kBadOption,   // a --rail-* value is wrong or above the site's limit; `message` says so
     kTooManySus,  // strict, and the job needs more SUs than its limit; `message` says so
+    kBadConstraint,  // its --constraint cannot keep degraded nodes out; `message` says how
+    kTooFewHealthy,  // fewer healthy nodes in its partition than it needs; `message` says so
   } refuse = kAccept;
   bool set_switches = false;  // set the job's req_switch and wait4switch to these
   uint32_t req_switch = 0;    // most leaf switches (= SUs) Slurm should use
@@ -55,21 +68,31 @@ struct Decision {
 };
 
 // The decision for one job. Rules, in order:
-//  - a bad SPANK_RAIL_PLACEMENT / SPANK_RAIL_MAX_SUS value refuses the job;
-//  - mode off (from the job or default_mode): nothing changes;
-//  - a job of one node, or of a node count that cannot be derived, is left to packing;
-//  - a job that names its nodes (--nodelist) is left as submitted;
-//  - otherwise the healthy feature is required (combined with the user's --constraint), and
-//    unless the user gave --switches, req_switch = the fewest SUs that hold the job with
-//    wait4switch = WaitBound(), capped at max_switch_wait. A job that needs more SUs than
-//    its limit (--rail-max-sus, else max_sus_default) is refused under strict and left to
-//    spread under prefer.
-// The node count is min_nodes; without it, ceil(GPUs / gpus_per_node) from --gpus or from
-// --gpus-per-task x --ntasks, or ceil(ntasks / ntasks_per_node).
+//  - a bad SPANK_RAIL_PLACEMENT / SPANK_RAIL_MAX_SUS value, or a --rail-max-sus above the
+//    site's max_sus_default, refuses the job;
+//  - a job of one node, of a node count that cannot be derived, or in a partition without
+//    rail-topology nodes, is left to packing;
+//  - every other job needs the healthy feature (unless healthy_feature is ""), in every
+//    mode: the user's --constraint is combined with it, or the job is refused when that
+//    cannot keep degraded nodes out (counts, a top-level '|' next to brackets), or when its
+//    partition has fewer nodes carrying the feature than it needs;
+//  - mode off (from the job or default_mode): no switch bound;
+//  - a --nodelist naming all the job's nodes: no switch bound;
+//  - strict: req_switch = the fewest SUs that hold the job, with a wait of kStrictWait
+//    (capped by Slurm at max_switch_wait: with kNeverExpiresWait or more it never lapses);
+//    a user's --switches is replaced; a job that needs more SUs than its limit is refused;
+//  - prefer: the same count with wait = WaitBound(), counted by Slurm from its first
+//    evaluation of the job; a user's --switches is kept; over the limit it may spread.
+// The node count is the larger of min_nodes and max_nodes; without them, ceil(GPUs /
+// gpus_per_node) from --gpus or --gpus-per-task x --ntasks, ceil(ntasks / ntasks_per_node),
+// or ceil(ntasks x cpus_per_task / cpus_per_node).
 Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, const Fabric& fabric);
 
-// Seconds Slurm may hold a job of `nodes` nodes for its SUs: base + per_node * nodes, at most
-// wait_max, for strict; a quarter of that for prefer; 0 for off.
+// The node count DecidePlacement uses, or 0 when it cannot be told.
+uint32_t JobNodeCount(const JobFacts& job, const Fabric& fabric);
+
+// Seconds Slurm may hold a prefer job of `nodes` nodes for its SUs: base + per_node * nodes,
+// at most wait_max; kStrictWait for strict; 0 for off.
 uint32_t WaitBound(const PlacementConfig& config, PlacementMode mode, uint32_t nodes);
 
 // The fewest SUs, largest first, whose nodes add up to at least `nodes`; 0 if all of them
@@ -89,17 +112,19 @@ struct Constraint {
   enum Kind {
     kAdded,         // `features` requires the feature too
     kAlreadyThere,  // the user's expression already requires it; `features` == user's
-    kTooComplex,    // cannot be combined safely (brackets with a top-level '|')
+    kTooComplex,    // cannot keep nodes without the feature out; `why` says how to write it
   } kind = kAdded;
   std::string features;  // the expression to submit
+  std::string why;       // kTooComplex: the reason and the form that works
 };
 
 // Adds `feature` to the user's --constraint `user` so that both hold. Slurm 22.05 evaluates
 // constraints left to right without precedence, allows one level of parentheses (no counts
 // inside) and one bracket group; the result keeps within that: "f" when empty, "a&b&f" for
-// AND-only, "(a|b)&f" for a plain OR, "user&f" with parentheses or counts, "f&[a|b]" with
+// AND-only, "(a|b)&f" for a plain OR, "user&f" with parentheses, "f&[a|b]" with
 // brackets (the form of Slurm's own examples), and kTooComplex for brackets next to a
-// top-level '|'.
+// top-level '|', and for counts ("ib*2"): Slurm 22.05 does not filter a counted request by
+// its other AND terms, so the feature would not keep any node out.
 Constraint RequireFeature(std::string_view user, std::string_view feature);
 
 }  // namespace railguard::plugin

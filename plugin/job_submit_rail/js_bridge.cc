@@ -3,13 +3,17 @@
 // DecidePlacement(). See js_bridge.h for the contract of each function.
 #include "plugin/job_submit_rail/js_bridge.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "config/load.h"
+#include "base/names.h"
 #include "plugin/common/bridge.h"
+#include "plugin/core/feature_keeper.h"
 #include "plugin/core/placement.h"
 
 namespace {
@@ -31,11 +35,9 @@ Bridge& Get() {
   return bridge;
 }
 
-// REQUIRES: b.mu held.
-int LoadLocked(Bridge& b, const std::string& conf_path, int64_t conf_update, rg_log_fn log) {
-  b.conf_path = conf_path;
-  b.conf_update = conf_update;
-  const int rc = railguard::plugin::ReloadLogged(b.state, conf_path, log, [](const RailSetup& s) {
+// Loads `conf_path` into `state` (file I/O: called without b.mu) and logs the outcome.
+int LoadInto(RailState& state, const std::string& conf_path, rg_log_fn log) {
+  const int rc = railguard::plugin::ReloadLogged(state, conf_path, log, [](const RailSetup& s) {
     return std::string("default placement ") +
            railguard::PlacementModeName(s.config.placement.default_mode) + ", healthy feature " +
            s.config.placement.healthy_feature;
@@ -52,6 +54,26 @@ int LoadLocked(Bridge& b, const std::string& conf_path, int64_t conf_update, rg_
   return rc;
 }
 
+// The job's Fabric as its node list sees it: per SU, how many of `facts`' nodes it holds;
+// `*healthy` = how many of those carry `feature`.
+railguard::plugin::Fabric JobFabric(const rg_js_facts_t* facts, const railguard::topo::Topology& t,
+                                    const std::string& feature, uint32_t* healthy) {
+  railguard::plugin::Fabric all = railguard::plugin::FabricOf(t);
+  railguard::plugin::Fabric f;
+  f.gpus_per_node = all.gpus_per_node;
+  f.su_sizes.assign(t.sus.size(), 0);
+  *healthy = 0;
+  for (uint32_t i = 0; facts->node_names && i < facts->node_cnt; ++i) {
+    if (!facts->node_names[i]) continue;
+    const railguard::topo::NodeRef* ref = t.FindNode(facts->node_names[i]);
+    if (!ref || ref->su < 0) continue;
+    f.su_sizes[static_cast<size_t>(ref->su)] += 1;
+    const char* feats = facts->node_features ? facts->node_features[i] : nullptr;
+    if (!feature.empty() && feats && railguard::HasFeature(feats, feature)) *healthy += 1;
+  }
+  return f;
+}
+
 }  // namespace
 
 extern "C" int rg_js_load(const char* conf_path, int64_t conf_update, rg_log_fn log) {
@@ -59,9 +81,90 @@ extern "C" int rg_js_load(const char* conf_path, int64_t conf_update, rg_log_fn 
       log, "internal error while loading the placement setup", [] { return RG_LOAD_NONE; },
       [&] {
         Bridge& b = Get();
+        RailState staged;
+        {
+          std::lock_guard<std::mutex> lock(b.mu);
+          staged = b.state;
+        }
+        const int rc = LoadInto(staged, conf_path, log);
         std::lock_guard<std::mutex> lock(b.mu);
-        return LoadLocked(b, conf_path, conf_update, log);
+        b.state = staged;
+        b.conf_path = conf_path;
+        b.conf_update = conf_update;
+        return rc;
       });
+}
+
+extern "C" int rg_js_reload_if_stale(int64_t conf_update, rg_log_fn log) {
+  std::string path;
+  {
+    Bridge& b = Get();
+    std::lock_guard<std::mutex> lock(b.mu);
+    if (b.conf_path.empty() || b.conf_update == conf_update) return 0;
+    path = b.conf_path;
+  }
+  rg_js_load(path.c_str(), conf_update, log);
+  return 1;
+}
+
+extern "C" int rg_js_check_switch_wait(const char* sched_params, rg_log_fn log) {
+  return railguard::plugin::CatchAll(0, [&] {
+    Bridge& b = Get();
+    std::shared_ptr<const RailSetup> setup;
+    {
+      std::lock_guard<std::mutex> lock(b.mu);
+      setup = b.state.current();
+    }
+    if (!setup || setup->config.placement.default_mode != railguard::PlacementMode::kStrict)
+      return 0;
+    const uint32_t wait =
+        railguard::plugin::ParseMaxSwitchWait(sched_params ? sched_params : "");
+    if (wait >= railguard::plugin::kNeverExpiresWait) return 0;
+    Log(log, RG_LOG_ERROR,
+        "strict placement needs SchedulerParameters=max_switch_wait=" +
+            std::to_string(railguard::plugin::kNeverExpiresWait) +
+            " (a year) or more in slurm.conf; with " + std::to_string(wait) +
+            " s, a job that has waited that long for its scalable units is placed anywhere");
+    return 1;
+  });
+}
+
+extern "C" char* rg_js_healthy_feature(void) {
+  char* out = nullptr;
+  railguard::plugin::CatchAll(0, [&] {
+    Bridge& b = Get();
+    std::lock_guard<std::mutex> lock(b.mu);
+    std::shared_ptr<const RailSetup> setup = b.state.current();
+    if (setup) out = Dup(setup->config.placement.healthy_feature);
+    return 0;
+  });
+  return out;
+}
+
+extern "C" int rg_js_fix_features(const char* features, const char* features_act,
+                                  const char* extra, const char* feature, int restore,
+                                  char** new_features, char** new_features_act) {
+  *new_features = nullptr;
+  *new_features_act = nullptr;
+  return railguard::plugin::CatchAll(0, [&] {
+    if (!feature || !feature[0]) return 0;
+    auto fix = railguard::plugin::FixFeatures(features ? features : "",
+                                              features_act ? features_act : "",
+                                              extra ? extra : "", feature, restore != 0);
+    if (!fix) return 0;
+    char* a = Dup(fix->features);
+    char* b = nullptr;
+    try {
+      b = Dup(fix->features_act);
+    } catch (...) {
+      std::free(a);
+      throw;
+    }
+    *new_features = a;
+    *new_features_act = b;
+    return railguard::HasFeature(fix->features_act, feature) ? int{RG_JS_FIX_GIVES}
+                                                               : int{RG_JS_FIX_TAKES};
+  });
 }
 
 extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_decision_t* out) {
@@ -74,33 +177,42 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
       log, "internal error while deciding placement; job unchanged", undo, [&] {
         Bridge& b = Get();
         std::lock_guard<std::mutex> lock(b.mu);
-        if (facts->conf_update != b.conf_update && !b.conf_path.empty())
-          LoadLocked(b, b.conf_path, facts->conf_update, log);
         std::shared_ptr<const RailSetup> setup = b.state.current();
         if (!setup) return -1;
 
         const railguard::PlacementConfig& config = setup->config.placement;
         railguard::plugin::JobFacts job;
         job.min_nodes = facts->min_nodes;
+        job.max_nodes = facts->max_nodes;
         job.has_switches = facts->has_switches != 0;
-        job.has_nodelist = facts->has_nodelist != 0;
+        job.user_switches = facts->user_switches;
+        job.nodelist_count = facts->nodelist_count;
         job.features = facts->features ? facts->features : "";
         job.num_tasks = facts->num_tasks;
         job.ntasks_per_node = facts->ntasks_per_node;
+        job.cpus_per_task = facts->cpus_per_task;
+        for (uint32_t i = 0; facts->node_cpus && i < facts->node_cnt; ++i)
+          job.cpus_per_node = std::max(job.cpus_per_node, facts->node_cpus[i]);
         job.tres_per_job = facts->tres_per_job ? facts->tres_per_job : "";
         job.tres_per_task = facts->tres_per_task ? facts->tres_per_task : "";
         for (uint32_t i = 0; facts->spank_env && i < facts->spank_env_cnt; ++i)
           if (facts->spank_env[i]) job.spank_env.push_back(facts->spank_env[i]);
-        job.healthy_feature_defined =
-            !facts->feature_defined || facts->feature_defined(config.healthy_feature.c_str());
+        job.partition = facts->partition ? facts->partition : "";
         job.max_switch_wait =
             railguard::plugin::ParseMaxSwitchWait(facts->sched_params ? facts->sched_params : "");
+        const railguard::plugin::Fabric fabric =
+            JobFabric(facts, setup->topology, config.healthy_feature, &job.healthy_nodes);
 
         const railguard::plugin::Decision d = railguard::plugin::DecidePlacement(
-            job, config, railguard::plugin::FabricOf(setup->topology));
-        out->refuse = d.refuse == railguard::plugin::Decision::kBadOption    ? RG_JS_BAD_OPTION
-                      : d.refuse == railguard::plugin::Decision::kTooManySus ? RG_JS_TOO_MANY_SUS
-                                                                             : 0;
+            job, config, fabric);
+        using railguard::plugin::Decision;
+        switch (d.refuse) {
+          case Decision::kAccept: out->refuse = 0; break;
+          case Decision::kBadOption: out->refuse = RG_JS_BAD_OPTION; break;
+          case Decision::kTooManySus: out->refuse = RG_JS_TOO_MANY_SUS; break;
+          case Decision::kBadConstraint: out->refuse = RG_JS_BAD_CONSTRAINT; break;
+          case Decision::kTooFewHealthy: out->refuse = RG_JS_TOO_FEW_HEALTHY; break;
+        }
         out->set_switches = d.set_switches;
         out->req_switch = d.req_switch;
         out->wait4switch = d.wait4switch;

@@ -13,31 +13,43 @@
 extern "C" {
 #endif
 
-/* What the job asks for; 0 and NULL mean "not given". Strings are borrowed. */
+/* What the job asks for, and the nodes it may get; 0 and NULL mean "not given". Strings and
+ * arrays are borrowed. */
 typedef struct {
   uint32_t min_nodes;
-  int has_switches;     /* --switches given */
-  int has_nodelist;     /* --nodelist given */
-  const char *features; /* --constraint */
+  uint32_t max_nodes;       /* -N min-MAX */
+  int has_switches;         /* --switches given */
+  uint32_t user_switches;   /* its count */
+  uint32_t nodelist_count;  /* nodes named by --nodelist */
+  const char *features;     /* --constraint */
   uint32_t num_tasks;
   uint32_t ntasks_per_node;
+  uint32_t cpus_per_task;
   const char *tres_per_job; /* "gres:gpu:16" */
   const char *tres_per_task;
   const char *const *spank_env; /* "NAME=value" */
   uint32_t spank_env_cnt;
-  /* Answers whether some node has feature `name` (1) or none (0). */
-  int (*feature_defined)(const char *name);
+  const char *partition; /* for messages */
+  /* The nodes the job may get: its partitions' nodes, within its reservation, minus
+   * --exclude; with each one's active features and CPUs. */
+  const char *const *node_names;
+  const char *const *node_features;
+  const uint32_t *node_cpus;
+  uint32_t node_cnt;
   const char *sched_params; /* SchedulerParameters, for max_switch_wait */
   int64_t conf_update;      /* slurm_conf.last_update: a change means reconfigure */
 } rg_js_facts_t;
 
-enum { RG_JS_BAD_OPTION = 1, RG_JS_TOO_MANY_SUS = 2 };
+enum {
+  RG_JS_BAD_OPTION = 1,
+  RG_JS_TOO_MANY_SUS = 2,
+  RG_JS_BAD_CONSTRAINT = 3,
+  RG_JS_TOO_FEW_HEALTHY = 4
+};
 
 /* What to do; strings are malloc'd and released by rg_js_decision_free. */
 typedef struct {
-  int refuse;       /* 0 = accept; RG_JS_BAD_OPTION or
-                     * RG_JS_TOO_MANY_SUS = reject, message
-                     * says why */
+  int refuse;       /* 0 = accept; else one of RG_JS_*: reject, message says why */
   int set_switches; /* set req_switch and wait4switch */
   uint32_t req_switch;
   uint32_t wait4switch;
@@ -51,11 +63,34 @@ typedef struct {
  * RG_LOAD_NONE (-1) when there is none. */
 int rg_js_load(const char *conf_path, int64_t conf_update, rg_log_fn log);
 
-/* Decides for one job, from memory. When facts->conf_update differs from the last load,
- * the setup is reloaded first (once per reconfiguration; a failure keeps the last good one).
- * Returns 0 with *out filled, or -1 (with *out zeroed) when nothing is loaded or on an
+/* Decides for one job, from memory (never reads a file: reloading is rg_js_reload_if_stale's
+ * job, outside Slurm's locks). Returns 0 with *out filled, or -1 (with *out zeroed) when nothing is loaded or on an
  * internal error: the job then goes through unchanged. */
 int rg_js_decide(const rg_js_facts_t *facts, rg_log_fn log, rg_js_decision_t *out);
+
+/* Reloads the setup when `conf_update` differs from the one loaded (a reconfigure); a failure
+ * keeps the last good setup. Reads files: call it without holding Slurm's locks. Returns 1
+ * when it reloaded, 0 when nothing changed. */
+int rg_js_reload_if_stale(int64_t conf_update, rg_log_fn log);
+
+/* Logs an error when the loaded setup's default mode is strict and SchedulerParameters'
+ * max_switch_wait is below a year: strict confinement would lapse after it. Returns 1 when
+ * it logged, else 0. */
+int rg_js_check_switch_wait(const char *sched_params, rg_log_fn log);
+
+enum { RG_JS_FIX_GIVES = 1, RG_JS_FIX_TAKES = 2 };
+
+/* The keeper's fix of one node (plugin/core/feature_keeper.h, FixFeatures): RG_JS_FIX_GIVES
+ * or RG_JS_FIX_TAKES (the feature) with *new_features and *new_features_act malloc'd when
+ * the node's features must change, else 0 with both NULL. `restore`: the first pass after
+ * slurmctld (re)read slurm.conf. */
+int rg_js_fix_features(const char *features, const char *features_act, const char *extra,
+                       const char *feature, int restore, char **new_features,
+                       char **new_features_act);
+
+/* The healthy feature of the loaded setup as a malloc'd string ("" = health not required),
+ * or NULL when nothing is loaded. */
+char *rg_js_healthy_feature(void);
 
 /* Releases the strings of a decision and zeroes it. */
 void rg_js_decision_free(rg_js_decision_t *decision);

@@ -79,7 +79,7 @@ EOS
   chmod 755 "$rgp_tmp/healthcheck.sh"
   sed -i '/^SchedulerParameters=/d' "$rgp_tmp/extra.conf"
   cat >>"$rgp_tmp/extra.conf" <<EOS
-SchedulerParameters=bf_interval=2,max_switch_wait=300,nohold_on_prolog_fail
+SchedulerParameters=bf_interval=2,max_switch_wait=31536000,nohold_on_prolog_fail
 AuthInfo=socket=$rgh_dir/munge/munge.socket,cred_expire=10
 Prolog=$rgp_bin/healthcheck/railcheck-prolog
 Epilog=$rgp_bin/healthcheck/railcheck-epilog

@@ -164,7 +164,7 @@ grep -q "^optional $plugindir/spank_railguard.so config=" "$tmp/plugstack.conf" 
   fail "unexpected plugstack.conf line from the example: $(cat "$tmp/plugstack.conf")"
 cat >"$tmp/extra.conf" <<EOF
 JobSubmitPlugins=rail
-SchedulerParameters=bf_interval=2,max_switch_wait=300
+SchedulerParameters=bf_interval=2,max_switch_wait=31536000
 PlugStackConfig=$tmp/plugstack.conf
 EOF
 rg_cluster_start --no-trap --topo "$examples/dev-4su.yaml" --topology-plugin rail \

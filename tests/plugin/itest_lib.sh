@@ -69,7 +69,7 @@ rgp_write_configs() {
     >"$rgp_tmp/plugstack.conf"
   cat >"$rgp_tmp/extra.conf" <<EOF
 JobSubmitPlugins=rail
-SchedulerParameters=bf_interval=2,max_switch_wait=300
+SchedulerParameters=bf_interval=2,max_switch_wait=31536000
 PlugStackConfig=$rgp_tmp/plugstack.conf
 EOF
 }
@@ -96,8 +96,15 @@ rgp_su_of() {
   echo "su$(((n - 1) / 8 + 1))"
 }
 
-# rgp_set_healthy [UNHEALTHY-NODE...]: gives every node the feature rail_healthy (next to its
-# SU feature) except the ones named. `scontrol reconfigure` drops features set this way.
+# The node health railcheck publishes in Extra (wire/extra_json.h), healthy and degraded:
+# job_submit/rail's feature keeper takes rail_healthy from any node whose Extra is not healthy.
+rgp_extra_ok='{"railcheck":{"failed":[],"rails":["ok","ok","ok","ok","ok","ok","ok","ok"],"time":1,"verdict":"ok"}}'
+rgp_extra_degraded='{"railcheck":{"failed":["rail3:port.rate"],"rails":["ok","ok","ok","degraded","ok","ok","ok","ok"],"time":1,"verdict":"restrict"}}'
+
+# rgp_set_healthy [UNHEALTHY-NODE...]: publishes every node as railcheck would: healthy Extra
+# and the feature rail_healthy (next to its SU feature), except the ones named (degraded
+# Extra, no rail_healthy). `scontrol reconfigure` drops the features; the keeper gives them
+# back from Extra.
 rgp_set_healthy() {
   local su node
   local -A sick=()
@@ -105,10 +112,11 @@ rgp_set_healthy() {
   for node in $(scontrol show hostnames "n[001-032]"); do
     su=$(rgp_su_of "$node")
     if [ -n "${sick[$node]:-}" ]; then
-      scontrol update NodeName="$node" AvailableFeatures="$su" ActiveFeatures="$su"
+      scontrol update NodeName="$node" Extra="$rgp_extra_degraded" AvailableFeatures="$su" \
+        ActiveFeatures="$su"
     else
-      scontrol update NodeName="$node" AvailableFeatures="$su,rail_healthy" \
-        ActiveFeatures="$su,rail_healthy"
+      scontrol update NodeName="$node" Extra="$rgp_extra_ok" \
+        AvailableFeatures="$su,rail_healthy" ActiveFeatures="$su,rail_healthy"
     fi
   done || rgp_fail "scontrol update of node features failed"
 }

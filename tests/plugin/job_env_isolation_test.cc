@@ -47,6 +47,17 @@ class JobSubmitBridge : public ::testing::Test {
     for (const std::string& e : env) ptrs.push_back(e.c_str());
     rg_js_facts_t facts = {};
     facts.min_nodes = nodes;
+    // The partition: all 32 nodes of etc/dev-4su.yaml, healthy.
+    std::vector<std::string> names;
+    for (int i = 1; i <= 32; ++i) names.push_back("n" + std::string(i < 10 ? "00" : "0") + std::to_string(i));
+    std::vector<const char*> name_ptrs, feature_ptrs;
+    for (const std::string& n : names) {
+      name_ptrs.push_back(n.c_str());
+      feature_ptrs.push_back("gpu,rail_healthy");
+    }
+    facts.node_names = name_ptrs.data();
+    facts.node_features = feature_ptrs.data();
+    facts.node_cnt = static_cast<uint32_t>(names.size());
     facts.spank_env = ptrs.empty() ? nullptr : ptrs.data();
     facts.spank_env_cnt = static_cast<uint32_t>(ptrs.size());
     facts.sched_params = "bf_interval=2,max_switch_wait=300";

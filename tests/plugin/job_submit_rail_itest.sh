@@ -3,12 +3,12 @@
 # Integration test of job_submit/rail (with topology/rail and the SPANK plugin) in a real
 # slurmctld on etc/dev-4su.yaml, default_mode strict (the default, written out for the
 # reconfigure step to change), every node rail_healthy unless said:
-#  - 2-, 4- and 8-node jobs each land inside one SU, with --switches=1 and a size-dependent
-#    wait; the user sees one railguard line;
+#  - 2-, 4- and 8-node jobs each land inside one SU, with --switches=1 and the longest wait
+#    Slurm allows (max_switch_wait = a year); the user sees one railguard line;
 #  - a 12-node job gets --switches=2 and spans exactly 2 SUs; --gpus=16 alone counts as 2
 #    nodes;
-#  - --rail-placement=off leaves req_switch and features untouched; an explicit --switches
-#    is kept;
+#  - --rail-placement=off leaves req_switch alone but still requires rail_healthy; under
+#    strict an explicit --switches is replaced;
 #  - bad --rail-placement / --rail-max-sus values and a job over its SU limit are refused
 #    with the message;
 #  - a node without rail_healthy gets single-node jobs but no multi-node job;
@@ -40,54 +40,58 @@ told() {
 }
 
 # --- 2, 4 and 8 nodes: one SU each ---------------------------------------------------------
-declare -A wait_of=([2]=00:01:10 [4]=00:01:20 [8]=00:01:40)
+strict_line() { # N SUS: the strict line for N nodes in SUS scalable units
+  local su="1 scalable unit" it=it
+  [ "$2" = 1 ] || { su="$2 scalable units"; it=them; }
+  echo "railguard: strict placement: $1 nodes in $su; Slurm holds the job for $it however long it queues; healthy nodes only (feature rail_healthy)"
+}
 declare -A job_of=()
 for n in 2 4 8; do
   job_of[$n]=$(rgp_submit -N"$n" --exclusive -t 5 --wrap 'sleep 120')
   rgp_expect_eq "message for $n nodes" "$(told)" \
-    "railguard: strict placement: $n nodes in 1 scalable unit (Slurm waits up to $((60 + 5 * n)) s for it); healthy nodes only (feature rail_healthy)"
+    "$(strict_line "$n" 1)"
 done
 for n in 2 4 8; do
   job=${job_of[$n]}
   rgp_wait_state "$job" RUNNING 30
-  rgp_expect_eq "Switches of the $n-node job" "$(rgp_job "$job" Switches)" "1@${wait_of[$n]}"
+  rgp_expect_eq "Switches of the $n-node job" "$(rgp_job "$job" Switches)" "1@365-00:00:00"
   rgp_expect_eq "Features of the $n-node job" "$(rgp_job "$job" Features)" rail_healthy
   sus=$(rgp_sus_of_job "$job")
   [ "$(wc -w <<<"$sus")" = 1 ] ||
     rgp_fail "the $n-node job $job runs on $(rgp_job "$job" NodeList): SUs $sus, expected one"
-  rgp_ok "$n-node job $job inside $sus ($(rgp_job "$job" NodeList)), Switches=1@${wait_of[$n]}"
+  rgp_ok "$n-node job $job inside $sus ($(rgp_job "$job" NodeList)), Switches=1@365-00:00:00"
 done
 all_done
 
 # --- 12 nodes: two SUs ---------------------------------------------------------------------
 job=$(rgp_submit -N12 --exclusive -t 5 --wrap 'sleep 60')
 rgp_expect_eq "message for 12 nodes" "$(told)" \
-  "railguard: strict placement: 12 nodes in 2 scalable units (Slurm waits up to 120 s for them); healthy nodes only (feature rail_healthy)"
+  "$(strict_line 12 2)"
 rgp_wait_state "$job" RUNNING 30
-rgp_expect_eq "Switches of the 12-node job" "$(rgp_job "$job" Switches)" "2@00:02:00"
+rgp_expect_eq "Switches of the 12-node job" "$(rgp_job "$job" Switches)" "2@365-00:00:00"
 rgp_expect_eq "SUs of the 12-node job $(rgp_job "$job" NodeList)" "$(rgp_sus_of_job "$job" | wc -w)" 2
 rgp_ok "12-node job $job spans 2 SUs: $(rgp_sus_of_job "$job") ($(rgp_job "$job" NodeList))"
 all_done
 
 job=$(rgp_submit --gpus=16 --exclusive -t 5 --wrap 'sleep 1')
-rgp_expect_eq "Switches of a --gpus=16 job" "$(rgp_job "$job" Switches)" "1@00:01:10"
-rgp_ok "--gpus=16 without --nodes is placed as 2 nodes (Switches=1@00:01:10)"
+rgp_expect_eq "message for --gpus=16" "$(told)" "$(strict_line 2 1)"
+rgp_ok "--gpus=16 without --nodes is placed as 2 nodes"
 all_done
 
 # --- off and explicit --switches -------------------------------------------------------------
 job=$(rgp_submit -N4 --exclusive --rail-placement=off -t 5 --wrap 'sleep 1')
 rgp_expect_eq "message for --rail-placement=off" "$(told)" \
-  "railguard: --rail-placement=off: job left as submitted"
+  "railguard: --rail-placement=off: no scalable-unit bound; healthy nodes only (feature rail_healthy)"
 rgp_expect_eq "Switches with --rail-placement=off" "$(rgp_job "$job" Switches)" ""
-rgp_expect_eq "Features with --rail-placement=off" "$(rgp_job "$job" Features)" "(null)"
-rgp_ok "--rail-placement=off leaves req_switch and features untouched"
+rgp_expect_eq "Features with --rail-placement=off" "$(rgp_job "$job" Features)" "rail_healthy"
+rgp_ok "--rail-placement=off leaves req_switch untouched and still requires rail_healthy"
 
 job=$(rgp_submit -N4 --exclusive --switches=3@5:00 -t 5 --wrap 'sleep 1')
 rgp_expect_eq "message for --switches" "$(told)" \
-  "railguard: strict placement: your --switches is kept; healthy nodes only (feature rail_healthy)"
-rgp_expect_eq "Switches of an explicit --switches=3@5:00" "$(rgp_job "$job" Switches)" "3@00:05:00"
+  "railguard: strict placement: 4 nodes in 1 scalable unit (your --switches=3 is replaced); Slurm holds the job for it however long it queues; healthy nodes only (feature rail_healthy)"
+rgp_expect_eq "Switches of an explicit --switches=3@5:00" "$(rgp_job "$job" Switches)" "1@365-00:00:00"
 rgp_expect_eq "Features with an explicit --switches" "$(rgp_job "$job" Features)" rail_healthy
-rgp_ok "an explicit --switches=3@5:00 is kept"
+rgp_ok "under strict an explicit --switches=3@5:00 is replaced by 1@365-00:00:00"
 all_done
 
 # --- refusals --------------------------------------------------------------------------------
@@ -110,7 +114,7 @@ rgp_ok "--rail-placement=bogus is refused with what is allowed"
 refused "sbatch: error: railguard: invalid --rail-max-sus value '0'; expected a whole number from 1 to 4096" \
   -- -N2 --rail-max-sus=0
 rgp_ok "--rail-max-sus=0 is refused with what is allowed"
-refused "sbatch: error: railguard: 12 nodes need 2 scalable units, more than --rail-max-sus=1 allows; ask for fewer nodes, raise --rail-max-sus or use --rail-placement=prefer" \
+refused "sbatch: error: railguard: 12 nodes need 2 scalable units of its partition, more than --rail-max-sus=1 allows; ask for fewer nodes or use --rail-placement=prefer" \
   "sbatch: error: Batch job submission failed: Requested node configuration is not available" \
   -- -N12 --rail-max-sus=1
 rgp_ok "a strict job needing more SUs than --rail-max-sus is refused by job_submit/rail"
@@ -158,10 +162,23 @@ all_done
 # --- a changed placement section takes effect at reconfigure --------------------------------
 sed -i 's/default_mode: strict/default_mode: prefer/' "$RAILGUARD_CLUSTER_DIR/railguard.yaml"
 scontrol reconfigure || rgp_fail "scontrol reconfigure failed"
-rgp_set_healthy
-job=$(rgp_submit -N2 --exclusive -t 5 --wrap 'sleep 1')
-rgp_expect_eq "Switches of a 2-node job after switching to prefer" "$(rgp_job "$job" Switches)" "1@00:00:17"
+# The keeper thread reloads railguard.yaml off Slurm's locks, within a second.
+for _ in $(seq 50); do
+  grep -qF "railguard: job_submit/rail: loaded $RAILGUARD_CLUSTER_DIR/railguard.yaml and $RAILGUARD_CLUSTER_DIR/topology.yaml: default placement prefer" \
+    "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" && break
+  sleep 0.2
+done
 rgp_log_has "railguard: job_submit/rail: loaded $RAILGUARD_CLUSTER_DIR/railguard.yaml and $RAILGUARD_CLUSTER_DIR/topology.yaml: default placement prefer"
+# The reconfigure dropped the features set at run time; the keeper gives them back from Extra.
+for _ in $(seq 50); do
+  [ "$(scontrol show nodes -o | grep -c 'ActiveFeatures=[^ ]*rail_healthy')" = 32 ] && break
+  sleep 0.2
+done
+rgp_expect_eq "nodes with rail_healthy after the reconfigure" \
+  "$(scontrol show nodes -o | grep -c 'ActiveFeatures=[^ ]*rail_healthy')" 32
+rgp_ok "the reconfigure dropped run-time features and the keeper restored rail_healthy on all 32 nodes from Extra"
+job=$(rgp_submit -N2 --exclusive -t 5 --wrap 'sleep 1')
+rgp_expect_eq "Switches of a 2-node job after switching to prefer" "$(rgp_job "$job" Switches)" "1@00:01:10"
 rgp_ok "default_mode changed to prefer takes effect after scontrol reconfigure"
 all_done
 rgp_done

@@ -33,77 +33,88 @@ JobFacts WithEnv(JobFacts j, const std::string& entry) {
   return j;
 }
 
-TEST(Placement, StrictKeepsATwoNodeJobInOneSuWithItsWaitBound) {
-  Decision d = DecidePlacement(Nodes(2), Mode(PlacementMode::kStrict), Dev4Su());
+// Slurm's max_switch_wait as etc/slurm.conf.railguard sets it (a year: strict never lapses).
+constexpr uint32_t kYear = 31536000;
+
+JobFacts Strictly(JobFacts j) {
+  j.max_switch_wait = kYear;
+  return j;
+}
+
+const char kHealthy[] = "healthy nodes only (feature rail_healthy)";
+
+TEST(Placement, StrictHoldsAMultiNodeJobForItsSuHoweverLongItQueues) {
+  Decision d = DecidePlacement(Strictly(Nodes(2)), Mode(PlacementMode::kStrict), Dev4Su());
   EXPECT_EQ(d.refuse, Decision::kAccept);
   EXPECT_TRUE(d.set_switches);
   EXPECT_EQ(d.req_switch, 1u);
-  EXPECT_EQ(d.wait4switch, 70u);
+  EXPECT_EQ(d.wait4switch, kYear);  // Slurm's cap: the wait never lapses
   EXPECT_TRUE(d.set_features);
   EXPECT_EQ(d.features, "rail_healthy");
   EXPECT_EQ(d.message,
-            "railguard: strict placement: 2 nodes in 1 scalable unit (Slurm waits up to 70 s "
-            "for it); healthy nodes only (feature rail_healthy)");
+            std::string("railguard: strict placement: 2 nodes in 1 scalable unit; Slurm holds the "
+                        "job for it however long it queues; ") +
+                kHealthy);
+  // The wait no longer depends on the job's size: a small job's bound cannot lapse first.
+  EXPECT_EQ(DecidePlacement(Strictly(Nodes(8)), PlacementConfig(), Dev4Su()).wait4switch, kYear);
 }
 
-TEST(Placement, TheWaitBoundGrowsWithTheJob) {
-  const PlacementConfig strict = Mode(PlacementMode::kStrict);
-  EXPECT_EQ(DecidePlacement(Nodes(4), strict, Dev4Su()).wait4switch, 80u);
-  Decision eight = DecidePlacement(Nodes(8), strict, Dev4Su());
-  EXPECT_EQ(eight.req_switch, 1u);
-  EXPECT_EQ(eight.wait4switch, 100u);
+TEST(Placement, StrictSaysPlainlyWhenSlurmsMaxSwitchWaitWouldLetItLapse) {
+  JobFacts job = Nodes(8);
+  job.max_switch_wait = 300;  // Slurm's default
+  Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_EQ(d.wait4switch, 300u);
+  EXPECT_EQ(d.message,
+            std::string("railguard: strict placement: 8 nodes in 1 scalable unit; Slurm holds the "
+                        "job for it only 300 s (SchedulerParameters max_switch_wait) from its "
+                        "first evaluation, then places it anywhere; ") +
+                kHealthy);
 }
 
 TEST(Placement, AJobLargerThanAnSuGetsTheFewestSusThatHoldIt) {
-  Decision d = DecidePlacement(Nodes(12), Mode(PlacementMode::kStrict), Dev4Su());
+  Decision d = DecidePlacement(Strictly(Nodes(12)), Mode(PlacementMode::kStrict), Dev4Su());
   EXPECT_EQ(d.req_switch, 2u);
-  EXPECT_EQ(d.wait4switch, 120u);
-  EXPECT_EQ(d.message,
-            "railguard: strict placement: 12 nodes in 2 scalable units (Slurm waits up to "
-            "120 s for them); healthy nodes only (feature rail_healthy)");
+  EXPECT_EQ(d.wait4switch, kYear);
   EXPECT_EQ(DecidePlacement(Nodes(32), Mode(PlacementMode::kStrict), Dev4Su()).req_switch, 4u);
 }
 
-TEST(Placement, PreferAsksForTheSameSusWithAQuarterOfTheWait) {
-  Decision d = DecidePlacement(Nodes(4), Mode(PlacementMode::kPrefer), Dev4Su());
+TEST(Placement, PreferIsBoundedAndSaysItsClockStartsAtTheFirstEvaluation) {
+  Decision d = DecidePlacement(Strictly(Nodes(4)), Mode(PlacementMode::kPrefer), Dev4Su());
   EXPECT_EQ(d.req_switch, 1u);
-  EXPECT_EQ(d.wait4switch, 20u);
+  EXPECT_EQ(d.wait4switch, 80u);  // 60 + 5 x 4
   EXPECT_EQ(d.message,
-            "railguard: prefer placement: 4 nodes in 1 scalable unit if Slurm finds it within "
-            "20 s, else spread; healthy nodes only (feature rail_healthy)");
-  Decision big = DecidePlacement(Nodes(20), Mode(PlacementMode::kPrefer), Dev4Su());
+            std::string("railguard: prefer placement: 4 nodes in 1 scalable unit if Slurm finds it "
+                        "within 80 s of its first evaluation of the job (a requeued job or array "
+                        "task keeps that clock), else spread; ") +
+                kHealthy);
+  JobFacts capped = Nodes(20);
+  capped.max_switch_wait = 60;
+  Decision big = DecidePlacement(capped, Mode(PlacementMode::kPrefer), Dev4Su());
   EXPECT_EQ(big.req_switch, 3u);
-  EXPECT_EQ(big.message,
-            "railguard: prefer placement: 20 nodes in 3 scalable units if Slurm finds them "
-            "within 40 s, else spread; healthy nodes only (feature rail_healthy)");
-}
-
-TEST(Placement, WithoutAConfiguredModeAJobGetsStrict) {
-  Decision d = DecidePlacement(Nodes(4), PlacementConfig(), Dev4Su());
-  EXPECT_EQ(d.req_switch, 1u);
-  EXPECT_EQ(d.wait4switch, 80u);
-  EXPECT_EQ(d.message,
-            "railguard: strict placement: 4 nodes in 1 scalable unit (Slurm waits up to 80 s "
-            "for it); healthy nodes only (feature rail_healthy)");
+  EXPECT_EQ(big.wait4switch, 60u);
+  EXPECT_NE(big.message.find("within 60 s, the max_switch_wait limit of its first"),
+            std::string::npos);
 }
 
 TEST(Placement, TheJobsOwnModeOverridesTheDefault) {
-  JobFacts strict = WithEnv(Nodes(4), "SPANK_RAIL_PLACEMENT=strict");
-  EXPECT_EQ(DecidePlacement(strict, Mode(PlacementMode::kPrefer), Dev4Su()).wait4switch, 80u);
-  JobFacts prefer = WithEnv(Nodes(4), "SPANK_RAIL_PLACEMENT=prefer");
-  EXPECT_EQ(DecidePlacement(prefer, PlacementConfig(), Dev4Su()).wait4switch, 20u);
+  JobFacts strict = Strictly(WithEnv(Nodes(4), "SPANK_RAIL_PLACEMENT=strict"));
+  EXPECT_EQ(DecidePlacement(strict, Mode(PlacementMode::kPrefer), Dev4Su()).wait4switch, kYear);
+  JobFacts prefer = Strictly(WithEnv(Nodes(4), "SPANK_RAIL_PLACEMENT=prefer"));
+  EXPECT_EQ(DecidePlacement(prefer, PlacementConfig(), Dev4Su()).wait4switch, 80u);
 }
 
-TEST(Placement, OffLeavesTheJobAloneAndSaysSoOnlyWhenTheJobAskedForIt) {
+TEST(Placement, OffDropsTheScalableUnitBoundButNeverTheHealthRequirement) {
   Decision asked = DecidePlacement(WithEnv(Nodes(4), "SPANK_RAIL_PLACEMENT=off"),
                                    Mode(PlacementMode::kStrict), Dev4Su());
   EXPECT_FALSE(asked.set_switches);
-  EXPECT_FALSE(asked.set_features);
-  EXPECT_EQ(asked.message, "railguard: --rail-placement=off: job left as submitted");
+  EXPECT_TRUE(asked.set_features);
+  EXPECT_EQ(asked.features, "rail_healthy");
+  EXPECT_EQ(asked.message,
+            std::string("railguard: --rail-placement=off: no scalable-unit bound; ") + kHealthy);
   Decision by_default = DecidePlacement(Nodes(4), Mode(PlacementMode::kOff), Dev4Su());
   EXPECT_FALSE(by_default.set_switches);
-  EXPECT_FALSE(by_default.set_features);
-  EXPECT_EQ(by_default.message, "");
+  EXPECT_TRUE(by_default.set_features);
+  EXPECT_EQ(by_default.message, std::string("railguard: placement off: ") + kHealthy);
 }
 
 TEST(Placement, ASingleNodeJobIsLeftToPacking) {
@@ -113,33 +124,50 @@ TEST(Placement, ASingleNodeJobIsLeftToPacking) {
   EXPECT_EQ(d.message, "");
 }
 
-TEST(Placement, AJobWhoseNodeCountCannotBeToldIsLeftAlone) {
-  JobFacts job;
-  job.num_tasks = 64;  // CPUs decide how many nodes: not ours to guess
-  Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+TEST(Placement, AJobInAPartitionWithoutRailNodesIsNotOurs) {
+  Decision d = DecidePlacement(Nodes(4), Mode(PlacementMode::kStrict), Fabric{{0, 0}, 8});
   EXPECT_FALSE(d.set_switches);
+  EXPECT_FALSE(d.set_features);
   EXPECT_EQ(d.message, "");
+}
+
+TEST(Placement, TheJobIsSizedByItsMaximumNodeCount) {
+  JobFacts job = Strictly(Nodes(4));
+  job.max_nodes = 12;  // -N4-12: Slurm gives it up to 12
+  EXPECT_EQ(DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su()).req_switch, 2u);
+}
+
+TEST(Placement, NtasksAloneIsSizedByThePartitionsCpusPerNode) {
+  JobFacts job = Strictly(JobFacts());
+  job.num_tasks = 64;
+  EXPECT_FALSE(DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su()).set_switches)
+      << "without the partition's CPUs the count cannot be told";
+  job.cpus_per_node = 224;  // a DGX H100: 2 x 56 cores x 2 threads
+  job.cpus_per_task = 28;   // 64 x 28 = 1792 CPUs: 8 nodes
+  Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_TRUE(d.set_switches);
+  EXPECT_NE(d.message.find("8 nodes in 1 scalable unit"), std::string::npos);
+  job.cpus_per_task = 32;  // 2048 CPUs: 10 nodes, 2 SUs
+  EXPECT_EQ(DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su()).req_switch, 2u);
 }
 
 TEST(Placement, NodeCountComesFromGpusWhenNodesAreNotGiven) {
   const PlacementConfig strict = Mode(PlacementMode::kStrict);
   JobFacts gpus;
   gpus.tres_per_job = "gres:gpu:24";
-  EXPECT_EQ(DecidePlacement(gpus, strict, Dev4Su()).wait4switch, 75u);  // 3 nodes
+  EXPECT_NE(DecidePlacement(gpus, strict, Dev4Su()).message.find("3 nodes"), std::string::npos);
   JobFacts per_task;
   per_task.tres_per_task = "gres:gpu:1";
   per_task.num_tasks = 72;  // 72 GPUs: 9 nodes, 2 SUs
-  Decision d = DecidePlacement(per_task, strict, Dev4Su());
-  EXPECT_EQ(d.req_switch, 2u);
-  EXPECT_EQ(d.wait4switch, 105u);
+  EXPECT_EQ(DecidePlacement(per_task, strict, Dev4Su()).req_switch, 2u);
   JobFacts tasks;
   tasks.num_tasks = 64;
   tasks.ntasks_per_node = 8;
-  EXPECT_EQ(DecidePlacement(tasks, strict, Dev4Su()).wait4switch, 100u);  // 8 nodes
+  EXPECT_NE(DecidePlacement(tasks, strict, Dev4Su()).message.find("8 nodes"), std::string::npos);
   // --nodes wins over everything else.
   JobFacts both = gpus;
   both.min_nodes = 2;
-  EXPECT_EQ(DecidePlacement(both, strict, Dev4Su()).wait4switch, 70u);
+  EXPECT_NE(DecidePlacement(both, strict, Dev4Su()).message.find("2 nodes"), std::string::npos);
 }
 
 TEST(Placement, GpusSayNothingWhenNodeTypesDifferInGpuCount) {
@@ -149,25 +177,36 @@ TEST(Placement, GpusSayNothingWhenNodeTypesDifferInGpuCount) {
   EXPECT_FALSE(d.set_switches);
 }
 
-TEST(Placement, AnExplicitSwitchesIsKeptAndHealthyNodesAreStillRequired) {
-  JobFacts job = Nodes(4);
+TEST(Placement, StrictReplacesAUsersSwitchesAndPreferKeepsIt) {
+  JobFacts job = Strictly(Nodes(4));
   job.has_switches = true;
+  job.user_switches = 4;  // "--switches=4@0": spread anywhere at once
   Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
-  EXPECT_FALSE(d.set_switches);
-  EXPECT_TRUE(d.set_features);
-  EXPECT_EQ(d.message,
-            "railguard: strict placement: your --switches is kept; healthy nodes only "
-            "(feature rail_healthy)");
+  EXPECT_TRUE(d.set_switches);
+  EXPECT_EQ(d.req_switch, 1u);
+  EXPECT_EQ(d.wait4switch, kYear);
+  EXPECT_NE(d.message.find("(your --switches=4 is replaced)"), std::string::npos);
+  Decision p = DecidePlacement(job, Mode(PlacementMode::kPrefer), Dev4Su());
+  EXPECT_FALSE(p.set_switches);
+  EXPECT_TRUE(p.set_features);
+  EXPECT_EQ(p.message,
+            std::string("railguard: prefer placement: your --switches is kept; ") + kHealthy);
 }
 
-TEST(Placement, AJobThatNamesItsNodesIsLeftAsSubmitted) {
-  JobFacts job = Nodes(4);
-  job.has_nodelist = true;
-  Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
-  EXPECT_FALSE(d.set_switches);
-  EXPECT_FALSE(d.set_features);
-  EXPECT_EQ(d.message,
-            "railguard: the job names its nodes (--nodelist); placement left as submitted");
+TEST(Placement, ANodelistSkipsTheBoundOnlyWhenItNamesEveryNode) {
+  JobFacts job = Strictly(Nodes(4));
+  job.nodelist_count = 4;
+  Decision all = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_FALSE(all.set_switches);
+  EXPECT_TRUE(all.set_features);  // named nodes must still be healthy
+  EXPECT_EQ(all.message,
+            std::string("railguard: strict placement: the job names all its nodes (--nodelist), "
+                        "so no scalable-unit bound; ") +
+                kHealthy);
+  job.nodelist_count = 1;  // "-w n001 -N4": Slurm picks three more
+  Decision one = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_TRUE(one.set_switches);
+  EXPECT_EQ(one.req_switch, 1u);
 }
 
 TEST(Placement, BadOptionValuesAreRefusedWithWhatIsAllowed) {
@@ -185,23 +224,35 @@ TEST(Placement, BadOptionValuesAreRefusedWithWhatIsAllowed) {
             "4096");
 }
 
+TEST(Placement, RailMaxSusCanLowerTheSiteLimitButNotRaiseIt) {
+  PlacementConfig site = Mode(PlacementMode::kPrefer);
+  site.max_sus_default = 2;
+  Decision raise = DecidePlacement(WithEnv(Nodes(20), "SPANK_RAIL_MAX_SUS=3"), site, Dev4Su());
+  EXPECT_EQ(raise.refuse, Decision::kBadOption);
+  EXPECT_EQ(raise.message,
+            "railguard: --rail-max-sus=3 is above the site limit of 2 scalable units "
+            "(max_sus_default); it can lower that limit, not raise it");
+  Decision lower = DecidePlacement(WithEnv(Nodes(12), "SPANK_RAIL_MAX_SUS=1"), site, Dev4Su());
+  EXPECT_EQ(lower.refuse, Decision::kAccept);
+  EXPECT_NE(lower.message.find("more than --rail-max-sus=1 allows"), std::string::npos);
+}
+
 TEST(Placement, StrictRefusesAJobThatNeedsMoreSusThanItAllows) {
   Decision d = DecidePlacement(WithEnv(Nodes(12), "SPANK_RAIL_MAX_SUS=1"),
                                Mode(PlacementMode::kStrict), Dev4Su());
   EXPECT_EQ(d.refuse, Decision::kTooManySus);
   EXPECT_FALSE(d.set_switches);
   EXPECT_EQ(d.message,
-            "railguard: 12 nodes need 2 scalable units, more than --rail-max-sus=1 allows; ask "
-            "for fewer nodes, raise --rail-max-sus or use --rail-placement=prefer");
+            "railguard: 12 nodes need 2 scalable units of its partition, more than "
+            "--rail-max-sus=1 allows; ask for fewer nodes or use --rail-placement=prefer");
   PlacementConfig site = Mode(PlacementMode::kStrict);
   site.max_sus_default = 1;
-  EXPECT_EQ(DecidePlacement(Nodes(12), site, Dev4Su()).message,
-            "railguard: 12 nodes need 2 scalable units, more than the site limit of 1 "
-            "(max_sus_default) allows; ask for fewer nodes, raise --rail-max-sus or use "
+  JobFacts job = Nodes(12);
+  job.partition = "gpu";
+  EXPECT_EQ(DecidePlacement(job, site, Dev4Su()).message,
+            "railguard: 12 nodes need 2 scalable units of partition gpu, more than the site "
+            "limit of 1 (max_sus_default) allows; ask for fewer nodes or use "
             "--rail-placement=prefer");
-  // Within the limit, the limit changes nothing.
-  EXPECT_EQ(DecidePlacement(WithEnv(Nodes(12), "SPANK_RAIL_MAX_SUS=3"), site, Dev4Su()).req_switch,
-            2u);
 }
 
 TEST(Placement, PreferLetsAJobOverItsSuLimitSpread) {
@@ -211,65 +262,72 @@ TEST(Placement, PreferLetsAJobOverItsSuLimitSpread) {
   EXPECT_FALSE(d.set_switches);
   EXPECT_TRUE(d.set_features);
   EXPECT_EQ(d.message,
-            "railguard: prefer placement: 12 nodes need 2 scalable units, more than "
-            "--rail-max-sus=1 allows, so they may spread; healthy nodes only (feature "
-            "rail_healthy)");
+            std::string("railguard: prefer placement: 12 nodes need 2 scalable units, more than "
+                        "--rail-max-sus=1 allows, so they may spread; ") +
+                kHealthy);
 }
 
-TEST(Placement, AJobLargerThanTheFabricIsLeftToSlurm) {
+TEST(Placement, TheSuCountIsThePartitionsView) {
+  // A partition holding 4 nodes of each SU: 8 nodes need 2 of its SUs, not 1.
+  Decision d = DecidePlacement(Strictly(Nodes(8)), Mode(PlacementMode::kStrict),
+                               Fabric{{4, 4, 4, 4}, 8});
+  EXPECT_EQ(d.req_switch, 2u);
+}
+
+TEST(Placement, AJobLargerThanItsPartitionIsLeftToSlurmButStillNeedsHealthyNodes) {
   Decision d = DecidePlacement(Nodes(40), Mode(PlacementMode::kStrict), Dev4Su());
   EXPECT_FALSE(d.set_switches);
-  EXPECT_FALSE(d.set_features);
+  EXPECT_TRUE(d.set_features);
   EXPECT_EQ(d.message,
-            "railguard: 40 nodes is more than the 32 in the rail topology; placement left to "
-            "Slurm");
+            std::string("railguard: 40 nodes is more than the 32 rail-topology nodes of its "
+                        "partition; placement left to Slurm; ") +
+                kHealthy);
 }
 
-TEST(Placement, SlurmsMaxSwitchWaitCapsTheBoundAndTheUserIsTold) {
-  JobFacts job = Nodes(8);
-  job.max_switch_wait = 60;
+TEST(Placement, TooFewHealthyNodesInThePartitionIsSaidPlainly) {
+  JobFacts job = Strictly(Nodes(8));
+  job.partition = "gpu";
+  job.healthy_nodes = 5;
   Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
-  EXPECT_EQ(d.wait4switch, 60u);
+  EXPECT_EQ(d.refuse, Decision::kTooFewHealthy);
   EXPECT_EQ(d.message,
-            "railguard: strict placement: 8 nodes in 1 scalable unit (Slurm waits up to 60 s "
-            "for it, the max_switch_wait limit); healthy nodes only (feature rail_healthy)");
-}
-
-TEST(Placement, TheHealthyFeatureIsNotRequiredWhileNoNodeHasIt) {
-  JobFacts job = Nodes(2);
-  job.healthy_feature_defined = false;
-  job.features = "ib";
-  Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
-  EXPECT_TRUE(d.set_switches);
-  EXPECT_FALSE(d.set_features);
-  EXPECT_EQ(d.message,
-            "railguard: strict placement: 2 nodes in 1 scalable unit (Slurm waits up to 70 s "
-            "for it); no node has feature rail_healthy yet, so it is not required");
+            "railguard: only 5 nodes of partition gpu are healthy (feature rail_healthy) now, "
+            "and this job needs 8 nodes; railcheck keeps degraded nodes out of multi-node "
+            "jobs. Ask for fewer nodes or resubmit when `sinfo -N -o '%N %f'` shows more");
+  job.healthy_nodes = 8;
+  EXPECT_EQ(DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su()).refuse,
+            Decision::kAccept);
 }
 
 TEST(Placement, TheUsersConstraintIsCombinedWithTheHealthyFeature) {
-  JobFacts job = Nodes(2);
+  JobFacts job = Strictly(Nodes(2));
   job.features = "a100|h100";
   Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
   EXPECT_EQ(d.features, "(a100|h100)&rail_healthy");
   job.features = "rail_healthy&ib";
   d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
   EXPECT_FALSE(d.set_features);  // already required
-  EXPECT_EQ(d.message,
-            "railguard: strict placement: 2 nodes in 1 scalable unit (Slurm waits up to 70 s "
-            "for it); healthy nodes only (feature rail_healthy)");
   job.features = "[rack1|rack2]|big";
   d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
-  EXPECT_FALSE(d.set_features);
+  EXPECT_EQ(d.refuse, Decision::kBadConstraint);
   EXPECT_EQ(d.message,
-            "railguard: strict placement: 2 nodes in 1 scalable unit (Slurm waits up to 70 s "
-            "for it); rail_healthy not added: it cannot be combined with your --constraint");
+            "railguard: '[rack1|rack2]|big' has a '|' outside its brackets, which Slurm cannot "
+            "combine with rail_healthy; write the alternatives inside the brackets, e.g. "
+            "'[a|b|c]'");
+  job.features = "ib*2&nvme";
+  d = DecidePlacement(job, Mode(PlacementMode::kPrefer), Dev4Su());
+  EXPECT_EQ(d.refuse, Decision::kBadConstraint);
+  EXPECT_NE(d.message.find("submit without '*N' counts"), std::string::npos);
 }
 
-TEST(Placement, TheFeatureNameComesFromTheConfig) {
+TEST(Placement, TheFeatureNameComesFromTheConfigAndEmptyTurnsHealthOff) {
   PlacementConfig c = Mode(PlacementMode::kStrict);
   c.healthy_feature = "fabric_ok";
   EXPECT_EQ(DecidePlacement(Nodes(2), c, Dev4Su()).features, "fabric_ok");
+  c.healthy_feature = "";
+  Decision d = DecidePlacement(Nodes(2), c, Dev4Su());
+  EXPECT_FALSE(d.set_features);
+  EXPECT_TRUE(d.set_switches);
 }
 
 TEST(RequireFeature, CombinesWithinWhatSlurm2205Parses) {
@@ -279,28 +337,29 @@ TEST(RequireFeature, CombinesWithinWhatSlurm2205Parses) {
   EXPECT_EQ(features("ib"), "ib&ok");
   EXPECT_EQ(features("ib&nvme"), "ib&nvme&ok");
   EXPECT_EQ(features("ib,nvme"), "ib,nvme&ok");
-  EXPECT_EQ(features("ib*2&nvme"), "ib*2&nvme&ok");
   EXPECT_EQ(features("a|b"), "(a|b)&ok");
   EXPECT_EQ(features("(a|b)&c"), "(a|b)&c&ok");
-  EXPECT_EQ(features("a*2|b"), "a*2|b&ok");  // counts may not go inside parentheses
   EXPECT_EQ(features("[r1|r2]"), "ok&[r1|r2]");
   EXPECT_EQ(features("c&[r1|r2]"), "ok&c&[r1|r2]");
+  // Counts: Slurm does not apply the other AND terms to a counted request.
+  EXPECT_EQ(kind("ib*2&nvme"), Constraint::kTooComplex);
+  EXPECT_EQ(kind("a*2|b"), Constraint::kTooComplex);
+  EXPECT_EQ(kind("[a*2&b*2]"), Constraint::kTooComplex);
+  EXPECT_EQ(kind("ok*4,ib"), Constraint::kTooComplex);
   EXPECT_EQ(kind("[r1|r2]|c"), Constraint::kTooComplex);
   EXPECT_EQ(features("[r1|r2]|c"), "[r1|r2]|c");
   EXPECT_EQ(kind("ok"), Constraint::kAlreadyThere);
   EXPECT_EQ(kind("ib&ok"), Constraint::kAlreadyThere);
-  EXPECT_EQ(kind("ok*4,ib"), Constraint::kAlreadyThere);
   EXPECT_EQ(kind("ok_not"), Constraint::kAdded);
   EXPECT_EQ(kind("ok|ib"), Constraint::kAdded);  // under an OR it is not required
 }
 
-TEST(WaitBound, IsBasePlusPerNodeCappedAndAQuarterForPrefer) {
+TEST(WaitBound, IsBasePlusPerNodeCappedForPreferAndUnboundedForStrict) {
   PlacementConfig c;
-  EXPECT_EQ(WaitBound(c, PlacementMode::kStrict, 2), 70u);
-  EXPECT_EQ(WaitBound(c, PlacementMode::kStrict, 32), 220u);
-  EXPECT_EQ(WaitBound(c, PlacementMode::kStrict, 48), 300u);
-  EXPECT_EQ(WaitBound(c, PlacementMode::kStrict, 4000000000u), 300u);
-  EXPECT_EQ(WaitBound(c, PlacementMode::kPrefer, 2), 17u);
+  EXPECT_EQ(WaitBound(c, PlacementMode::kPrefer, 2), 70u);
+  EXPECT_EQ(WaitBound(c, PlacementMode::kPrefer, 32), 220u);
+  EXPECT_EQ(WaitBound(c, PlacementMode::kPrefer, 64), 300u);
+  EXPECT_EQ(WaitBound(c, PlacementMode::kStrict, 2), kStrictWait);
   EXPECT_EQ(WaitBound(c, PlacementMode::kOff, 2), 0u);
 }
 

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What job_submit/rail's feature keeper (in slurmctld) changes on one node so that its
+// healthy feature matches the health railcheck published in its Extra field, which Slurm
+// keeps across restarts and reconfigures while it resets node features to slurm.conf's.
+// Pure: the Slurm side applies the answer with Slurm's own update_node().
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace railguard::plugin {
+
+// Whether `extra` (a node's Extra text) says railcheck gives the node the healthy feature:
+// a railcheck report (wire/extra_json.h) whose verdict is "ok" or "warn" and whose rails are
+// all ok. False for no report, any other verdict, a degraded or down rail, or unreadable text.
+bool ExtraSaysHealthy(const std::string& extra);
+
+// The node's features after a fix.
+struct FeatureFix {
+  std::string features;      // AvailableFeatures
+  std::string features_act;  // ActiveFeatures
+};
+
+// The fix for a node with `features` / `features_act` (comma lists; an empty active list
+// means "as available") and Extra `extra`, or nullopt when nothing is to change:
+//  - a node whose Extra does not say healthy loses `feature` from both lists (always:
+//    slurm.conf or a hand edit may have given it back);
+//  - with `restore` (the first pass after slurmctld started or reread slurm.conf, which
+//    dropped run-time features), a node whose Extra says healthy gets `feature` on both.
+// Outside `restore` the feature is never added: railcheck decides when a node earns it.
+// REQUIRES: `feature` non-empty.
+std::optional<FeatureFix> FixFeatures(const std::string& features,
+                                      const std::string& features_act, const std::string& extra,
+                                      const std::string& feature, bool restore);
+
+}  // namespace railguard::plugin

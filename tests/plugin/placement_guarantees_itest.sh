@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Integration test of the placement guarantees of job_submit/rail (issue 12) in a real
+# slurmctld on etc/dev-4su.yaml (4 SUs of 8), strict, with a prefer bound of 5 s
+# (wait_base_seconds: 5, wait_per_node_seconds: 0) so that a bound that lapses would show:
+#  - one free node in each SU and the rest busy: a strict -N4 job and a 2-task array of -N4
+#    still wait after 15 s, three times the old bound, and then each lands in one SU;
+#  - a partition holding half of every SU: an 8-node job there needs 2 SUs, not 1;
+#  - a reservation: its nodes are the SUs the job sees;
+#  - --rail-max-sus above the site's max_sus_default, and constraints with counts or a '|'
+#    outside brackets, are refused with what to write instead;
+#  - the owner of a pending job (not an operator) clears its --constraint with
+#    `scontrol update`: rail_healthy is kept;
+#  - slurmctld killed and started again while n001 is degraded: a 2-node job submitted at
+#    once is accepted and never gets n001 (node features are dropped at start; the keeper
+#    gives rail_healthy back from Extra).
+# About 60 s.
+set -euo pipefail
+src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# shellcheck source=itest_lib.sh
+source "$src/tests/plugin/itest_lib.sh"
+
+rgp_write_configs "default_mode: strict" "wait_base_seconds: 5" "wait_per_node_seconds: 0" \
+  "max_sus_default: 3"
+cat >>"$rgp_tmp/extra.conf" <<'CONF'
+PartitionName=half Nodes=n[001-004],n[009-012],n[017-020],n[025-028] MaxTime=INFINITE State=UP
+CONF
+rgp_start || rgp_fail "the cluster did not start (see the messages above)"
+rgp_set_healthy
+
+all_done() {
+  scancel --user="$(id -un)" || true
+  scancel --user=nobody 2>/dev/null || true
+  local deadline=$((SECONDS + 30))
+  while [ -n "$(squeue -h -t PD,R,CG -o %i)" ]; do
+    [ "$SECONDS" -le "$deadline" ] || rgp_fail "jobs still there 30 s after scancel: $(squeue -h)"
+    sleep 0.5
+  done
+}
+
+# --- confinement that does not lapse ---------------------------------------------------------
+declare -A blocker=()
+for su in su1 su2 su3 su4; do
+  first=${rgp_su_nodes[$su]%%-*}
+  first=${first#n[}
+  nodes="n[$first-$(printf '%03d' $((10#$first + 6)))]"
+  blocker[$su]=$(rgp_submit -w "$nodes" -N7 --exclusive -t 10 --rail-placement=off --wrap 'sleep 300')
+done
+for su in "${!blocker[@]}"; do rgp_wait_state "${blocker[$su]}" RUNNING 30; done
+job=$(rgp_submit -N4 --exclusive -t 5 --wrap 'sleep 20')
+array=$(rgp_submit -a 1-2 -N4 --exclusive -t 5 --wrap 'sleep 20')
+echo "$rgp_name: one free node per SU; waiting 15 s, three times the prefer bound"
+sleep 15
+rgp_expect_eq "state of strict job $job after 15 s" "$(rgp_job "$job" JobState)" PENDING
+for t in 1 2; do
+  rgp_expect_eq "state of array task ${array}_$t after 15 s" \
+    "$(rgp_job "${array}_$t" JobState)" PENDING
+done
+rgp_ok "after 15 s with a free node in every SU, job $job and array $array still wait for an SU (Reason $(rgp_job "$job" Reason))"
+scancel "${blocker[su2]}" "${blocker[su3]}"
+for j in "$job" "${array}_1" "${array}_2"; do
+  rgp_wait_state "$j" RUNNING 60
+  sus=$(rgp_sus_of_job "$j")
+  [ "$(wc -w <<<"$sus")" = 1 ] || rgp_fail "job $j runs on $(rgp_job "$j" NodeList): SUs $sus"
+  rgp_ok "job $j landed in one SU: $sus ($(rgp_job "$j" NodeList))"
+done
+all_done
+
+# --- the partition's and the reservation's view of the SUs ----------------------------------
+job=$(rgp_submit -p half -N8 --exclusive -t 5 --wrap 'sleep 1')
+rgp_expect_eq "Switches of an 8-node job in partition half" "$(rgp_job "$job" Switches)" "2@365-00:00:00"
+rgp_wait_state "$job" COMPLETED 30
+rgp_ok "partition half (4 nodes of each SU): an 8-node job gets 2 SUs"
+scontrol create reservation ReservationName=rg_half Users=root StartTime=now Duration=10 \
+  Nodes='n[001-004],n[009-012]' Flags=IGNORE_JOBS >/dev/null || rgp_fail "cannot create a reservation"
+job=$(rgp_submit --reservation=rg_half -N6 --exclusive -t 5 --wrap 'sleep 1')
+rgp_expect_eq "Switches of a 6-node job in reservation rg_half" "$(rgp_job "$job" Switches)" "2@365-00:00:00"
+rgp_wait_state "$job" COMPLETED 30
+rgp_ok "reservation rg_half (4 nodes in each of 2 SUs): a 6-node job gets 2 SUs"
+scontrol delete ReservationName=rg_half
+all_done
+
+# --- no way around the admin's rules ---------------------------------------------------------
+refused() { # EXPECTED-LINE -- SBATCH-ARGS
+  local want=$1 out
+  shift 2
+  if out=$(sbatch "$@" --wrap true 2>&1); then rgp_fail "sbatch $* was accepted: $out"; fi
+  grep -qxF -- "$want" <<<"$out" || rgp_fail "sbatch $* printed:"$'\n'"$out"$'\n'"expected: $want"
+}
+refused "sbatch: error: railguard: --rail-max-sus=4 is above the site limit of 3 scalable units (max_sus_default); it can lower that limit, not raise it" \
+  -- -N20 --rail-max-sus=4
+rgp_ok "--rail-max-sus cannot raise the site's max_sus_default"
+refused "sbatch: error: railguard: Slurm does not apply the other terms of a --constraint with counts ('su1*2&su2*2') to every node, so rail_healthy would not keep degraded nodes out; submit without '*N' counts (one job per node group) or ask your admin" \
+  -- -N4 -C 'su1*2&su2*2'
+refused "sbatch: error: railguard: '[su1|su2]|su3' has a '|' outside its brackets, which Slurm cannot combine with rail_healthy; write the alternatives inside the brackets, e.g. '[a|b|c]'" \
+  -- -N2 -C '[su1|su2]|su3'
+rgp_ok "constraints that cannot keep degraded nodes out are refused with the form to use"
+
+# User nobody needs to read slurm.conf and the SPANK plugin's files, and reach munged.
+chmod o+rx "$RAILGUARD_CLUSTER_DIR" "$RAILGUARD_CLUSTER_DIR/munge" "$rgp_tmp"
+chmod o+r "$SLURM_CONF" "$rgp_tmp"/*.conf "$rgp_tmp"/*.yaml
+as_nobody() { (cd /tmp && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" "$@"); }
+owned=$(as_nobody sbatch --parsable -o /dev/null -N2 --begin=now+1hour -C su2 -t 5 --wrap true \
+  2>"$rgp_tmp/nobody.err") || rgp_fail "user nobody cannot submit: $(cat "$rgp_tmp/nobody.err")"
+owned=${owned%%;*}
+rgp_expect_eq "Features of nobody's job" "$(rgp_job "$owned" Features)" "su2&rail_healthy"
+as_nobody scontrol update JobId="$owned" Features=su3 ||
+  rgp_fail "nobody's scontrol update of its job failed"
+rgp_expect_eq "Features of nobody's job after its update to su3" \
+  "$(rgp_job "$owned" Features)" "su3&rail_healthy"
+as_nobody scontrol update JobId="$owned" Features= || true
+rgp_expect_eq "Features of nobody's job after clearing them" "$(rgp_job "$owned" Features)" "rail_healthy"
+rgp_ok "the owner's scontrol update of a pending job keeps rail_healthy"
+all_done
+
+# --- health exclusion across a slurmctld restart ---------------------------------------------
+rgp_set_healthy n001
+# slurmctld saves node state a moment after an update; a crash before that loses it (and
+# n001's degraded Extra with it). Wait for the save, as a real cluster would have long done.
+touch "$rgp_tmp/degraded-at"
+for _ in $(seq 100); do
+  [ "$RAILGUARD_CLUSTER_DIR/ctld/state/node_state" -nt "$rgp_tmp/degraded-at" ] && break
+  sleep 0.2
+done
+[ "$RAILGUARD_CLUSTER_DIR/ctld/state/node_state" -nt "$rgp_tmp/degraded-at" ] ||
+  rgp_fail "slurmctld did not save its node state within 20 s"
+rg_cluster_kill slurmctld || rgp_fail "cannot kill slurmctld"
+rg_cluster_respawn slurmctld || rgp_fail "slurmctld did not start again"
+job=$(rgp_submit -N2 -C su1 --exclusive -t 5 --wrap 'sleep 1')
+rgp_wait_state "$job" COMPLETED 60
+case " $(scontrol show hostnames "$(rgp_job "$job" NodeList)" | tr '\n' ' ') " in
+  *" n001 "*) rgp_fail "job $job ran on the degraded n001 right after the restart" ;;
+esac
+rgp_ok "right after a slurmctld restart, job $job was accepted and kept off degraded n001 ($(rgp_job "$job" NodeList))"
+rgp_expect_eq "nodes with rail_healthy after the restart" \
+  "$(scontrol show nodes -o | grep -c 'ActiveFeatures=[^ ]*rail_healthy')" 31
+rgp_log_has "railguard: job_submit/rail: gave back (slurm.conf was read) rail_healthy on 31 nodes (n[002-032]): from the health railcheck published in their Extra"
+rgp_ok "the keeper restored rail_healthy on the 31 healthy nodes from Extra, not on n001"
+rgp_done
