@@ -88,6 +88,14 @@ cluster_up=1
 rg_cluster_start --no-trap --topo etc/dev-4su.yaml --topology-plugin rail --plugin-dir "$plugins" \
   --conf-extra "$tmp/extra.conf" --railguard-conf "$tmp/railguard.yaml"
 run scontrol show topology
+echo "Publishing every node healthy the way railcheck does (its health in Extra, the feature"
+echo "rail_healthy); step 10 runs railcheck itself. Multi-node jobs require rail_healthy."
+extra_ok='{"railcheck":{"failed":[],"rails":["ok","ok","ok","ok","ok","ok","ok","ok"],"time":1,"verdict":"ok"}}'
+extra_bad='{"railcheck":{"failed":["rail3:port.rate"],"rails":["ok","ok","ok","degraded","ok","ok","ok","ok"],"time":1,"verdict":"restrict"}}'
+while read -r node su; do
+  scontrol update NodeName="$node" Extra="$extra_ok" AvailableFeatures="$su,rail_healthy" \
+    ActiveFeatures="$su,rail_healthy"
+done <"$tmp/nodes"
 echo "Submitting 2-, 4-, 8- and 12-node jobs, plain sbatch -N N --gpus-per-node=8:"
 for n in 2 4 8 12; do
   printf '$ sbatch -N %s ...  ->  ' "$n"
@@ -106,6 +114,18 @@ echo "The SPANK plugin exports the node's rail NICs in rail order for NCCL:"
 run srun -N1 -w n010 --gpus-per-node=8 printenv NCCL_IB_HCA
 echo "Bad option values are refused at submission with what is allowed:"
 run sbatch -N2 --rail-placement=fastest --wrap true
+echo "n001 degraded (as railcheck publishes it), then slurmctld killed and started again:"
+echo "Slurm drops run-time node features at a start; job_submit/rail's keeper gives"
+echo "rail_healthy back from Extra before slurmctld serves requests, so n001 stays out."
+scontrol update NodeName=n001 Extra="$extra_bad" AvailableFeatures=su1 ActiveFeatures=su1
+touch "$tmp/degraded-at"
+while ! [ "$RAILGUARD_CLUSTER_DIR/ctld/state/node_state" -nt "$tmp/degraded-at" ]; do sleep 0.2; done
+rg_cluster_kill slurmctld && rg_cluster_respawn slurmctld
+grep -F 'gave back (slurm.conf was read)' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" | tail -n 1 |
+  sed 's/^\[[^]]*\] /  slurmctld: /'
+id=$(sbatch --parsable -N2 -C su1 -o /dev/null --wrap 'sleep 1' 2>/dev/null)
+sleep 3
+echo "  \$ sbatch -N2 -C su1 (right after the restart)  ->  job $id on $(scontrol show job "$id" | grep -o ' NodeList=[^ ]*' | cut -d= -f2)"
 rg_cluster_stop >/dev/null 2>&1 || true
 cluster_up=0
 

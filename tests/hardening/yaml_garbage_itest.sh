@@ -19,6 +19,7 @@ source "$src/tests/plugin/itest_lib.sh"
 
 rgp_write_configs "default_mode: strict"
 rgp_start || rgp_fail "the cluster did not start (see the messages above)"
+rgp_set_healthy
 dir=$RAILGUARD_CLUSTER_DIR
 log=$dir/ctld/slurmctld.log
 yaml=$dir/topology.yaml
@@ -41,7 +42,7 @@ reconfigure() {
     [ "$SECONDS" -lt "$deadline" ] || rgp_fail "no topology/rail reload in the log after reconfigure"
     sleep 0.5
   done
-  sleep 1  # job_submit/rail reloads at the next submission
+  sleep 1  # job_submit/rail's keeper reloads and gives rail_healthy back within a second
 }
 
 # logged_at FILE: fails unless the log since the reconfigure names FILE:LINE:COLUMN in an

@@ -14,6 +14,7 @@
 #  - slurmctld killed and started again while n001 is degraded: a 2-node job submitted at
 #    once is accepted and never gets n001 (node features are dropped at start; the keeper
 #    gives rail_healthy back from Extra).
+# RGP_ONLY=confine|views|rules|owner|restart runs one part (to see each fail on its own).
 # About 60 s.
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -38,7 +39,11 @@ all_done() {
   done
 }
 
+# part NAME: whether to run part NAME (all unless RGP_ONLY names another).
+part() { [ -z "${RGP_ONLY:-}" ] || [ "$RGP_ONLY" = "$1" ]; }
+
 # --- confinement that does not lapse ---------------------------------------------------------
+if part confine; then
 declare -A blocker=()
 for su in su1 su2 su3 su4; do
   first=${rgp_su_nodes[$su]%%-*}
@@ -65,8 +70,10 @@ for j in "$job" "${array}_1" "${array}_2"; do
   rgp_ok "job $j landed in one SU: $sus ($(rgp_job "$j" NodeList))"
 done
 all_done
+fi
 
 # --- the partition's and the reservation's view of the SUs ----------------------------------
+if part views; then
 job=$(rgp_submit -p half -N8 --exclusive -t 5 --wrap 'sleep 1')
 rgp_expect_eq "Switches of an 8-node job in partition half" "$(rgp_job "$job" Switches)" "2@365-00:00:00"
 rgp_wait_state "$job" COMPLETED 30
@@ -79,8 +86,10 @@ rgp_wait_state "$job" COMPLETED 30
 rgp_ok "reservation rg_half (4 nodes in each of 2 SUs): a 6-node job gets 2 SUs"
 scontrol delete ReservationName=rg_half
 all_done
+fi
 
 # --- no way around the admin's rules ---------------------------------------------------------
+if part rules; then
 refused() { # EXPECTED-LINE -- SBATCH-ARGS
   local want=$1 out
   shift 2
@@ -95,6 +104,9 @@ refused "sbatch: error: railguard: Slurm does not apply the other terms of a --c
 refused "sbatch: error: railguard: '[su1|su2]|su3' has a '|' outside its brackets, which Slurm cannot combine with rail_healthy; write the alternatives inside the brackets, e.g. '[a|b|c]'" \
   -- -N2 -C '[su1|su2]|su3'
 rgp_ok "constraints that cannot keep degraded nodes out are refused with the form to use"
+fi
+
+if part owner; then
 
 # User nobody needs to read slurm.conf and the SPANK plugin's files, and reach munged.
 chmod o+rx "$RAILGUARD_CLUSTER_DIR" "$RAILGUARD_CLUSTER_DIR/munge" "$rgp_tmp"
@@ -112,8 +124,10 @@ as_nobody scontrol update JobId="$owned" Features= || true
 rgp_expect_eq "Features of nobody's job after clearing them" "$(rgp_job "$owned" Features)" "rail_healthy"
 rgp_ok "the owner's scontrol update of a pending job keeps rail_healthy"
 all_done
+fi
 
 # --- health exclusion across a slurmctld restart ---------------------------------------------
+if part restart; then
 rgp_set_healthy n001
 # slurmctld saves node state a moment after an update; a crash before that loses it (and
 # n001's degraded Extra with it). Wait for the save, as a real cluster would have long done.
@@ -136,4 +150,5 @@ rgp_expect_eq "nodes with rail_healthy after the restart" \
   "$(scontrol show nodes -o | grep -c 'ActiveFeatures=[^ ]*rail_healthy')" 31
 rgp_log_has "railguard: job_submit/rail: gave back (slurm.conf was read) rail_healthy on 31 nodes (n[002-032]): from the health railcheck published in their Extra"
 rgp_ok "the keeper restored rail_healthy on the 31 healthy nodes from Extra, not on n001"
+fi
 rgp_done

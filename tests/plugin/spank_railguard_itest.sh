@@ -39,20 +39,20 @@ rgp_expect_eq "NCCL_IB_HCA of the steps in the batch script" \
   "$(sed -n 's/^step [^ ]* //p' <<<"$out" | sort -u)" "$hca"
 rgp_ok "a batch script and its steps get NCCL_IB_HCA"
 rgp_expect_eq "Switches of the 2-node batch job without --rail-placement" \
-  "$(rgp_job "$job" Switches)" "1@00:01:10"
+  "$(rgp_job "$job" Switches)" "1@365-00:00:00"
 rgp_ok "a job without --rail-placement gets the default, strict"
 
 out=$(srun -N2 --exclusive --rail-placement=prefer -t 5 bash -c 'echo $SLURM_JOB_ID' 2>"$rgp_tmp/srun.err") ||
   rgp_fail "srun --rail-placement=prefer failed: $(cat "$rgp_tmp/srun.err")"
 job=$(head -n 1 <<<"$out")
-rgp_expect_eq "Switches of srun -N2 --rail-placement=prefer" "$(rgp_job "$job" Switches)" "1@00:00:17"
-grep -qxF "srun: railguard: prefer placement: 2 nodes in 1 scalable unit if Slurm finds it within 17 s, else spread; healthy nodes only (feature rail_healthy)" \
+rgp_expect_eq "Switches of srun -N2 --rail-placement=prefer" "$(rgp_job "$job" Switches)" "1@00:01:10"
+grep -qxF "srun: railguard: prefer placement: 2 nodes in 1 scalable unit if Slurm finds it within 70 s of its first evaluation of the job (a requeued job or array task keeps that clock), else spread; healthy nodes only (feature rail_healthy)" \
   "$rgp_tmp/srun.err" || rgp_fail "srun did not show the railguard line: $(cat "$rgp_tmp/srun.err")"
 rgp_ok "srun --rail-placement=prefer reaches job_submit/rail"
 
 out=$(salloc -N2 --exclusive --rail-placement=strict -t 5 bash -c 'echo $SLURM_JOB_ID' 2>"$rgp_tmp/salloc.err") ||
   rgp_fail "salloc --rail-placement=strict failed: $(cat "$rgp_tmp/salloc.err")"
-rgp_expect_eq "Switches of salloc -N2 --rail-placement=strict" "$(rgp_job "$out" Switches)" "1@00:01:10"
+rgp_expect_eq "Switches of salloc -N2 --rail-placement=strict" "$(rgp_job "$out" Switches)" "1@365-00:00:00"
 rgp_ok "salloc --rail-placement=strict reaches job_submit/rail"
 
 if out=$(srun -N1 --rail-placement=nope true 2>&1); then
