@@ -6,8 +6,11 @@
 //    (PlanSwitches) for every node of slurm.conf; median of N runs, on a generated layout
 //    (default 128 SUs x 32 nodes = 4096 nodes) and on any layouts given with --topo;
 //  - job_submit/rail's per-job work: what rg_js_decide does under its lock (max_switch_wait
-//    from SchedulerParameters, the SU sizes, DecidePlacement), timed one call at a time over
-//    many job shapes; p50, p99 and max.
+//    from SchedulerParameters, the SU sizes of the job's partition from its node list, here
+//    every node of the layout, DecidePlacement), timed one call at a time over many job
+//    shapes; p50, p99 and max;
+//  - the feature keeper's look at every node (FixFeatures on each node's features and a
+//    railcheck Extra), as after a slurmctld start (restore) and at an ordinary pass.
 //
 // usage: bench_plugin_cost [--sus N] [--nodes-per-su N] [--runs N] [--rounds N] [--topo YAML]...
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "plugin/core/feature_keeper.h"
 #include "plugin/core/placement.h"
 #include "config/load.h"
 #include "plugin/core/switch_plan.h"
@@ -156,10 +160,33 @@ struct DecideTiming {
   size_t shapes = 0;
 };
 
-// Each call: what rg_js_decide runs per job (ParseMaxSwitchWait, FabricOf, DecidePlacement).
+// The nodes of `setup` and their features as slurmctld would hand them over.
+struct NodeList {
+  std::vector<std::string> names, features;
+  std::vector<const char*> name_ptrs, feature_ptrs;
+};
+
+NodeList NodesOf(const railguard::RailSetup& setup) {
+  NodeList l;
+  for (const railguard::topo::ScalableUnit& su : setup.topology.sus) {
+    for (const std::string& n : su.nodes) {
+      l.names.push_back(n);
+      l.features.push_back(su.name + ",rail_healthy");
+    }
+  }
+  for (size_t i = 0; i < l.names.size(); ++i) {
+    l.name_ptrs.push_back(l.names[i].c_str());
+    l.feature_ptrs.push_back(l.features[i].c_str());
+  }
+  return l;
+}
+
+// Each call: what rg_js_decide runs per job (ParseMaxSwitchWait, FabricOfNodes over the
+// partition's nodes, DecidePlacement).
 DecideTiming TimeDecide(const railguard::RailSetup& setup, int rounds) {
   const std::vector<plugin::JobFacts> shapes = JobShapes();
-  const std::string sched_params = "bf_interval=2,max_switch_wait=300";
+  const std::string sched_params = "bf_interval=2,max_switch_wait=31536000";
+  const NodeList nodes = NodesOf(setup);
   std::vector<double> us;
   us.reserve(shapes.size() * static_cast<size_t>(rounds));
   volatile size_t sink = 0;  // keeps the decisions from being optimized away
@@ -167,8 +194,10 @@ DecideTiming TimeDecide(const railguard::RailSetup& setup, int rounds) {
     for (plugin::JobFacts job : shapes) {
       const Clock::time_point t0 = Clock::now();
       job.max_switch_wait = plugin::ParseMaxSwitchWait(sched_params);
-      const plugin::Decision d =
-          plugin::DecidePlacement(job, setup.config.placement, plugin::FabricOf(setup.topology));
+      const plugin::Fabric fabric = plugin::FabricOfNodes(
+          setup.topology, nodes.name_ptrs.data(), nodes.feature_ptrs.data(),
+          nodes.name_ptrs.size(), setup.config.placement.healthy_feature, &job.healthy_nodes);
+      const plugin::Decision d = plugin::DecidePlacement(job, setup.config.placement, fabric);
       const Clock::time_point t1 = Clock::now();
       sink += d.req_switch + d.message.size();
       us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
@@ -182,6 +211,29 @@ DecideTiming TimeDecide(const railguard::RailSetup& setup, int rounds) {
   t.calls = us.size();
   t.shapes = shapes.size();
   return t;
+}
+
+// One look of the feature keeper at every node (milliseconds, median of `runs`): the health
+// of each node's railcheck Extra (through the keeper's cache) and FixFeatures on its
+// features, `restore` as after a start.
+double TimeKeeperPass(const railguard::RailSetup& setup, bool restore, int runs) {
+  const NodeList nodes = NodesOf(setup);
+  const std::string extra =
+      R"({"railcheck":{"failed":[],"rails":["ok","ok","ok","ok","ok","ok","ok","ok"],)"
+      R"("time":1,"verdict":"ok"}})";
+  std::vector<double> ms;
+  volatile size_t sink = 0;
+  for (int r = 0; r < runs; ++r) {
+    plugin::ExtraHealthCache cache;  // the keeper's, empty at each start
+    const Clock::time_point t0 = Clock::now();
+    for (size_t i = 0; i < nodes.names.size(); ++i)
+      sink += plugin::FixFeatures(nodes.features[i], "", cache.Healthy(extra), "rail_healthy",
+                                  restore)
+                  .has_value();
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return Quantile(ms, 0.50);
 }
 
 bool ToInt(const char* flag, const char* v, int* out) {
@@ -285,6 +337,15 @@ int Run(int argc, char** argv) {
     const DecideTiming t = TimeDecide(*s.setup, rounds);
     std::printf("%-40s %8zu %9.2f %9.2f %9.1f\n", s.label.c_str(), t.calls, t.p50_us, t.p99_us,
                 t.max_us);
+  }
+  std::printf(
+      "\njob_submit/rail feature keeper, one look at every node (node read lock held), "
+      "median of %d runs\n",
+      runs);
+  std::printf("%-40s %6s %14s %14s\n", "layout", "nodes", "restore ms", "ordinary ms");
+  for (const SetupTiming& s : setups) {
+    std::printf("%-40s %6zu %14.2f %14.2f\n", s.label.c_str(), s.nodes,
+                TimeKeeperPass(*s.setup, true, runs), TimeKeeperPass(*s.setup, false, runs));
   }
   return 0;
 }

@@ -41,11 +41,19 @@ bool ExtraSaysHealthy(const std::string& extra) {
   return true;
 }
 
+bool ExtraHealthCache::Healthy(const std::string& extra) {
+  auto it = seen_.find(extra);
+  if (it != seen_.end()) return it->second;
+  if (seen_.size() >= kMaxEntries) seen_.clear();
+  const bool healthy = ExtraSaysHealthy(extra);
+  seen_.emplace(extra, healthy);
+  return healthy;
+}
+
 std::optional<FeatureFix> FixFeatures(const std::string& features,
-                                      const std::string& features_act, const std::string& extra,
+                                      const std::string& features_act, bool healthy,
                                       const std::string& feature, bool restore) {
   const std::string& active = features_act.empty() ? features : features_act;
-  const bool healthy = ExtraSaysHealthy(extra);
   const bool has = HasFeature(features, feature) || HasFeature(active, feature);
   bool want;
   if (!healthy) {

@@ -5,8 +5,10 @@
 // Pure: the Slurm side applies the answer with Slurm's own update_node().
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace railguard::plugin {
 
@@ -15,6 +17,18 @@ namespace railguard::plugin {
 // all ok. False for no report, any other verdict, a degraded or down rail, or unreadable text.
 bool ExtraSaysHealthy(const std::string& extra);
 
+// ExtraSaysHealthy with memory: nodes publish a few distinct Extra texts, so the keeper's
+// look at thousands of nodes parses each text once. Holds at most kMaxEntries texts (then
+// starts over). Not thread-safe.
+class ExtraHealthCache {
+ public:
+  static constexpr size_t kMaxEntries = 4096;
+  bool Healthy(const std::string& extra);
+
+ private:
+  std::unordered_map<std::string, bool> seen_;
+};
+
 // The node's features after a fix.
 struct FeatureFix {
   std::string features;      // AvailableFeatures
@@ -22,15 +36,16 @@ struct FeatureFix {
 };
 
 // The fix for a node with `features` / `features_act` (comma lists; an empty active list
-// means "as available") and Extra `extra`, or nullopt when nothing is to change:
-//  - a node whose Extra does not say healthy loses `feature` from both lists (always:
-//    slurm.conf or a hand edit may have given it back);
+// means "as available") whose Extra says `healthy` (ExtraSaysHealthy), or nullopt when
+// nothing is to change:
+//  - a node that is not healthy loses `feature` from both lists (always: slurm.conf or a
+//    hand edit may have given it back);
 //  - with `restore` (the first pass after slurmctld started or reread slurm.conf, which
-//    dropped run-time features), a node whose Extra says healthy gets `feature` on both.
+//    dropped run-time features), a healthy node gets `feature` on both.
 // Outside `restore` the feature is never added: railcheck decides when a node earns it.
 // REQUIRES: `feature` non-empty.
 std::optional<FeatureFix> FixFeatures(const std::string& features,
-                                      const std::string& features_act, const std::string& extra,
+                                      const std::string& features_act, bool healthy,
                                       const std::string& feature, bool restore);
 
 }  // namespace railguard::plugin

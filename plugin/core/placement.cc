@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/names.h"
 #include "plugin/core/job_options.h"
 
 namespace railguard::plugin {
@@ -87,6 +88,24 @@ Fabric FabricOf(const topo::Topology& topo) {
     } else if (gpus != f.gpus_per_node) {
       f.gpus_per_node = 0;
     }
+  }
+  return f;
+}
+
+Fabric FabricOfNodes(const topo::Topology& topo, const char* const* names,
+                     const char* const* features, size_t count, const std::string& feature,
+                     uint32_t* healthy) {
+  Fabric f;
+  f.gpus_per_node = FabricOf(topo).gpus_per_node;
+  f.su_sizes.assign(topo.sus.size(), 0);
+  *healthy = 0;
+  for (size_t i = 0; names && i < count; ++i) {
+    if (!names[i]) continue;
+    const topo::NodeRef* ref = topo.FindNode(names[i]);
+    if (!ref || ref->su < 0 || static_cast<size_t>(ref->su) >= f.su_sizes.size()) continue;
+    f.su_sizes[static_cast<size_t>(ref->su)] += 1;
+    const char* list = features ? features[i] : nullptr;
+    if (!feature.empty() && list && HasFeature(list, feature)) *healthy += 1;
   }
   return f;
 }
@@ -193,7 +212,8 @@ Constraint RequireFeature(std::string_view user, std::string_view feature) {
                        "job per node group) or ask your admin");
   if (brackets && top_or)
     return too_complex("'" + u + "' has a '|' outside its brackets, which Slurm cannot combine "
-                       "with " + f + "; write the alternatives inside the brackets, e.g. '[a|b|c]'");
+                       "with " + f +
+                       "; write the alternatives inside the brackets, e.g. '[a|b|c]'");
   if (!any_or && !brackets && !parens) {
     // AND-only ("a&b", "a,b"): already required if it is one of the terms.
     for (std::string_view term : SplitTopLevel(u, "&,")) {

@@ -45,6 +45,14 @@ struct Fabric {
 // The SU sizes and GPUs per node of `topo`.
 Fabric FabricOf(const topo::Topology& topo);
 
+// The Fabric as a job's nodes see it: per SU of `topo`, how many of the `count` nodes
+// `names[i]` it holds (names outside the topology, and null entries, are skipped); GPUs per
+// node as FabricOf. `*healthy` = how many of those nodes list `feature` in `features[i]`
+// (a comma list; `features` may be null; 0 when `feature` is "").
+Fabric FabricOfNodes(const topo::Topology& topo, const char* const* names,
+                     const char* const* features, size_t count, const std::string& feature,
+                     uint32_t* healthy);
+
 // A strict job's wait that Slurm caps at max_switch_wait: as long as Slurm allows.
 inline constexpr uint32_t kStrictWait = 0x7fffffff;
 // The smallest max_switch_wait with which strict confinement is taken not to expire (a year).

@@ -54,26 +54,6 @@ int LoadInto(RailState& state, const std::string& conf_path, rg_log_fn log) {
   return rc;
 }
 
-// The job's Fabric as its node list sees it: per SU, how many of `facts`' nodes it holds;
-// `*healthy` = how many of those carry `feature`.
-railguard::plugin::Fabric JobFabric(const rg_js_facts_t* facts, const railguard::topo::Topology& t,
-                                    const std::string& feature, uint32_t* healthy) {
-  railguard::plugin::Fabric all = railguard::plugin::FabricOf(t);
-  railguard::plugin::Fabric f;
-  f.gpus_per_node = all.gpus_per_node;
-  f.su_sizes.assign(t.sus.size(), 0);
-  *healthy = 0;
-  for (uint32_t i = 0; facts->node_names && i < facts->node_cnt; ++i) {
-    if (!facts->node_names[i]) continue;
-    const railguard::topo::NodeRef* ref = t.FindNode(facts->node_names[i]);
-    if (!ref || ref->su < 0) continue;
-    f.su_sizes[static_cast<size_t>(ref->su)] += 1;
-    const char* feats = facts->node_features ? facts->node_features[i] : nullptr;
-    if (!feature.empty() && feats && railguard::HasFeature(feats, feature)) *healthy += 1;
-  }
-  return f;
-}
-
 }  // namespace
 
 extern "C" int rg_js_load(const char* conf_path, int64_t conf_update, rg_log_fn log) {
@@ -148,9 +128,16 @@ extern "C" int rg_js_fix_features(const char* features, const char* features_act
   *new_features_act = nullptr;
   return railguard::plugin::CatchAll(0, [&] {
     if (!feature || !feature[0]) return 0;
+    static std::mutex cache_mu;
+    static railguard::plugin::ExtraHealthCache cache;
+    bool healthy;
+    {
+      std::lock_guard<std::mutex> lock(cache_mu);
+      healthy = cache.Healthy(extra ? extra : "");
+    }
     auto fix = railguard::plugin::FixFeatures(features ? features : "",
-                                              features_act ? features_act : "",
-                                              extra ? extra : "", feature, restore != 0);
+                                              features_act ? features_act : "", healthy,
+                                              feature, restore != 0);
     if (!fix) return 0;
     char* a = Dup(fix->features);
     char* b = nullptr;
@@ -200,8 +187,9 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
         job.partition = facts->partition ? facts->partition : "";
         job.max_switch_wait =
             railguard::plugin::ParseMaxSwitchWait(facts->sched_params ? facts->sched_params : "");
-        const railguard::plugin::Fabric fabric =
-            JobFabric(facts, setup->topology, config.healthy_feature, &job.healthy_nodes);
+        const railguard::plugin::Fabric fabric = railguard::plugin::FabricOfNodes(
+            setup->topology, facts->node_names, facts->node_features, facts->node_cnt,
+            config.healthy_feature, &job.healthy_nodes);
 
         const railguard::plugin::Decision d = railguard::plugin::DecidePlacement(
             job, config, fabric);

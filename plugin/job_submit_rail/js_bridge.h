@@ -64,8 +64,8 @@ typedef struct {
 int rg_js_load(const char *conf_path, int64_t conf_update, rg_log_fn log);
 
 /* Decides for one job, from memory (never reads a file: reloading is rg_js_reload_if_stale's
- * job, outside Slurm's locks). Returns 0 with *out filled, or -1 (with *out zeroed) when nothing is loaded or on an
- * internal error: the job then goes through unchanged. */
+ * job, outside Slurm's locks). Returns 0 with *out filled, or -1 (with *out zeroed) when
+ * nothing is loaded or on an internal error: the job then goes through unchanged. */
 int rg_js_decide(const rg_js_facts_t *facts, rg_log_fn log, rg_js_decision_t *out);
 
 /* Reloads the setup when `conf_update` differs from the one loaded (a reconfigure); a failure

@@ -26,31 +26,43 @@ TEST(ExtraSaysHealthy, OnlyAnOkOrWarnReportWithEveryRailOk) {
 }
 
 TEST(FixFeatures, ADegradedNodeLosesTheFeatureWhateverSlurmConfSays) {
-  auto fix = FixFeatures("gpu,rail_healthy,ib", "", kDegraded, "rail_healthy", false);
+  auto fix =
+      FixFeatures("gpu,rail_healthy,ib", "", ExtraSaysHealthy(kDegraded), "rail_healthy", false);
   ASSERT_TRUE(fix.has_value());
   EXPECT_EQ(fix->features, "gpu,ib");
   EXPECT_EQ(fix->features_act, "gpu,ib");
-  EXPECT_FALSE(FixFeatures("gpu", "gpu", kDegraded, "rail_healthy", true).has_value());
+  EXPECT_FALSE(FixFeatures("gpu", "gpu", false, "rail_healthy", true).has_value());
 }
 
 TEST(FixFeatures, ANodeNeverCheckedIsNotHealthy) {
-  auto fix = FixFeatures("rail_healthy", "rail_healthy", "", "rail_healthy", true);
+  auto fix =
+      FixFeatures("rail_healthy", "rail_healthy", ExtraSaysHealthy(""), "rail_healthy", true);
   ASSERT_TRUE(fix.has_value());
   EXPECT_EQ(fix->features, "");
 }
 
 TEST(FixFeatures, AHealthyNodeGetsItBackOnlyWhenSlurmConfWasReread) {
-  EXPECT_FALSE(FixFeatures("gpu", "gpu", kOk, "rail_healthy", false).has_value())
+  EXPECT_FALSE(FixFeatures("gpu", "gpu", true, "rail_healthy", false).has_value())
       << "between rereads railcheck decides when a node earns the feature back";
-  auto fix = FixFeatures("gpu", "gpu", kOk, "rail_healthy", true);
+  auto fix = FixFeatures("gpu", "gpu", true, "rail_healthy", true);
   ASSERT_TRUE(fix.has_value());
   EXPECT_EQ(fix->features, "gpu,rail_healthy");
   EXPECT_EQ(fix->features_act, "gpu,rail_healthy");
-  EXPECT_FALSE(FixFeatures("gpu,rail_healthy", "", kOk, "rail_healthy", true).has_value());
+  EXPECT_FALSE(FixFeatures("gpu,rail_healthy", "", true, "rail_healthy", true).has_value());
+}
+
+TEST(ExtraHealthCache, AnswersAsExtraSaysHealthyAndStaysBounded) {
+  ExtraHealthCache cache;
+  EXPECT_TRUE(cache.Healthy(kOk));
+  EXPECT_FALSE(cache.Healthy(kDegraded));
+  EXPECT_TRUE(cache.Healthy(kOk));  // from memory, same answer
+  for (size_t i = 0; i < ExtraHealthCache::kMaxEntries + 10; ++i)
+    EXPECT_FALSE(cache.Healthy("text " + std::to_string(i)));
+  EXPECT_TRUE(cache.Healthy(kOk));
 }
 
 TEST(FixFeatures, AnActiveListOutOfStepIsRepaired) {
-  auto fix = FixFeatures("gpu,rail_healthy", "gpu", kOk, "rail_healthy", true);
+  auto fix = FixFeatures("gpu,rail_healthy", "gpu", true, "rail_healthy", true);
   ASSERT_TRUE(fix.has_value());
   EXPECT_EQ(fix->features_act, "gpu,rail_healthy");
 }

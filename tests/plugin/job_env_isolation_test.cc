@@ -49,7 +49,8 @@ class JobSubmitBridge : public ::testing::Test {
     facts.min_nodes = nodes;
     // The partition: all 32 nodes of etc/dev-4su.yaml, healthy.
     std::vector<std::string> names;
-    for (int i = 1; i <= 32; ++i) names.push_back("n" + std::string(i < 10 ? "00" : "0") + std::to_string(i));
+    for (int i = 1; i <= 32; ++i)
+      names.push_back("n" + std::string(i < 10 ? "00" : "0") + std::to_string(i));
     std::vector<const char*> name_ptrs, feature_ptrs;
     for (const std::string& n : names) {
       name_ptrs.push_back(n.c_str());
