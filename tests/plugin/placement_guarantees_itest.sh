@@ -14,7 +14,9 @@
 #  - slurmctld killed and started again while n001 is degraded: a 2-node job submitted at
 #    once is accepted and never gets n001 (node features are dropped at start; the keeper
 #    gives rail_healthy back from Extra).
-# RGP_ONLY=confine|views|rules|owner|restart runs one part (to see each fail on its own).
+#  - a heterogeneous job: each multi-node component is confined to its own SU and needs
+#    rail_healthy; a single-node component is left alone;
+# RGP_ONLY=confine|views|hetjob|rules|owner|restart runs one part (to see each fail on its own).
 # About 60 s.
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -85,6 +87,28 @@ rgp_expect_eq "Switches of a 6-node job in reservation rg_half" "$(rgp_job "$job
 rgp_wait_state "$job" COMPLETED 30
 rgp_ok "reservation rg_half (4 nodes in each of 2 SUs): a 6-node job gets 2 SUs"
 scontrol delete ReservationName=rg_half
+all_done
+fi
+
+# --- a heterogeneous job ---------------------------------------------------------------------
+if part hetjob; then
+printf '#!/bin/bash\ntrue\n' >"$rgp_tmp/het.sh"
+het=$(rgp_submit -N3 --exclusive -t 5 : -N1 --exclusive -t 5 : -N2 --exclusive -t 5 "$rgp_tmp/het.sh")
+for c in 0 2; do
+  rgp_expect_eq "Switches of component $c of hetjob $het" \
+    "$(rgp_field "$(scontrol show job -o "$het+$c")" Switches)" "1@365-00:00:00"
+  rgp_expect_eq "Features of component $c of hetjob $het" \
+    "$(rgp_field "$(scontrol show job -o "$het+$c")" Features)" "rail_healthy"
+done
+rgp_expect_eq "Features of the single-node component 1" \
+  "$(rgp_field "$(scontrol show job -o "$het+1")" Features)" "(null)"
+rgp_wait_state "$het" COMPLETED 60
+for c in 0 2; do
+  nodes=$(rgp_field "$(scontrol show job -o "$het+$c")" NodeList)
+  sus=$(for n in $(scontrol show hostnames "$nodes"); do rgp_su_of "$n"; done | sort -u | wc -l)
+  rgp_expect_eq "SUs of component $c ($nodes)" "$sus" 1
+done
+rgp_ok "hetjob $het: components 0 and 2 each ran in one SU on rail_healthy nodes; component 1 (one node) left alone"
 all_done
 fi
 
