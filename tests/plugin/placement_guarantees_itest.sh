@@ -16,7 +16,9 @@
 #    gives rail_healthy back from Extra).
 #  - a heterogeneous job: each multi-node component is confined to its own SU and needs
 #    rail_healthy; a single-node component is left alone;
-# RGP_ONLY=confine|views|hetjob|rules|owner|restart runs one part (to see each fail on its own).
+#  - n001 and n009 degraded: jobs with each --constraint shape Slurm 22.05 accepts and
+#    railguard combines (a, a|b, (a|b), [a|b], a&b, a,b) get rail_healthy and never run there;
+# RGP_ONLY=confine|views|hetjob|shapes|rules|owner|restart runs one part (to see each fail on its own).
 # About 60 s.
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -109,6 +111,27 @@ for c in 0 2; do
   rgp_expect_eq "SUs of component $c ($nodes)" "$sus" 1
 done
 rgp_ok "hetjob $het: components 0 and 2 each ran in one SU on rail_healthy nodes; component 1 (one node) left alone"
+all_done
+fi
+
+# --- constraint shapes -----------------------------------------------------------------------
+if part shapes; then
+rgp_set_healthy n001 n009
+declare -A shape_job=()
+for shape in 'su1' 'su1|su2' '(su1|su2)' '[su1|su2]' 'su1&su1' 'su2,su2'; do
+  shape_job[$shape]=$(rgp_submit -N2 --exclusive -C "$shape" -t 5 --wrap 'sleep 1')
+done
+for shape in "${!shape_job[@]}"; do
+  job=${shape_job[$shape]}
+  [[ $(rgp_job "$job" Features) == *rail_healthy* ]] ||
+    rgp_fail "-C '$shape': job $job has Features=$(rgp_job "$job" Features)"
+  rgp_wait_state "$job" COMPLETED 90
+  case " $(scontrol show hostnames "$(rgp_job "$job" NodeList)" | tr '\n' ' ') " in
+    *" n001 "* | *" n009 "*) rgp_fail "-C '$shape': job $job ran on a degraded node ($(rgp_job "$job" NodeList))" ;;
+  esac
+  rgp_ok "-C '$shape': Features=$(rgp_job "$job" Features), ran on $(rgp_job "$job" NodeList), not on n001 or n009"
+done
+rgp_set_healthy
 all_done
 fi
 
