@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "topo/hostlist.h"
 
@@ -131,6 +132,47 @@ SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::strin
                   plan.switches[top].children_expr + " under " + plan.switches[top].name + ", " +
                   std::to_string(ranked) + " nodes ranked scalable unit by scalable unit"});
   return plan;
+}
+
+Ranking RankNodes(const std::vector<std::string>& nodes, const std::vector<uint32_t>& fresh,
+                  const RankingFacts& facts, const std::string& source) {
+  Ranking out;
+  out.rank = fresh;
+  if (facts.previous.empty() || facts.multi_node_jobs <= 0) return out;
+
+  std::unordered_map<std::string, size_t> before;
+  for (size_t i = 0; i < facts.previous.size(); ++i) before.emplace(facts.previous[i], i);
+  // Sort key: (0, place before) for nodes the table had, (1, fresh rank) for new ones.
+  const auto key = [&](size_t i) {
+    auto it = before.find(nodes[i]);
+    return it == before.end() ? std::make_pair(1, static_cast<size_t>(fresh[i]))
+                              : std::make_pair(0, it->second);
+  };
+  std::vector<size_t> order(nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  size_t added = 0;
+  for (size_t place = 0; place < order.size(); ++place) {
+    out.rank[order[place]] = static_cast<uint32_t>(place);
+    if (!before.count(nodes[order[place]])) ++added;
+  }
+
+  // Only the order matters to Slurm (it sorts by rank): compare orders, not rank values.
+  std::vector<size_t> fresh_order = order;
+  std::sort(fresh_order.begin(), fresh_order.end(),
+            [&](size_t a, size_t b) { return fresh[a] < fresh[b]; });
+  if (fresh_order == order) {
+    out.rank = fresh;
+    return out;
+  }
+  out.kept = true;
+  std::string text = std::to_string(facts.multi_node_jobs) +
+                     " job(s) run on more than one node: the node order stays as it was";
+  if (added) text += " (" + std::to_string(added) + " new node(s) after the others)";
+  text += "; the scalable-unit order of " + source +
+          " applies at the first reconfigure while none does";
+  out.notes.push_back({false, text});
+  return out;
 }
 
 }  // namespace railguard::plugin

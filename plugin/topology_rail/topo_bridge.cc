@@ -26,6 +26,12 @@ RailState& State() {
   return state;
 }
 
+// The node table's order as the last (re)configuration left it (rg_topo_note_order).
+std::vector<std::string>& LastOrder() {
+  static std::vector<std::string> order;
+  return order;
+}
+
 // A calloc'd copy of `v` (one element at least), for the C side.
 template <typename T, typename U>
 T* DupArray(const std::vector<U>& v) {
@@ -93,6 +99,37 @@ extern "C" int rg_topo_plan(const char* const* names, int count, rg_log_fn log, 
       });
 }
 
+extern "C" int rg_topo_rank(const char* const* names, int count, int multi_node_jobs,
+                            rg_log_fn log, uint32_t* rank) {
+  return railguard::plugin::CatchLogged(
+      log, "internal error while ranking the nodes", [] { return -1; }, [&] {
+        std::shared_ptr<const RailSetup> setup = State().current();
+        if (!setup && LastOrder().empty()) return -1;
+        std::vector<std::string> nodes(names, names + count);
+        std::vector<uint32_t> fresh(nodes.size());
+        std::string source = "the rail topology";
+        if (setup) {
+          fresh = PlanSwitches(setup->topology, nodes, setup->config.topology_path).rank;
+          source = setup->config.topology_path;
+        } else {
+          for (size_t i = 0; i < fresh.size(); ++i) fresh[i] = static_cast<uint32_t>(i);
+        }
+        const railguard::plugin::Ranking ranking =
+            railguard::plugin::RankNodes(nodes, fresh, {LastOrder(), multi_node_jobs}, source);
+        for (const railguard::plugin::PlanNote& note : ranking.notes)
+          Log(log, note.warning ? RG_LOG_ERROR : RG_LOG_INFO, note.text);
+        for (size_t i = 0; i < ranking.rank.size(); ++i) rank[i] = ranking.rank[i];
+        return 0;
+      });
+}
+
+extern "C" void rg_topo_note_order(const char* const* names, int count) {
+  railguard::plugin::CatchAll(0, [&] {
+    LastOrder().assign(names, names + count);
+    return 0;
+  });
+}
+
 extern "C" void rg_topo_plan_free(rg_plan_t* plan) {
   if (!plan) return;
   for (int i = 0; plan->switches && i < plan->switch_cnt; ++i) {
@@ -112,6 +149,7 @@ extern "C" void rg_topo_plan_free(rg_plan_t* plan) {
 extern "C" void rg_topo_fini(void) {
   railguard::plugin::CatchAll(0, [] {
     State().Clear();
+    LastOrder().clear();
     return 0;
   });
 }

@@ -7,11 +7,16 @@
 #  - `scontrol reconfigure` with a broken rail YAML logs every problem and keeps the last
 #    good topology: the switches stay and placement keeps working; a fixed YAML loads at the
 #    next reconfigure;
-#  - nodes are ranked SU by SU: after swapping the nodes of su1 and su4 and reconfiguring,
-#    slurmctld's node table starts with the new su1 and jobs still run;
+#  - nodes are ranked SU by SU: after swapping the nodes of su1 and su4 and reconfiguring
+#    while no job runs, slurmctld's node table starts with the new su1 and jobs still run;
+#  - nothing is reordered under running jobs: a reconfigure that would re-rank (su1 and su4
+#    swapped back) while jobs run on several nodes keeps the node order; the jobs keep their
+#    nodes, their per-node CPUs (scontrol show job -d, the nodes' CPUAlloc, the task counts of
+#    a step started after the reconfigure) and end COMPLETED; the next reconfigure with no job
+#    running applies the new order;
 #  - nodes only in the rail topology, or only in slurm.conf, are logged by name; the latter
 #    stay usable under the leaf raildev-unmapped.
-# About 10 s.
+# About 25 s.
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 # shellcheck source=itest_lib.sh
@@ -48,6 +53,23 @@ check_topology() {
     "raildev-spine 1 su[1-4] n[001-032]"
 }
 
+# reconfigure_loaded WHAT: scontrol reconfigure, then waits until topology/rail logged that it
+# loaded the YAML again.
+reconfigure_loaded() {
+  local loads deadline=$((SECONDS + 10))
+  loads=$(grep -c "railguard: topology/rail: loaded $RAILGUARD_CLUSTER_DIR/railguard.yaml" "$log")
+  scontrol reconfigure || rgp_fail "scontrol reconfigure failed"
+  while [ "$(grep -c "railguard: topology/rail: loaded $RAILGUARD_CLUSTER_DIR/railguard.yaml" "$log")" -le "$loads" ]; do
+    [ "$SECONDS" -le "$deadline" ] || rgp_fail "$1 was not loaded at reconfigure"
+    sleep 0.5
+  done
+}
+
+# node_order: slurmctld's node table, in order, on one line.
+node_order() {
+  scontrol show node -o | awk '{ sub("NodeName=", "", $1); print $1 }' | tr '\n' ' '
+}
+
 check_topology
 rgp_ok "scontrol show topology: su1..su4 with their nodes under raildev-spine"
 grep -q "railguard: topology/rail: loaded $RAILGUARD_CLUSTER_DIR/railguard.yaml and $RAILGUARD_CLUSTER_DIR/topology.yaml: cluster raildev, 4 scalable units, 32 nodes" "$log" ||
@@ -81,29 +103,18 @@ rgp_log_has "error: railguard: job_submit/rail: $RAILGUARD_CLUSTER_DIR/railguard
 rgp_ok "reconfigure with a broken YAML: placement keeps working (job $job: $(rgp_job "$job" NodeList))"
 
 cp "$rgp_tmp/topology.good" "$RAILGUARD_CLUSTER_DIR/topology.yaml"
-loads=$(grep -c "railguard: topology/rail: loaded $RAILGUARD_CLUSTER_DIR/railguard.yaml" "$log")
-scontrol reconfigure || rgp_fail "scontrol reconfigure failed"
-deadline=$((SECONDS + 10))
-while [ "$(grep -c "railguard: topology/rail: loaded $RAILGUARD_CLUSTER_DIR/railguard.yaml" "$log")" -le "$loads" ]; do
-  [ "$SECONDS" -le "$deadline" ] || rgp_fail "the fixed YAML was not loaded at reconfigure"
-  sleep 0.5
-done
+reconfigure_loaded "the fixed YAML"
 check_topology
 rgp_ok "a fixed YAML loads at the next reconfigure"
 
 # --- node ranking: slurmctld's node order follows the SUs ----------------------------------
-# Swap the nodes of su1 and su4: nodes are then ranked n025..n032 first.
+# Swap the nodes of su1 and su4: nodes are then ranked n025..n032 first. No job runs, so the
+# new order applies at this reconfigure.
 sed -i 's/nodes: "n\[001-008\]"/nodes: "X"/; s/nodes: "n\[025-032\]"/nodes: "n[001-008]"/; s/nodes: "X"/nodes: "n[025-032]"/' \
   "$RAILGUARD_CLUSTER_DIR/topology.yaml"
-loads=$(grep -c "railguard: topology/rail: loaded $RAILGUARD_CLUSTER_DIR/railguard.yaml" "$log")
-scontrol reconfigure || rgp_fail "scontrol reconfigure failed"
-deadline=$((SECONDS + 10))
-while [ "$(grep -c "railguard: topology/rail: loaded $RAILGUARD_CLUSTER_DIR/railguard.yaml" "$log")" -le "$loads" ]; do
-  [ "$SECONDS" -le "$deadline" ] || rgp_fail "the reordered YAML was not loaded at reconfigure"
-  sleep 0.5
-done
+reconfigure_loaded "the reordered YAML"
 rgp_expect_eq "su1 after swapping" "$(rgp_field "$(scontrol show topology su1)" Nodes)" "n[025-032]"
-order=$(scontrol show node -o | awk '{ sub("NodeName=", "", $1); print $1 }' | tr '\n' ' ')
+order=$(node_order)
 rgp_expect_eq "slurmctld's node order" "$order" \
   "$(scontrol show hostnames 'n[025-032],n[009-024],n[001-008]' | tr '\n' ' ')"
 rgp_ok "nodes are ranked SU by SU: su1 (now n[025-032]) first"
@@ -112,6 +123,78 @@ job=$(rgp_submit -N8 --exclusive --wrap 'srun hostname')
 rgp_wait_state "$job" COMPLETED 60
 rgp_expect_eq "nodes of an 8-node job after reordering" "$(rgp_job "$job" NodeList)" "n[025-032]"
 rgp_ok "jobs run with the reordered node table (job $job on the new su1)"
+
+# --- reconfigure while jobs run: nothing is reordered under them -----------------------------
+# The table is n[025-032],n[009-024],n[001-008]. Two jobs, on n030+n001 and n031+n002, get a
+# different number of CPUs on each of their nodes; then su1 and su4 are swapped back, which
+# would rank n001 before n030 again. Slurm rebuilds a running job's node bitmap by name, but
+# its per-node arrays (CPUs, cores, memory) keep the job's old node order: a re-ranking now
+# would hand n030's CPUs to n001 and n001's to n030.
+rgp_set_healthy
+go=$rgp_tmp/go
+pad=$(rgp_submit -N1 -n1 -c2 -w n030 --wrap "while [ ! -e $go ]; do sleep 0.2; done")
+rgp_wait_state "$pad" RUNNING 30
+# One step before the reconfigure and one after: the task count per node, as slurmctld lays
+# out a new step from the job's per-node CPUs.
+cat >"$rgp_tmp/steps.sh" <<STEPS
+#!/bin/bash
+srun bash -c 'echo \$SLURMD_NODENAME' | sort | uniq -c | tr -s ' ' >$rgp_tmp/steps-\$SLURM_JOB_ID.before
+while [ ! -e $go ]; do sleep 0.2; done
+srun bash -c 'echo \$SLURMD_NODENAME' | sort | uniq -c | tr -s ' ' >$rgp_tmp/steps-\$SLURM_JOB_ID.after
+STEPS
+job=$(rgp_submit -N2 -n3 -c2 -w n001,n030 "$rgp_tmp/steps.sh")
+job2=$(rgp_submit -N2 -n3 -c2 -w n002,n031 "$rgp_tmp/steps.sh")
+rgp_wait_state "$job" RUNNING 30
+rgp_wait_state "$job2" RUNNING 30
+deadline=$((SECONDS + 30))
+while [ ! -s "$rgp_tmp/steps-$job.before" ] || [ ! -s "$rgp_tmp/steps-$job2.before" ]; do
+  [ "$SECONDS" -le "$deadline" ] || rgp_fail "the first steps of jobs $job and $job2 did not run"
+  sleep 0.5
+done
+
+# job_details JOBID: the job's nodes and the per-node lines of `scontrol show job -d`.
+job_details() {
+  rgp_job "$1" NodeList
+  scontrol show job -d "$1" | grep -E '^ *Nodes=' | sed 's/^ *//'
+}
+# cpu_alloc: CPUAlloc of the jobs' nodes, as slurmctld's node selection counts them.
+cpu_alloc() {
+  local node
+  for node in n001 n002 n030 n031; do
+    echo "$node $(rgp_field "$(scontrol show node -o "$node")" CPUAlloc)"
+  done
+}
+details_before=$(
+  job_details "$job"
+  job_details "$job2"
+)
+alloc_before=$(cpu_alloc)
+order_before=$(node_order)
+[ "$(grep -c 'CPU_IDs=' <<<"$details_before")" -eq 4 ] ||
+  rgp_fail "the jobs do not have different CPUs on each of their nodes:"$'\n'"$details_before"
+cp "$rgp_tmp/topology.good" "$RAILGUARD_CLUSTER_DIR/topology.yaml"
+reconfigure_loaded "the original YAML"
+rgp_expect_eq "su1 after swapping back" "$(rgp_field "$(scontrol show topology su1)" Nodes)" "n[001-008]"
+rgp_expect_eq "slurmctld's node order after a reconfigure while jobs run" "$(node_order)" "$order_before"
+rgp_expect_eq "nodes and per-node CPUs of jobs $job and $job2 (scontrol show job -d)" \
+  "$(
+    job_details "$job"
+    job_details "$job2"
+  )" "$details_before"
+rgp_expect_eq "CPUAlloc of the jobs' nodes" "$(cpu_alloc)" "$alloc_before"
+touch "$go"
+for j in "$job" "$job2" "$pad"; do rgp_wait_state "$j" COMPLETED 60; done
+for j in "$job" "$job2"; do
+  rgp_expect_eq "task counts of job $j's step after the reconfigure" \
+    "$(cat "$rgp_tmp/steps-$j.after")" "$(cat "$rgp_tmp/steps-$j.before")"
+done
+rgp_expect_eq "CPUAlloc once the jobs ended" "$(cpu_alloc)" "$(printf '%s 0\n' n001 n002 n030 n031)"
+rgp_log_has "railguard: topology/rail: 2 job(s) run on more than one node: the node order stays as it was"
+rgp_ok "a reconfigure while jobs run keeps the node order; jobs $job, $job2 keep their nodes and CPUs and end COMPLETED"
+reconfigure_loaded "the original YAML"
+rgp_expect_eq "slurmctld's node order at a reconfigure with no job running" "$(node_order)" \
+  "$(scontrol show hostnames 'n[001-032]' | tr '\n' ' ')"
+rgp_ok "the next reconfigure with no job running applies the new order"
 
 # --- nodes on one side only ------------------------------------------------------------------
 # su1 of the rail topology becomes n[033-040]: slurm.conf has none of them, and n[001-008]
