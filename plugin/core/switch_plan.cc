@@ -138,7 +138,7 @@ Ranking RankNodes(const std::vector<std::string>& nodes, const std::vector<uint3
                   const RankingFacts& facts, const std::string& source) {
   Ranking out;
   out.rank = fresh;
-  if (facts.previous.empty() || facts.multi_node_jobs <= 0) return out;
+  if (facts.previous.empty() || (facts.jobs_known && facts.multi_node_jobs <= 0)) return out;
 
   std::unordered_map<std::string, size_t> before;
   for (size_t i = 0; i < facts.previous.size(); ++i) before.emplace(facts.previous[i], i);
@@ -166,13 +166,51 @@ Ranking RankNodes(const std::vector<std::string>& nodes, const std::vector<uint3
     return out;
   }
   out.kept = true;
-  std::string text = std::to_string(facts.multi_node_jobs) +
-                     " job(s) run on more than one node: the node order stays as it was";
+  std::string text = facts.jobs_known
+                         ? std::to_string(facts.multi_node_jobs) +
+                               " job(s) run on more than one node: the node order stays as it was"
+                         : std::string("slurmctld ranks nodes before it recovers its jobs: the "
+                                       "node order it saved (") +
+                               kNodeOrderFile + ") stays";
   if (added) text += " (" + std::to_string(added) + " new node(s) after the others)";
   text += "; the scalable-unit order of " + source +
-          " applies at the first reconfigure while none does";
+          " applies at the first reconfigure while " +
+          (facts.jobs_known ? "none does" : "no job runs on more than one node");
   out.notes.push_back({false, text});
   return out;
+}
+
+std::string FormatNodeOrder(const std::vector<std::string>& order) {
+  std::string text =
+      "# slurmctld's node order as topology/rail last left it; kept at the next start\n";
+  for (const std::string& node : order) text += node + "\n";
+  return text;
+}
+
+bool ParseNodeOrder(const std::string& text, const std::string& path,
+                    std::vector<std::string>* order, std::string* error) {
+  order->clear();
+  std::set<std::string> seen;
+  size_t line_no = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    const auto fail = [&](const std::string& what) {
+      *error = path + ":" + std::to_string(line_no) + ": " + what +
+               "; expected one node name per line";
+      order->clear();
+      return false;
+    };
+    if (line.find_first_of(" \t\r\v\f") != std::string::npos)
+      return fail("'" + line + "' has blanks");
+    if (!seen.insert(line).second) return fail("node " + line + " is listed twice");
+    order->push_back(line);
+  }
+  return true;
 }
 
 }  // namespace railguard::plugin

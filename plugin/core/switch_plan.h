@@ -60,6 +60,9 @@ struct RankingFacts {
   // job's node bitmap by name at a reconfigure, but its per-node arrays (CPUs, cores, memory,
   // GRES) keep the job's old node order: a new relative order of its nodes mismatches them.
   int multi_node_jobs = 0;
+  // False at slurmctld's start, which ranks before it recovers its jobs: `previous` then comes
+  // from the order file (FormatNodeOrder) and is kept, as if multi-node jobs ran.
+  bool jobs_known = true;
 };
 
 struct Ranking {
@@ -69,13 +72,25 @@ struct Ranking {
 };
 
 // Ranks `nodes` (the node names of slurm.conf) given `fresh`, the SU-by-SU ranks of
-// PlanSwitches for them. The fresh ranks apply when nothing was ranked before or no
-// multi-node job holds nodes. Otherwise every node of `facts.previous` keeps its place
+// PlanSwitches for them. The fresh ranks apply when nothing was ranked before, or when the
+// jobs are known and no multi-node job holds nodes. Otherwise every node of `facts.previous` keeps its place
 // relative to the others and nodes new to the table come after all of them, in fresh-rank
 // order; a note says so when that differs from the fresh order. `source` names the rail
 // topology in the note.
 // REQUIRES: fresh.size() == nodes.size(); distinct fresh ranks; distinct names.
 Ranking RankNodes(const std::vector<std::string>& nodes, const std::vector<uint32_t>& fresh,
                   const RankingFacts& facts, const std::string& source);
+
+// The order file topology/rail keeps in StateSaveLocation, so that a restarted slurmctld
+// keeps the order its recovered jobs were allocated in: a comment line, then one node name
+// per line in node-table order.
+inline constexpr const char* kNodeOrderFile = "railguard_node_order";
+std::string FormatNodeOrder(const std::vector<std::string>& order);
+
+// Reads FormatNodeOrder's text (`path` names it in errors) into `*order`. Lines starting
+// with '#' and empty lines are skipped. False with `*error` = "<path>:<line>: <what>;
+// expected one node name per line" for a name with blanks or a name given twice.
+bool ParseNodeOrder(const std::string& text, const std::string& path,
+                    std::vector<std::string>* order, std::string* error);
 
 }  // namespace railguard::plugin

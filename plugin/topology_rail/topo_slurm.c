@@ -168,6 +168,14 @@ static int _multi_node_jobs(void) {
   return count;
 }
 
+/* StateSaveLocation, where the order file goes; NULL outside slurmctld or when unset. */
+static const char *_state_dir(void) {
+  if (!running_in_slurmctld() || !slurm_conf.state_save_location ||
+      !slurm_conf.state_save_location[0])
+    return NULL;
+  return slurm_conf.state_save_location;
+}
+
 extern bool rail_topo_generate_node_ranking(void) {
   const char **names = NULL;
   node_record_t **nodes = NULL;
@@ -179,7 +187,7 @@ extern bool rail_topo_generate_node_ranking(void) {
   if (!node_record_count) return false;
   n = _gather_nodes(&names, &nodes);
   rank = xcalloc(n + 1, sizeof(uint32_t));
-  if (rg_topo_rank(names, n, _multi_node_jobs(), _log, rank) == 0) {
+  if (rg_topo_rank(names, n, _multi_node_jobs(), _state_dir(), _log, rank) == 0) {
     for (int i = 0; i < n; i++) nodes[i]->node_rank = rank[i];
     ranked = true;
   }
@@ -199,8 +207,9 @@ extern int rail_topo_build_config(void) {
   loaded_since_build = false;
   if (!node_record_count) return SLURM_SUCCESS;
   n = _gather_nodes(&names, &nodes);
-  /* Slurm has just sorted the node table (by rank): the order the next ranking keeps. */
-  if (running_in_slurmctld()) rg_topo_note_order(names, n);
+  /* Slurm has just sorted the node table (by rank): the order the next ranking, or the next
+   * start, keeps. */
+  if (running_in_slurmctld()) rg_topo_note_order(names, n, _state_dir(), _log);
   /* Every slurmd would repeat the same notes; slurmctld's log is the place for them. */
   if (rg_topo_plan(names, n, running_in_slurmctld() ? _log : NULL, &plan) != 0) {
     error("%s no rail topology loaded; no switches", PREFIX);

@@ -211,6 +211,47 @@ TEST(RankNodes, KeepsTheSwappedSusOfARunningClusterInPlace) {
   EXPECT_EQ(idle.rank, plan.rank);
 }
 
+TEST(RankNodes, AtStartTheSavedOrderIsKeptBeforeTheJobsAreKnown) {
+  const std::vector<std::string> nodes = {"n1", "n2", "n3"};
+  const std::vector<uint32_t> fresh = {1, 2, 0};
+  RankingFacts facts{{"n1", "n2", "n3"}, 0};
+  facts.jobs_known = false;  // slurmctld's start: no job recovered yet, so 0 says nothing
+  const Ranking r = RankNodes(nodes, fresh, facts, "t.yaml");
+  EXPECT_EQ(ByRank(nodes, r.rank), "n1 n2 n3");
+  EXPECT_TRUE(r.kept);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0].text,
+            "slurmctld ranks nodes before it recovers its jobs: the node order it saved "
+            "(railguard_node_order) stays; the scalable-unit order of t.yaml applies at the "
+            "first reconfigure while no job runs on more than one node");
+}
+
+TEST(NodeOrderFile, WhatIsWrittenReadsBackInOrder) {
+  const std::vector<std::string> order = {"n025", "n001", "login1"};
+  const std::string text = FormatNodeOrder(order);
+  EXPECT_EQ(text.substr(0, 2), "# ");
+  std::vector<std::string> back;
+  std::string error;
+  ASSERT_TRUE(ParseNodeOrder(text, "s/railguard_node_order", &back, &error)) << error;
+  EXPECT_EQ(back, order);
+  ASSERT_TRUE(ParseNodeOrder("", "f", &back, &error));
+  EXPECT_TRUE(back.empty());
+  ASSERT_TRUE(ParseNodeOrder("n1\n\nn2", "f", &back, &error));  // no final newline
+  EXPECT_EQ(back, (std::vector<std::string>{"n1", "n2"}));
+}
+
+TEST(NodeOrderFile, BadLinesAreNamedWithFileAndLine) {
+  std::vector<std::string> back;
+  std::string error;
+  EXPECT_FALSE(ParseNodeOrder("# c\nn1\nn2 n3\n", "s/o", &back, &error));
+  EXPECT_EQ(error, "s/o:3: 'n2 n3' has blanks; expected one node name per line");
+  EXPECT_TRUE(back.empty());
+  EXPECT_FALSE(ParseNodeOrder("n1\nn2\nn1\n", "s/o", &back, &error));
+  EXPECT_EQ(error, "s/o:3: node n1 is listed twice; expected one node name per line");
+  EXPECT_FALSE(ParseNodeOrder("n1\r\n", "s/o", &back, &error));
+  EXPECT_EQ(error, "s/o:1: 'n1\r' has blanks; expected one node name per line");
+}
+
 TEST(NcclIbHca, ListsTheNodesRailNicsInRailOrderForExactMatch) {
   const topo::Topology t = Dev4Su();
   EXPECT_EQ(NcclIbHca(t, "n017").value_or("none"),
