@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "topo/hostlist.h"
 
@@ -131,6 +132,85 @@ SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::strin
                   plan.switches[top].children_expr + " under " + plan.switches[top].name + ", " +
                   std::to_string(ranked) + " nodes ranked scalable unit by scalable unit"});
   return plan;
+}
+
+Ranking RankNodes(const std::vector<std::string>& nodes, const std::vector<uint32_t>& fresh,
+                  const RankingFacts& facts, const std::string& source) {
+  Ranking out;
+  out.rank = fresh;
+  if (facts.previous.empty() || (facts.jobs_known && facts.multi_node_jobs <= 0)) return out;
+
+  std::unordered_map<std::string, size_t> before;
+  for (size_t i = 0; i < facts.previous.size(); ++i) before.emplace(facts.previous[i], i);
+  // Sort key: (0, place before) for nodes the table had, (1, fresh rank) for new ones.
+  const auto key = [&](size_t i) {
+    auto it = before.find(nodes[i]);
+    return it == before.end() ? std::make_pair(1, static_cast<size_t>(fresh[i]))
+                              : std::make_pair(0, it->second);
+  };
+  std::vector<size_t> order(nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  size_t added = 0;
+  for (size_t place = 0; place < order.size(); ++place) {
+    out.rank[order[place]] = static_cast<uint32_t>(place);
+    if (!before.count(nodes[order[place]])) ++added;
+  }
+
+  // Only the order matters to Slurm (it sorts by rank): compare orders, not rank values.
+  std::vector<size_t> fresh_order = order;
+  std::sort(fresh_order.begin(), fresh_order.end(),
+            [&](size_t a, size_t b) { return fresh[a] < fresh[b]; });
+  if (fresh_order == order) {
+    out.rank = fresh;
+    return out;
+  }
+  out.kept = true;
+  std::string text = facts.jobs_known
+                         ? std::to_string(facts.multi_node_jobs) +
+                               " job(s) run on more than one node: the node order stays as it was"
+                         : std::string("slurmctld ranks nodes before it recovers its jobs: the "
+                                       "node order it saved (") +
+                               kNodeOrderFile + ") stays";
+  if (added) text += " (" + std::to_string(added) + " new node(s) after the others)";
+  text += "; the scalable-unit order of " + source +
+          " applies at the first reconfigure while " +
+          (facts.jobs_known ? "none does" : "no job runs on more than one node");
+  out.notes.push_back({false, text});
+  return out;
+}
+
+std::string FormatNodeOrder(const std::vector<std::string>& order) {
+  std::string text =
+      "# slurmctld's node order as topology/rail last left it; kept at the next start\n";
+  for (const std::string& node : order) text += node + "\n";
+  return text;
+}
+
+bool ParseNodeOrder(const std::string& text, const std::string& path,
+                    std::vector<std::string>* order, std::string* error) {
+  order->clear();
+  std::set<std::string> seen;
+  size_t line_no = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    const auto fail = [&](const std::string& what) {
+      *error = path + ":" + std::to_string(line_no) + ": " + what +
+               "; expected one node name per line";
+      order->clear();
+      return false;
+    };
+    if (line.find_first_of(" \t\r\v\f") != std::string::npos)
+      return fail("'" + line + "' has blanks");
+    if (!seen.insert(line).second) return fail("node " + line + " is listed twice");
+    order->push_back(line);
+  }
+  return true;
 }
 
 }  // namespace railguard::plugin

@@ -51,4 +51,46 @@ struct SwitchPlan {
 SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::string>& slurm_nodes,
                         const std::string& source);
 
+// What the node ranking of a reconfiguration knows besides the plan.
+struct RankingFacts {
+  // The node table's order as the last (re)configuration of this slurmctld left it; empty at
+  // the first ranking of the process.
+  std::vector<std::string> previous;
+  // Running, suspended or completing jobs that hold more than one node. Slurm rebuilds such a
+  // job's node bitmap by name at a reconfigure, but its per-node arrays (CPUs, cores, memory,
+  // GRES) keep the job's old node order: a new relative order of its nodes mismatches them.
+  int multi_node_jobs = 0;
+  // False at slurmctld's start, which ranks before it recovers its jobs: `previous` then comes
+  // from the order file (FormatNodeOrder) and is kept, as if multi-node jobs ran.
+  bool jobs_known = true;
+};
+
+struct Ranking {
+  std::vector<uint32_t> rank;  // per node given: its place in the node table, from 0
+  bool kept = false;           // true: the previous order was kept over a different new one
+  std::vector<PlanNote> notes;  // one line when the previous order was kept
+};
+
+// Ranks `nodes` (the node names of slurm.conf) given `fresh`, the SU-by-SU ranks of
+// PlanSwitches for them. The fresh ranks apply when nothing was ranked before, or when the
+// jobs are known and no multi-node job holds nodes. Otherwise every node of `facts.previous` keeps its place
+// relative to the others and nodes new to the table come after all of them, in fresh-rank
+// order; a note says so when that differs from the fresh order. `source` names the rail
+// topology in the note.
+// REQUIRES: fresh.size() == nodes.size(); distinct fresh ranks; distinct names.
+Ranking RankNodes(const std::vector<std::string>& nodes, const std::vector<uint32_t>& fresh,
+                  const RankingFacts& facts, const std::string& source);
+
+// The order file topology/rail keeps in StateSaveLocation, so that a restarted slurmctld
+// keeps the order its recovered jobs were allocated in: a comment line, then one node name
+// per line in node-table order.
+inline constexpr const char* kNodeOrderFile = "railguard_node_order";
+std::string FormatNodeOrder(const std::vector<std::string>& order);
+
+// Reads FormatNodeOrder's text (`path` names it in errors) into `*order`. Lines starting
+// with '#' and empty lines are skipped. False with `*error` = "<path>:<line>: <what>;
+// expected one node name per line" for a name with blanks or a name given twice.
+bool ParseNodeOrder(const std::string& text, const std::string& path,
+                    std::vector<std::string>* order, std::string* error);
+
 }  // namespace railguard::plugin

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/file_util.h"
 #include "config/load.h"
 #include "plugin/common/bridge.h"
 #include "plugin/core/switch_plan.h"
@@ -24,6 +25,12 @@ using railguard::plugin::SwitchPlan;
 RailState& State() {
   static RailState state;
   return state;
+}
+
+// The node table's order as the last (re)configuration left it (rg_topo_note_order).
+std::vector<std::string>& LastOrder() {
+  static std::vector<std::string> order;
+  return order;
 }
 
 // A calloc'd copy of `v` (one element at least), for the C side.
@@ -93,6 +100,85 @@ extern "C" int rg_topo_plan(const char* const* names, int count, rg_log_fn log, 
       });
 }
 
+namespace {
+
+std::string OrderFilePath(const char* state_dir) {
+  return std::string(state_dir) + "/" + railguard::plugin::kNodeOrderFile;
+}
+
+// The order file of `state_dir`, or nothing (missing, unreadable or bad: logged).
+std::vector<std::string> ReadOrderFile(const char* state_dir, rg_log_fn log) {
+  std::vector<std::string> order;
+  if (!state_dir) return order;
+  const std::string path = OrderFilePath(state_dir);
+  constexpr size_t kMaxBytes = 64u << 20;  // 1M node names of 64 bytes
+  std::string text, error;
+  const railguard::ReadResult r = railguard::ReadRegularFile(path, kMaxBytes, &text);
+  if (r.status == railguard::ReadStatus::kMissing) return order;
+  if (r.status != railguard::ReadStatus::kOk) {
+    error = railguard::ReadFailureMessage(path, r, kMaxBytes);
+    if (error.empty()) error = path + " is not a regular file of at most 64 MiB";
+  } else if (railguard::plugin::ParseNodeOrder(text, path, &order, &error)) {
+    return order;
+  }
+  Log(log, RG_LOG_ERROR, error + "; nodes are ranked by the rail topology instead");
+  order.clear();
+  return order;
+}
+
+}  // namespace
+
+extern "C" int rg_topo_rank(const char* const* names, int count, int multi_node_jobs,
+                            const char* state_dir, rg_log_fn log, uint32_t* rank) {
+  return railguard::plugin::CatchLogged(
+      log, "internal error while ranking the nodes", [] { return -1; }, [&] {
+        railguard::plugin::RankingFacts facts{LastOrder(), multi_node_jobs};
+        if (facts.previous.empty()) {  // the first ranking of this slurmctld
+          facts.previous = ReadOrderFile(state_dir, log);
+          facts.jobs_known = false;
+        }
+        std::shared_ptr<const RailSetup> setup = State().current();
+        if (!setup && facts.previous.empty()) return -1;
+        std::vector<std::string> nodes(names, names + count);
+        std::vector<uint32_t> fresh(nodes.size());
+        std::string source = "the rail topology";
+        if (setup) {
+          fresh = PlanSwitches(setup->topology, nodes, setup->config.topology_path).rank;
+          source = setup->config.topology_path;
+        } else {
+          for (size_t i = 0; i < fresh.size(); ++i) fresh[i] = static_cast<uint32_t>(i);
+        }
+        const railguard::plugin::Ranking ranking =
+            railguard::plugin::RankNodes(nodes, fresh, facts, source);
+        for (const railguard::plugin::PlanNote& note : ranking.notes)
+          Log(log, note.warning ? RG_LOG_ERROR : RG_LOG_INFO, note.text);
+        for (size_t i = 0; i < ranking.rank.size(); ++i) rank[i] = ranking.rank[i];
+        return 0;
+      });
+}
+
+extern "C" void rg_topo_note_order(const char* const* names, int count, const char* state_dir,
+                                   rg_log_fn log) {
+  railguard::plugin::CatchLogged(
+      log, "internal error while recording the node order", [] { return 0; }, [&] {
+        static bool written = false;
+        std::vector<std::string> order(names, names + count);
+        if (written && order == LastOrder()) return 0;
+        LastOrder() = order;
+        if (!state_dir) return 0;
+        railguard::FileError err;
+        if (railguard::ReplaceFile(OrderFilePath(state_dir),
+                                   railguard::plugin::FormatNodeOrder(order), &err)) {
+          written = true;
+        } else {
+          Log(log, RG_LOG_ERROR,
+              err.Message() + "; a restarted slurmctld ranks nodes by the rail topology, "
+                              "whatever order its recovered jobs were allocated in");
+        }
+        return 0;
+      });
+}
+
 extern "C" void rg_topo_plan_free(rg_plan_t* plan) {
   if (!plan) return;
   for (int i = 0; plan->switches && i < plan->switch_cnt; ++i) {
@@ -112,6 +198,7 @@ extern "C" void rg_topo_plan_free(rg_plan_t* plan) {
 extern "C" void rg_topo_fini(void) {
   railguard::plugin::CatchAll(0, [] {
     State().Clear();
+    LastOrder().clear();
     return 0;
   });
 }

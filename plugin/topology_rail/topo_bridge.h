@@ -47,10 +47,28 @@ int rg_topo_load(const char *conf_path, rg_log_fn log);
  * or -1 when nothing is loaded or planning failed. */
 int rg_topo_plan(const char *const *names, int count, rg_log_fn log, rg_plan_t **out);
 
+/* Sets rank[0..count) for `count` node names (the node table before Slurm sorts it by rank):
+ * SU by SU (the plan's ranks) when nothing was ranked before or when `multi_node_jobs`
+ * (running, suspended or completing jobs on more than one node) is 0; otherwise the order
+ * rg_topo_note_order recorded last is kept, new nodes after it (RankNodes, switch_plan.h),
+ * with one line to `log`. At the first ranking of the process, `state_dir`'s order file
+ * (kNodeOrderFile), when there is one, is that order and is kept (the jobs are not recovered
+ * yet); a bad file is logged and ignored. `state_dir` may be NULL (no file). Returns 0, or
+ * -1 (rank untouched: Slurm then sorts by name) when there is neither a loaded topology nor
+ * an order to keep, or on an internal error. */
+int rg_topo_rank(const char *const *names, int count, int multi_node_jobs, const char *state_dir,
+                 rg_log_fn log, uint32_t *rank);
+
+/* Records `count` node names in the order this (re)configuration left the node table, for the
+ * next rg_topo_rank, and writes them to `state_dir`'s order file when they changed (the first
+ * call always writes). A failed write is logged. `state_dir` may be NULL (no file). */
+void rg_topo_note_order(const char *const *names, int count, const char *state_dir,
+                        rg_log_fn log);
+
 /* Releases a plan from rg_topo_plan; NULL is fine. */
 void rg_topo_plan_free(rg_plan_t *plan);
 
-/* Forgets the loaded setup. */
+/* Forgets the loaded setup and the recorded node order. */
 void rg_topo_fini(void);
 
 #ifdef __cplusplus

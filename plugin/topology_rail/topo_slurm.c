@@ -20,6 +20,7 @@
 #include "src/common/slurm_topology.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
 
 #include "plugin/common/slurm_log.h"
 #include "plugin/topology_rail/topo_bridge.h"
@@ -27,6 +28,10 @@
 // clang-format on
 
 #define PREFIX "railguard: topology/rail:"
+
+/* slurmctld's job list. slurmd loads this plugin too and has none: a weak reference lets the
+ * plugin load there, with &job_list NULL. */
+#pragma weak job_list
 
 /* True from a load until the next topo_build_config: slurmctld ranks nodes and then builds
  * the switch table in one (re)configuration, and both must use one load. slurmd only builds,
@@ -143,21 +148,50 @@ extern int rail_topo_fini(void) {
   return SLURM_SUCCESS;
 }
 
+static int _count_multi_node_job(void *x, void *arg) {
+  job_record_t *job_ptr = x;
+
+  if (job_ptr->job_resrcs && (job_ptr->job_resrcs->nhosts > 1) &&
+      (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr) || IS_JOB_COMPLETING(job_ptr)))
+    (*(int *)arg)++;
+  return 0;
+}
+
+/* Running, suspended or completing jobs that hold more than one node; 0 outside slurmctld.
+ * REQUIRES: slurmctld's job read lock (read_slurm_conf, the only caller of the ranking, runs
+ * under its config_write_lock: config, job, node and partition write locks). */
+static int _multi_node_jobs(void) {
+  int count = 0;
+
+  if (!running_in_slurmctld() || !&job_list || !job_list) return 0;
+  (void)list_for_each_ro(job_list, _count_multi_node_job, &count);
+  return count;
+}
+
+/* StateSaveLocation, where the order file goes; NULL outside slurmctld or when unset. */
+static const char *_state_dir(void) {
+  if (!running_in_slurmctld() || !slurm_conf.state_save_location ||
+      !slurm_conf.state_save_location[0])
+    return NULL;
+  return slurm_conf.state_save_location;
+}
+
 extern bool rail_topo_generate_node_ranking(void) {
   const char **names = NULL;
   node_record_t **nodes = NULL;
-  rg_plan_t *plan = NULL;
+  uint32_t *rank;
   bool ranked = false;
   int n;
 
   _reload_if_stale();
   if (!node_record_count) return false;
   n = _gather_nodes(&names, &nodes);
-  if (rg_topo_plan(names, n, NULL, &plan) == 0) {
-    for (int i = 0; i < n; i++) nodes[i]->node_rank = plan->rank[i];
+  rank = xcalloc(n + 1, sizeof(uint32_t));
+  if (rg_topo_rank(names, n, _multi_node_jobs(), _state_dir(), _log, rank) == 0) {
+    for (int i = 0; i < n; i++) nodes[i]->node_rank = rank[i];
     ranked = true;
   }
-  rg_topo_plan_free(plan);
+  xfree(rank);
   xfree(names);
   xfree(nodes);
   return ranked;
@@ -173,6 +207,9 @@ extern int rail_topo_build_config(void) {
   loaded_since_build = false;
   if (!node_record_count) return SLURM_SUCCESS;
   n = _gather_nodes(&names, &nodes);
+  /* Slurm has just sorted the node table (by rank): the order the next ranking, or the next
+   * start, keeps. */
+  if (running_in_slurmctld()) rg_topo_note_order(names, n, _state_dir(), _log);
   /* Every slurmd would repeat the same notes; slurmctld's log is the place for them. */
   if (rg_topo_plan(names, n, running_in_slurmctld() ? _log : NULL, &plan) != 0) {
     error("%s no rail topology loaded; no switches", PREFIX);

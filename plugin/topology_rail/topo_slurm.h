@@ -17,12 +17,16 @@ int rail_topo_init(void);
 int rail_topo_fini(void);
 
 /* Reloads the setup if this (re)configuration has not loaded it yet (a failed reload keeps
- * the last good one), then sets node_rank of every node: SU by SU. Returns false when there
- * is nothing to rank by. */
+ * the last good one), then sets node_rank of every node: SU by SU at a reconfigure while no
+ * running, suspended or completing job holds more than one node (and at a first start);
+ * otherwise in the order the last (re)configuration left, new nodes after it; a starting
+ * slurmctld keeps the order saved in StateSaveLocation (rg_topo_rank). Returns false when
+ * there is nothing to rank by. */
 bool rail_topo_generate_node_ranking(void);
 
 /* Reloads as above, then rebuilds switch_record_table, switch_record_cnt and switch_levels
- * for the current node table. Always SLURM_SUCCESS (Slurm ignores the result). */
+ * for the current node table; in slurmctld also records (and saves) the table's order for the
+ * next ranking. Always SLURM_SUCCESS (Slurm ignores the result). */
 int rail_topo_build_config(void);
 
 /* "<top>.<leaf>.<node>" and "switch.switch.node" for `node_name`; the bare node name when

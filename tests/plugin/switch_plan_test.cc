@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Tests for the switch tree and node ranking that topology/rail gives Slurm, and for the
-// NCCL_IB_HCA value of the SPANK plugin.
+// Tests for the switch tree and node ranking (at start and at reconfigure) that topology/rail
+// gives Slurm, and for the NCCL_IB_HCA value of the SPANK plugin.
 #include "plugin/core/switch_plan.h"
 
 #include <gtest/gtest.h>
@@ -132,6 +132,124 @@ TEST(SwitchPlan, NoNodesMeansNoSwitches) {
   SwitchPlan plan = PlanSwitches(Dev4Su(), {}, "dev-4su.yaml");
   EXPECT_TRUE(plan.switches.empty());
   EXPECT_EQ(plan.levels, 0);
+}
+
+// The node names in the order `rank` puts them, space-separated.
+std::string ByRank(const std::vector<std::string>& nodes, const std::vector<uint32_t>& rank) {
+  std::vector<std::string> by_rank(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) by_rank.at(rank.at(i)) = nodes[i];
+  std::string out;
+  for (const std::string& n : by_rank) out += (out.empty() ? "" : " ") + n;
+  return out;
+}
+
+TEST(RankNodes, TheFirstRankingIsTheSuOrder) {
+  const std::vector<std::string> nodes = {"n3", "n1", "n2"};
+  const std::vector<uint32_t> fresh = {2, 0, 1};
+  const Ranking r = RankNodes(nodes, fresh, {{}, 5}, "t.yaml");  // nothing ranked before
+  EXPECT_EQ(r.rank, fresh);
+  EXPECT_FALSE(r.kept);
+  EXPECT_TRUE(r.notes.empty());
+}
+
+TEST(RankNodes, WithNoMultiNodeJobTheNewSuOrderApplies) {
+  const std::vector<std::string> nodes = {"n1", "n2", "n3", "n4"};
+  const std::vector<uint32_t> fresh = {2, 3, 0, 1};  // su of n3,n4 now first
+  const Ranking r = RankNodes(nodes, fresh, {{"n1", "n2", "n3", "n4"}, 0}, "t.yaml");
+  EXPECT_EQ(r.rank, fresh);
+  EXPECT_FALSE(r.kept);
+  EXPECT_TRUE(r.notes.empty());
+}
+
+TEST(RankNodes, WhileAMultiNodeJobRunsEveryNodeKeepsItsPlaceAndNewNodesComeAfter) {
+  // Before: n1 n2 n3 n4 (n5 did not exist). The new topology ranks n5 n3 n4 n1 n2; slurm.conf
+  // lists them in yet another order.
+  const std::vector<std::string> nodes = {"n4", "n5", "n1", "n3", "n2"};
+  const std::vector<uint32_t> fresh = {2, 0, 3, 1, 4};
+  const Ranking r = RankNodes(nodes, fresh, {{"n1", "n2", "n3", "n4"}, 2}, "t.yaml");
+  EXPECT_EQ(ByRank(nodes, r.rank), "n1 n2 n3 n4 n5");
+  EXPECT_TRUE(r.kept);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_FALSE(r.notes[0].warning);
+  EXPECT_EQ(r.notes[0].text,
+            "2 job(s) run on more than one node: the node order stays as it was (1 new node(s) "
+            "after the others); the scalable-unit order of t.yaml applies at the first "
+            "reconfigure while none does");
+}
+
+TEST(RankNodes, NewNodesFollowInSuOrderAndRemovedNodesLeaveNoGap) {
+  // n2 left slurm.conf; m1 and m2 are new, the topology ranks m2 before m1.
+  const std::vector<std::string> nodes = {"m1", "n3", "m2", "n1"};
+  const std::vector<uint32_t> fresh = {3, 0, 2, 1};
+  const Ranking r = RankNodes(nodes, fresh, {{"n1", "n2", "n3"}, 1}, "t.yaml");
+  EXPECT_EQ(ByRank(nodes, r.rank), "n1 n3 m2 m1");
+  EXPECT_TRUE(r.kept);
+}
+
+TEST(RankNodes, AnUnchangedOrderIsNotReportedAsKept) {
+  // Jobs run, but the topology ranks the nodes as before (new node last): nothing to defer.
+  const std::vector<std::string> nodes = {"n2", "n1", "n3"};
+  const std::vector<uint32_t> fresh = {1, 0, 2};
+  const Ranking r = RankNodes(nodes, fresh, {{"n1", "n2"}, 3}, "t.yaml");
+  EXPECT_EQ(r.rank, fresh);
+  EXPECT_FALSE(r.kept);
+  EXPECT_TRUE(r.notes.empty());
+}
+
+TEST(RankNodes, KeepsTheSwappedSusOfARunningClusterInPlace) {
+  // The daemon test's case on etc/dev-4su.yaml: the table was su4's nodes first; the
+  // topology as shipped ranks n001 first again; jobs run: the old table order stays.
+  std::vector<std::string> previous = Hosts("n[025-032]");
+  for (const std::string& n : Hosts("n[009-024],n[001-008]")) previous.push_back(n);
+  const std::vector<std::string> nodes = Hosts("n[001-032]");  // slurm.conf order
+  const SwitchPlan plan = PlanSwitches(Dev4Su(), nodes, "dev-4su.yaml");
+  const Ranking kept = RankNodes(nodes, plan.rank, {previous, 1}, "dev-4su.yaml");
+  std::vector<std::string> by_rank(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) by_rank.at(kept.rank[i]) = nodes[i];
+  EXPECT_EQ(by_rank, previous);
+  const Ranking idle = RankNodes(nodes, plan.rank, {previous, 0}, "dev-4su.yaml");
+  EXPECT_EQ(idle.rank, plan.rank);
+}
+
+TEST(RankNodes, AtStartTheSavedOrderIsKeptBeforeTheJobsAreKnown) {
+  const std::vector<std::string> nodes = {"n1", "n2", "n3"};
+  const std::vector<uint32_t> fresh = {1, 2, 0};
+  RankingFacts facts{{"n1", "n2", "n3"}, 0};
+  facts.jobs_known = false;  // slurmctld's start: no job recovered yet, so 0 says nothing
+  const Ranking r = RankNodes(nodes, fresh, facts, "t.yaml");
+  EXPECT_EQ(ByRank(nodes, r.rank), "n1 n2 n3");
+  EXPECT_TRUE(r.kept);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0].text,
+            "slurmctld ranks nodes before it recovers its jobs: the node order it saved "
+            "(railguard_node_order) stays; the scalable-unit order of t.yaml applies at the "
+            "first reconfigure while no job runs on more than one node");
+}
+
+TEST(NodeOrderFile, WhatIsWrittenReadsBackInOrder) {
+  const std::vector<std::string> order = {"n025", "n001", "login1"};
+  const std::string text = FormatNodeOrder(order);
+  EXPECT_EQ(text.substr(0, 2), "# ");
+  std::vector<std::string> back;
+  std::string error;
+  ASSERT_TRUE(ParseNodeOrder(text, "s/railguard_node_order", &back, &error)) << error;
+  EXPECT_EQ(back, order);
+  ASSERT_TRUE(ParseNodeOrder("", "f", &back, &error));
+  EXPECT_TRUE(back.empty());
+  ASSERT_TRUE(ParseNodeOrder("n1\n\nn2", "f", &back, &error));  // no final newline
+  EXPECT_EQ(back, (std::vector<std::string>{"n1", "n2"}));
+}
+
+TEST(NodeOrderFile, BadLinesAreNamedWithFileAndLine) {
+  std::vector<std::string> back;
+  std::string error;
+  EXPECT_FALSE(ParseNodeOrder("# c\nn1\nn2 n3\n", "s/o", &back, &error));
+  EXPECT_EQ(error, "s/o:3: 'n2 n3' has blanks; expected one node name per line");
+  EXPECT_TRUE(back.empty());
+  EXPECT_FALSE(ParseNodeOrder("n1\nn2\nn1\n", "s/o", &back, &error));
+  EXPECT_EQ(error, "s/o:3: node n1 is listed twice; expected one node name per line");
+  EXPECT_FALSE(ParseNodeOrder("n1\r\n", "s/o", &back, &error));
+  EXPECT_EQ(error, "s/o:1: 'n1\r' has blanks; expected one node name per line");
 }
 
 TEST(NcclIbHca, ListsTheNodesRailNicsInRailOrderForExactMatch) {
