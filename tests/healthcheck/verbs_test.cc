@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "healthcheck/checks.h"
 #include "healthcheck/gather.h"
 #include "tests/healthcheck/health_test_util.h"
 
@@ -123,6 +124,43 @@ TEST(GatherNic, RateOfAnEncodingVerbsCannotNameComesFromTheKernelsRateFile) {
   EXPECT_EQ(n.port.rate.value->gbps, 800);
   EXPECT_EQ(n.port.rate.value->speed, "XDR");
   EXPECT_EQ(n.port.rate.raw, "800 Gb/sec (4X XDR)");
+}
+
+// libibverbs of rdma-core 48+ on a ConnectX-8: 4X XDR in active_speed_ex.
+class XdrVerbs : public Verbs {
+ public:
+  bool QueryPort(const std::string&, int, VerbsPort* out, std::string*) override {
+    *out = VerbsPortFromAttr(Attr(2, 0, 256));
+    return true;
+  }
+};
+
+TEST(CheckPortRate, AnXdrPortOnAnXdrRailPassesAndBelowItFails) {
+  testing::TempDir root;
+  testing::WriteFile(root / "class/infiniband/mlx5_0/ports/1/counters/symbol_error", "0\n");
+  RealSysfs fs;
+  XdrVerbs verbs;
+  std::map<std::string, PciDevice> pci;
+  NodeFacts facts;
+  facts.nics.push_back(GatherNic(fs, &verbs, root.path(), 0, "mlx5_0", &pci));
+  EXPECT_EQ(facts.nics[0].port.rate.raw, "800 Gb/sec (4X XDR)");
+  HealthConfig cfg;
+  JudgeInput in;
+  in.facts = &facts;
+  in.config = &cfg;
+  in.rail_links = {*topo::LinkSpecFromIbToken("4xXDR")};
+  CounterMoves h;
+  std::vector<Finding> out;
+  CheckPortRate(in, h, &out);
+  EXPECT_TRUE(out.empty()) << out[0].message;
+  // The same port trained at 2X: 400 Gb/s on an 800 Gb/s rail.
+  in.rail_links = {*topo::LinkSpecFromIbToken("4xXDR")};
+  facts.nics[0].port.rate.value->gbps = 400;
+  facts.nics[0].port.rate.raw = "400 Gb/sec (2X XDR)";
+  CheckPortRate(in, h, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].message,
+            "port.rate: rail0 mlx5_0 rate 400 Gb/sec (2X XDR) < expected 800 Gb/sec (4X XDR)");
 }
 
 }  // namespace
