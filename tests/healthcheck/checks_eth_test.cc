@@ -10,6 +10,9 @@
 // link_down_events_phy, rx_pcs_symbol_err_phy, rx_corrected_bits_phy, rx_prio3_pause).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "healthcheck/gather.h"
 #include "healthcheck/gather_eth.h"
 #include "healthcheck/state.h"
@@ -154,6 +157,32 @@ TEST(Gather, RoceStatisticsComeThroughTheDeadlineTrackedIoctl) {
   ASSERT_EQ(f.nics.size(), 1u);
   EXPECT_TRUE(f.nics[0].eth.stats_read) << f.nics[0].eth.stats_error;
   EXPECT_EQ(f.nics[0].eth.stats.at("rx_prio3_pause"), 12u);
+}
+
+// A driver whose statistics read hangs (a firmware command that does not come back).
+class StuckEthtool : public FakeEthtool {
+ public:
+  bool StatsCount(const std::string& ifname, uint32_t* count, std::string* err) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    return FakeEthtool::StatsCount(ifname, count, err);
+  }
+};
+
+TEST(Gather, AnIoctlThatHangsIsNamedByTheReadDeadline) {
+  TempDir root;
+  WriteRocePort(root);
+  GatherSpec spec;
+  spec.node = "n001";
+  spec.sysfs_root = root.path();
+  spec.nics = {"mlx5_0"};
+  spec.read_timeout_ms = 100;
+  spec.ethtool = std::make_shared<StuckEthtool>();
+  NodeFacts f = Gather(spec, std::make_shared<RealSysfs>(), nullptr);
+  ASSERT_EQ(f.timeouts.size(), 1u);
+  EXPECT_EQ(f.timeouts[0].path, "ioctl SIOCETHTOOL ETHTOOL_GSSET_INFO enp24s0f0np0");
+  EXPECT_FALSE(f.nics[0].complete);
+  // Let the stuck worker finish before the tree goes away.
+  std::this_thread::sleep_for(std::chrono::milliseconds(900));
 }
 
 // The healthy 8-rail node with RoCE rails: every port Ethernet, netdev up at 400 GbE.
