@@ -132,6 +132,13 @@ struct HealthConfig {
   // per hour per device; any fatal error above the baseline fails pcie.aer.
   long long aer_correctable_per_hour = 100;
   long long aer_nonfatal_per_hour = 0;
+  // RoCE rails (link_layer Ethernet): ethtool statistic of the rail's netdev -> the most
+  // increase per hour since the last run before eth.errors fails (rates over at least
+  // min_rate_interval_seconds). Statistics not listed are not judged. Defaults: the mlx5
+  // physical-layer error counters that count errors FEC did not correct, at the limit
+  // link_error_limits gives the IB symbol_error and port_rcv_errors (ibcheckerrors: 10).
+  std::map<std::string, long long> eth_error_limits = {
+      {"rx_symbol_err_phy", 10}, {"rx_pcs_symbol_err_phy", 10}, {"rx_crc_errors_phy", 10}};
 
   HealthConfig();
 };

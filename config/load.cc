@@ -39,7 +39,8 @@ const char* const kHealthKeys[] = {"sysfs_root",
                                    "periodic_time_limit_seconds",
                                    "actions",
                                    "link_error_limits",
-                                   "aer_limits"};
+                                   "aer_limits",
+                                   "eth_error_limits"};
 const char* const kAerLimitKeys[] = {"correctable_per_hour", "nonfatal_per_hour"};
 
 std::string JoinList(const std::vector<std::string>& items) {
@@ -114,6 +115,7 @@ class Loader : public YamlReader {
   void LoadHealthActions(const YAML::Node& map, HealthConfig* h);
   void LoadLinkErrorLimits(const YAML::Node& map, HealthConfig* h);
   void LoadAerLimits(const YAML::Node& map, HealthConfig* h);
+  void LoadEthErrorLimits(const YAML::Node& map, HealthConfig* h);
   bool ReadLimit(const YAML::Node& v, const std::string& what, long long* out) {
     long n = 0;
     if (!YamlReader::ReadInt(v, what, 0, kMaxErrorLimitPerHour, &n)) return false;
@@ -234,6 +236,7 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
   if (YAML::Node v = map["actions"]; v.IsDefined()) LoadHealthActions(v, h);
   if (YAML::Node v = map["link_error_limits"]; v.IsDefined()) LoadLinkErrorLimits(v, h);
   if (YAML::Node v = map["aer_limits"]; v.IsDefined()) LoadAerLimits(v, h);
+  if (YAML::Node v = map["eth_error_limits"]; v.IsDefined()) LoadEthErrorLimits(v, h);
 }
 
 void Loader::LoadHealthActions(const YAML::Node& map, HealthConfig* h) {
@@ -301,6 +304,33 @@ void Loader::LoadAerLimits(const YAML::Node& map, HealthConfig* h) {
     ReadLimit(v, "correctable_per_hour", &h->aer_correctable_per_hour);
   if (YAML::Node v = map["nonfatal_per_hour"]; v.IsDefined())
     ReadLimit(v, "nonfatal_per_hour", &h->aer_nonfatal_per_hour);
+}
+
+void Loader::LoadEthErrorLimits(const YAML::Node& map, HealthConfig* h) {
+  if (map.IsNull()) return;
+  if (!map.IsMap()) {
+    Error(map,
+          "health.eth_error_limits must be a mapping of ethtool statistic (such as "
+          "rx_crc_errors_phy) to errors per hour or off");
+    return;
+  }
+  std::set<std::string> seen;
+  for (const auto& kv : map) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+    if (!IsCounterName(key)) {
+      Error(kv.first, "invalid statistic '" + key +
+                          "' in health.eth_error_limits; expected an ethtool -S name of letters, "
+                          "digits and '_' such as rx_crc_errors_phy");
+    } else if (!seen.insert(key).second) {
+      Error(kv.first, "statistic '" + key + "' appears twice in health.eth_error_limits");
+    } else if (kv.second.IsScalar() && kv.second.Scalar() == "off") {
+      h->eth_error_limits.erase(key);
+    } else {
+      long long n = 0;
+      if (ReadLimit(kv.second, key + " (errors per hour, or off)", &n))
+        h->eth_error_limits[key] = n;
+    }
+  }
 }
 
 bool Loader::Load(const std::string& text, Config* out) {

@@ -35,7 +35,7 @@ void FuzzSysfsValues(const std::string& text) {
   ok = health::ParseRate(text, &rate, &expected);
   CheckExpected(ok, expected, "ParseRate");
   if (ok) {
-    RG_FUZZ_CHECK(rate.gbps >= 0 && rate.width >= 1 && rate.width <= 32, "rate " + shown);
+    RG_FUZZ_CHECK(rate.gbps >= 0 && health::IsIbWidth(rate.width), "rate " + shown);
     health::FormatNumber(rate.gbps);
   }
 
@@ -72,6 +72,20 @@ void FuzzSysfsValues(const std::string& text) {
   CheckExpected(ok, expected, "ParseCounter");
   if (ok && no_pma) RG_FUZZ_CHECK(counter == 0, "N/A counter read as " + std::to_string(counter));
   health::CounterBits(trimmed);
+
+  std::string operstate;
+  ok = health::ParseOperstate(text, &operstate, &expected);
+  CheckExpected(ok, expected, "ParseOperstate");
+  if (ok) RG_FUZZ_CHECK(!operstate.empty(), "operstate " + shown);
+
+  long long mbps = 0;
+  ok = health::ParseNetSpeed(text, &mbps, &expected);
+  CheckExpected(ok, expected, "ParseNetSpeed");
+  if (ok) RG_FUZZ_CHECK(mbps >= -1 && mbps <= 10000000, "net speed " + shown);
+
+  uint64_t count = 0;
+  ok = health::ParseCount(text, &count, &expected);
+  CheckExpected(ok, expected, "ParseCount");
 }
 
 }  // namespace

@@ -24,6 +24,12 @@ const std::vector<HealthCheck>& HealthChecks() {
     {"gpu.count",            CheckGpuCount,           A::kDrain,    "fewer GPUs than the node type has"},
     {"rail.affinity",        CheckRailAffinity,       A::kRestrict, "GPU k not under the PCIe switch of rail k's NIC"},
     {"gather.timeout",       CheckGatherTimeout,      A::kDrain,    "a read did not finish within read_timeout_ms"},
+    {"eth.present",          CheckEthPresent,         A::kDrain,    "RoCE rail without its netdev"},
+    {"eth.state",            CheckEthState,           A::kDrain,    "RoCE netdev operstate not up"},
+    {"eth.speed",            CheckEthSpeed,           A::kDrain,    "RoCE netdev speed below its rail's link"},
+    {"eth.flap",             CheckEthFlap,            A::kDrain,    "RoCE carrier_changes or link_down_events_phy rose"},
+    {"eth.errors",           CheckEthErrors,          A::kRestrict, "RoCE ethtool error counter above its limit per hour"},
+    {"eth.counters",         CheckEthCounters,        A::kWarn,     "RoCE counters that cannot be judged (ioctl, reset)"},
   };
   // clang-format on
   return kChecks;

@@ -155,6 +155,20 @@ void CheckGpuCount(const JudgeInput& in, const CounterMoves& h, std::vector<Find
 void CheckRailAffinity(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 void CheckGatherTimeout(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 
+// checks_eth.cc: RoCE rails (port link_layer Ethernet) and their netdevs.
+void CheckEthPresent(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckEthState(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckEthSpeed(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckEthFlap(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckEthErrors(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckEthCounters(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+// The run-state key of NIC `nic`'s netdev record ("mlx5_0/eth").
+std::string EthRecordKey(const std::string& nic);
+// Puts each RoCE rail's netdev record (operstate, carrier_changes, judged ethtool
+// statistics, flaps in the window) into `next` under EthRecordKey, for the next run's
+// eth.flap and eth.errors (Judge calls it).
+void RecordEthState(const JudgeInput& in, RunState* next);
+
 // The judge's result: the verdict, the run state to record, and the counter moves and flaps
 // the checks saw (for the event log; its `next` is empty, moved to `next` here).
 struct Judgement {

@@ -44,6 +44,21 @@ struct PortFacts {
   std::string counters_error;                  // the counters folder could not be listed
 };
 
+// The network interface of a RoCE rail (its port's link_layer is Ethernet), read from
+// class/net/<netdev> (net/core/net-sysfs.c) and the driver's ethtool statistics.
+struct EthFacts {
+  bool read = false;           // the port is Ethernet: what follows was looked for
+  std::string netdev;          // "enp24s0f0np0"; "" when none was found
+  std::string netdev_error;    // why there is none
+  std::string dir;             // <root>/class/net/<netdev>
+  Fact<std::string> operstate;     // "up", "down", "lowerlayerdown", ... (operstate)
+  Fact<uint64_t> carrier_changes;  // carrier up and down transitions since boot
+  Fact<long long> speed_mbps;      // Mb/s; -1 when the driver does not know (SPEED_UNKNOWN)
+  bool stats_read = false;     // the ethtool statistics were read (a live node, / as root)
+  std::string stats_error;     // why they could not be, when an ioctl was tried
+  std::map<std::string, uint64_t> stats;  // every ethtool statistic, by name
+};
+
 // The NIC of one rail.
 struct NicFacts {
   int rail = 0;
@@ -57,6 +72,7 @@ struct NicFacts {
   std::string pci_error;              // why `pci` is unknown
   std::vector<std::string> pci_path;  // `pci`, then each bridge up to the root port
   std::string host_bridge;            // "pci0000:15": the root complex above the root port
+  EthFacts eth;                       // RoCE rails: the netdev and its physical layer
 };
 
 // Whether one aer_dev_* file exists and what it holds.

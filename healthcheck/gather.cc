@@ -9,6 +9,8 @@
 
 #include "base/file_util.h"
 #include "base/numbers.h"
+#include "healthcheck/gather_eth.h"
+#include "healthcheck/read_fact.h"
 
 namespace railguard::health {
 namespace {
@@ -16,28 +18,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr uint32_t kNvidiaVendor = 0x10de;
-
-// Reads one attribute file and parses it with `parse`; the error names the path and says
-// what was found and what was expected.
-template <typename T, typename Parse>
-Fact<T> ReadFact(const Sysfs& fs, const std::string& path, Parse parse) {
-  Fact<T> f;
-  std::string text;
-  std::string err;
-  if (!fs.ReadFile(path, &text, &err)) {
-    f.error = err;
-    return f;
-  }
-  f.raw = Printable(Trimmed(text));
-  T v{};
-  std::string expected;
-  if (parse(text, &v, &expected)) {
-    f.value = std::move(v);
-  } else {
-    f.error = path + ": got '" + f.raw + "'; expected " + expected;
-  }
-  return f;
-}
 
 Fact<std::string> ReadLinkLayer(const Sysfs& fs, const std::string& path) {
   return ReadFact<std::string>(fs, path,
@@ -130,9 +110,15 @@ void ReadPort(const Sysfs& fs, Verbs* verbs, const std::string& nic, const std::
     p->state.raw = std::to_string(vp.state) + ": " + vp.state_name;
     p->phys_state.value = PortStateValue{vp.phys_state, vp.phys_state_name};
     p->phys_state.raw = std::to_string(vp.phys_state) + ": " + vp.phys_state_name;
-    p->rate.value = RateValue{vp.gbps, vp.width, vp.speed};
-    p->rate.raw =
-        FormatNumber(vp.gbps) + " Gb/sec (" + std::to_string(vp.width) + "X " + vp.speed + ")";
+    if (vp.rate_known) {
+      p->rate.value = RateValue{vp.gbps, vp.width, vp.speed};
+      p->rate.raw =
+          FormatNumber(vp.gbps) + " Gb/sec (" + std::to_string(vp.width) + "X " + vp.speed + ")";
+    } else {
+      // An encoding libibverbs' fields cannot name (XDR without active_speed_ex): the
+      // kernel's rate file can.
+      p->rate = ReadFact<RateValue>(fs, port_dir + "/rate", ParseRate);
+    }
     p->link_layer.value = vp.link_layer;
     p->link_layer.raw = vp.link_layer;
   } else {
@@ -196,6 +182,39 @@ class TrackedSysfs : public Sysfs {
   size_t slot_;
 };
 
+// The ethtool ioctl with each request recorded in the board first, as TrackedSysfs does
+// (a driver's statistics read can block on a firmware command).
+class TrackedEthtool : public EthtoolIoctl {
+ public:
+  TrackedEthtool(std::shared_ptr<EthtoolIoctl> io, std::shared_ptr<Board> board, size_t slot)
+      : io_(std::move(io)), board_(std::move(board)), slot_(slot) {}
+
+  bool StatsCount(const std::string& ifname, uint32_t* count, std::string* err) override {
+    Note("ioctl SIOCETHTOOL ETHTOOL_GSSET_INFO " + ifname);
+    return io_->StatsCount(ifname, count, err);
+  }
+  bool StatNames(const std::string& ifname, uint32_t room, uint32_t* len, std::string* names,
+                 std::string* err) override {
+    Note("ioctl SIOCETHTOOL ETHTOOL_GSTRINGS " + ifname);
+    return io_->StatNames(ifname, room, len, names, err);
+  }
+  bool StatValues(const std::string& ifname, uint32_t room, uint32_t* n_stats,
+                  std::vector<uint64_t>* values, std::string* err) override {
+    Note("ioctl SIOCETHTOOL ETHTOOL_GSTATS " + ifname);
+    return io_->StatValues(ifname, room, n_stats, values, err);
+  }
+
+ private:
+  void Note(const std::string& what) {
+    std::lock_guard<std::mutex> lock(board_->mu);
+    board_->current[slot_] = what;
+  }
+
+  std::shared_ptr<EthtoolIoctl> io_;
+  std::shared_ptr<Board> board_;
+  size_t slot_;
+};
+
 }  // namespace
 
 bool IsBdf(const std::string& s) {
@@ -207,7 +226,8 @@ bool IsBdf(const std::string& s) {
 }
 
 NicFacts GatherNic(const Sysfs& fs, Verbs* verbs, const std::string& root, int rail,
-                   const std::string& name, std::map<std::string, PciDevice>* pci) {
+                   const std::string& name, std::map<std::string, PciDevice>* pci,
+                   EthtoolIoctl* ethtool) {
   NicFacts n;
   n.rail = rail;
   n.name = name;
@@ -232,6 +252,9 @@ NicFacts GatherNic(const Sysfs& fs, Verbs* verbs, const std::string& root, int r
     } else {
       n.port.number = lowest;
       ReadPort(fs, verbs, name, dev + "/ports/" + std::to_string(lowest), &n.port);
+      // RoCE: the IB counters mean little there; the netdev has the physical layer.
+      if (n.port.link_layer.ok() && *n.port.link_layer.value == "Ethernet")
+        n.eth = GatherEth(fs, ethtool, root, dev, lowest);
     }
   }
   std::string real;
@@ -329,9 +352,11 @@ NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
   const std::string root = spec.sysfs_root;
   for (size_t k = 0; k < n_nics; ++k) {
     const std::string name = spec.nics[k];
-    launch(k, [board, verbs, root, k, name](const Sysfs& tfs) {
+    std::shared_ptr<EthtoolIoctl> eth =
+        spec.ethtool ? std::make_shared<TrackedEthtool>(spec.ethtool, board, k) : nullptr;
+    launch(k, [board, verbs, eth, root, k, name](const Sysfs& tfs) {
       std::map<std::string, PciDevice> pci;
-      NicFacts nic = GatherNic(tfs, verbs.get(), root, static_cast<int>(k), name, &pci);
+      NicFacts nic = GatherNic(tfs, verbs.get(), root, static_cast<int>(k), name, &pci, eth.get());
       std::lock_guard<std::mutex> lock(board->mu);
       board->nics[k] = std::move(nic);
       for (auto& kv : pci) board->pci.emplace(kv.first, std::move(kv.second));

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "healthcheck/ethtool.h"
 #include "healthcheck/facts.h"
 #include "healthcheck/sysfs.h"
 #include "healthcheck/verbs.h"
@@ -20,6 +21,8 @@ struct GatherSpec {
   std::vector<std::string> nics;     // the node type's NIC per rail, in rail order
   std::vector<std::string> gpu_pci;  // the node type's GPU functions, if it lists them
   int read_timeout_ms = 500;         // the deadline for all reads together
+  // The ethtool ioctl for RoCE rails' statistics (live node only); null: not read.
+  std::shared_ptr<EthtoolIoctl> ethtool;
 };
 
 // Gathers the facts of `spec` with one worker thread per rail NIC and one for the GPUs,
@@ -33,8 +36,11 @@ NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
 
 // The same reads for one NIC without threads or deadline (tests, `railcheck baseline`).
 // `*pci` receives the functions on its PCIe path.
+// A port whose link_layer is Ethernet also gets NicFacts::eth (gather_eth.h), its ethtool
+// statistics through `ethtool` when that is not null.
 NicFacts GatherNic(const Sysfs& fs, Verbs* verbs, const std::string& root, int rail,
-                   const std::string& name, std::map<std::string, PciDevice>* pci);
+                   const std::string& name, std::map<std::string, PciDevice>* pci,
+                   EthtoolIoctl* ethtool = nullptr);
 
 // GPUs and their PCIe paths: the functions of `gpu_pci` when given, else every NVIDIA
 // display or 3D controller under <root>/bus/pci/devices, in bus order.

@@ -74,6 +74,7 @@ std::string FormatDuration(double seconds) {
 Judgement Judge(const JudgeInput& in) {
   Judgement j;
   CounterMoves h = ComputeCounterMoves(in);
+  RecordEthState(in, &h.next);
   std::vector<Finding> found;
   for (const HealthCheck& c : HealthChecks()) c.judge(in, h, &found);
 

@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
     std::string why;
     return OpenLibibverbs(&why);
   };
+  deps.open_ethtool = []() -> std::shared_ptr<EthtoolIoctl> {
+    std::string why;
+    return OpenEthtoolIoctl(&why);
+  };
   deps.open_slurm = [](std::string* err) -> std::unique_ptr<SlurmApi> {
     // libslurm ends the process when it cannot read slurm.conf: check first.
     std::string conf = Env("SLURM_CONF");

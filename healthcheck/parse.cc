@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "base/numbers.h"
+#include "topo/model.h"
 
 namespace railguard::health {
 namespace {
@@ -58,6 +59,8 @@ bool ParsePortState(const std::string& text, PortStateValue* out, std::string* e
 
 bool ParseRate(const std::string& text, RateValue* out, std::string* expected) {
   *expected = "\"RATE Gb/sec (WIDTHX SPEED)\" such as \"400 Gb/sec (4X NDR)\"";
+  const std::string strict = *expected + ", WIDTH 1, 2, 4, 8 or 12, RATE = WIDTH x the lane rate "
+                             "of SPEED (SDR 2.5 ... XDR 200)";
   const std::string t = Trimmed(text);
   const std::string unit = " Gb/sec (";
   size_t u = t.find(unit);
@@ -68,18 +71,44 @@ bool ParseRate(const std::string& text, RateValue* out, std::string* expected) {
   size_t x = inner.find('X');
   if (x == std::string::npos || x == 0) return false;
   uint64_t width = 0;
-  if (!ParseU64(inner.substr(0, x), &width) || width == 0 || width > 32) return false;
+  if (!ParseU64(inner.substr(0, x), &width)) return false;
+  if (width > 12 || !IsIbWidth(static_cast<int>(width))) {
+    *expected = strict;
+    return false;
+  }
   std::string speed;
   if (x + 1 < inner.size()) {
     if (inner[x + 1] != ' ' || x + 2 >= inner.size()) return false;
     speed = inner.substr(x + 2);
-    for (unsigned char c : speed)
-      if (!std::isalnum(c)) return false;
+    // The kernel's names are upper case (FDR10 included).
+    for (unsigned char c : speed) {
+      if (!(std::isupper(c) || std::isdigit(c))) {
+        *expected = strict;
+        return false;
+      }
+    }
+  }
+  // The kernel computes the rate as lanes x lane rate (rate_show); a speed it has no name for
+  // would come from a newer kernel, whose rate figure is then taken as it is.
+  const double lane = IbLaneGbps(speed.empty() ? "SDR" : speed);
+  if (lane > 0 && std::fabs(lane * static_cast<double>(width) - gbps) > 1e-6) {
+    *expected = strict;
+    return false;
   }
   out->gbps = gbps;
   out->width = static_cast<int>(width);
   out->speed = speed;
   return true;
+}
+
+bool IsIbWidth(int lanes) {
+  return lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8 || lanes == 12;
+}
+
+double IbLaneGbps(const std::string& speed) {
+  // drivers/infiniband/core/sysfs.c, rate_show: the per-lane rate of each speed, the figure
+  // the rate file multiplies by the width (FDR 14, not 14.0625; EDR 25, not 25.78125).
+  return topo::LaneRateGbps(speed);
 }
 
 bool ParsePcieSpeed(const std::string& text, PcieSpeedValue* out, std::string* expected) {
@@ -185,6 +214,41 @@ bool ParseCounter(const std::string& text, uint64_t* out, bool* no_pma, std::str
     return true;
   }
   return ParseU64(t, out);
+}
+
+bool ParseOperstate(const std::string& text, std::string* out, std::string* expected) {
+  *expected =
+      "an RFC 2863 state: up, down, lowerlayerdown, dormant, testing, notpresent or unknown";
+  static const char* const kStates[] = {"unknown", "notpresent", "down", "lowerlayerdown",
+                                        "testing", "dormant",    "up"};
+  const std::string t = Trimmed(text);
+  for (const char* s : kStates) {
+    if (t == s) {
+      *out = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ParseNetSpeed(const std::string& text, long long* out, std::string* expected) {
+  *expected = "a speed in Mb/s such as \"400000\", or \"-1\" when unknown";
+  const std::string t = Trimmed(text);
+  if (t == "-1") {
+    *out = -1;
+    return true;
+  }
+  uint64_t v = 0;
+  // The kernel prints a u32 with "%d": SPEED_UNKNOWN (0xffffffff) reads -1, nothing else
+  // is negative; 10 Tb/s is far beyond any link.
+  if (!ParseU64(t, &v) || v > 10000000) return false;
+  *out = static_cast<long long>(v);
+  return true;
+}
+
+bool ParseCount(const std::string& text, uint64_t* out, std::string* expected) {
+  *expected = "a decimal count such as \"4\"";
+  return ParseU64(Trimmed(text), out);
 }
 
 int CounterBits(const std::string& counter) {

@@ -15,7 +15,9 @@ struct PortStateValue {
   std::string name;
 };
 
-// ports/N/rate: "400 Gb/sec (4X NDR)"; old kernels leave the speed out for SDR ("(4X)").
+// ports/N/rate: "400 Gb/sec (4X NDR)", "800 Gb/sec (4X XDR)", "25 Gb/sec (1X EDR)", "2.5 Gb/sec
+// (1X SDR)"; old kernels leave the speed out for SDR ("(4X)"). Widths 1X, 2X, 4X, 8X, 12X;
+// speeds SDR DDR QDR FDR10 FDR EDR HDR NDR XDR (drivers/infiniband/core/sysfs.c, rate_show).
 struct RateValue {
   double gbps = 0;    // 400; 2.5 for 1X SDR
   int width = 0;      // lanes: 4 for "4X"
@@ -40,7 +42,14 @@ struct AerValue {
 // returns false and sets `*expected` to the form it wanted, e.g. `"N: NAME" such as
 // "4: ACTIVE"`; callers add the path and the text they got.
 bool ParsePortState(const std::string& text, PortStateValue* out, std::string* expected);
+// ParseRate also refuses a width the kernel cannot print and a rate that is not width x the
+// lane rate of a known speed (an unknown upper-case speed name is taken with its rate as is).
 bool ParseRate(const std::string& text, RateValue* out, std::string* expected);
+// True for the lane counts of an InfiniBand port: 1, 2, 4, 8, 12.
+bool IsIbWidth(int lanes);
+// The per-lane rate the kernel's rate file uses for `speed` ("SDR" 2.5 ... "XDR" 200), 0 for
+// a name it does not know.
+double IbLaneGbps(const std::string& speed);
 bool ParsePcieSpeed(const std::string& text, PcieSpeedValue* out, std::string* expected);
 bool ParsePcieWidth(const std::string& text, int* out, std::string* expected);
 bool ParseAer(const std::string& text, AerValue* out, std::string* expected);
@@ -50,6 +59,14 @@ bool ParseHexId(const std::string& text, uint32_t* out, std::string* expected);
 // A port counter file: a decimal count, or "N/A (no PMA)" for a device without a
 // performance management agent (*no_pma set, returns true).
 bool ParseCounter(const std::string& text, uint64_t* out, bool* no_pma, std::string* expected);
+
+// class/net/<if>/operstate (net/core/net-sysfs.c operstate_show, RFC 2863 names): "unknown",
+// "notpresent", "down", "lowerlayerdown", "testing", "dormant" or "up".
+bool ParseOperstate(const std::string& text, std::string* out, std::string* expected);
+// class/net/<if>/speed (speed_show, "%d"): Mb/s such as "400000", or "-1" (SPEED_UNKNOWN).
+bool ParseNetSpeed(const std::string& text, long long* out, std::string* expected);
+// class/net/<if>/carrier_changes and other plain counts: decimal digits.
+bool ParseCount(const std::string& text, uint64_t* out, std::string* expected);
 
 // The text without its trailing newline(s), for messages.
 std::string Trimmed(const std::string& text);

@@ -338,6 +338,8 @@ NodeFacts Run::GatherFacts(const Setup& s) {
   spec.nics = s.type->nics;
   spec.gpu_pci = s.type->gpu_pci;
   spec.read_timeout_ms = s.health().read_timeout_ms;
+  // RoCE rails' ethtool statistics: only the live node's netdevs can be asked.
+  if (s.sysfs_root == "/" && deps_.open_ethtool) spec.ethtool = deps_.open_ethtool();
   std::shared_ptr<Verbs> verbs =
       s.sysfs_root == "/" && deps_.open_verbs ? deps_.open_verbs() : nullptr;
   return Gather(spec, deps_.fs, verbs);

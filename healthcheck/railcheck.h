@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "healthcheck/act.h"
+#include "healthcheck/ethtool.h"
 #include "healthcheck/sysfs.h"
 #include "healthcheck/verbs.h"
 
@@ -38,6 +39,9 @@ struct CliDeps {
   std::shared_ptr<const Sysfs> fs;
   // libibverbs for the real sysfs; called only when the sysfs root is "/". May return null.
   std::function<std::shared_ptr<Verbs>()> open_verbs;
+  // The ethtool ioctl for RoCE rails; called only when the sysfs root is "/". May be empty
+  // or return null: the statistics are then not read.
+  std::function<std::shared_ptr<EthtoolIoctl>()> open_ethtool;
   std::function<std::unique_ptr<SlurmApi>(std::string* err)> open_slurm;
   std::function<double()> now;  // wall clock, seconds since the epoch
   // Told the run's hard time limit once the config is read (main() arms a watchdog), and

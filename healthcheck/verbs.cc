@@ -3,6 +3,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "healthcheck/parse.h"
+
 #include <map>
 #include <mutex>
 
@@ -21,7 +23,7 @@ const char* PhysStateName(int s) {
   return s >= 0 && s < 8 ? kNames[s] : "<unknown>";
 }
 
-// ibv_port_attr.active_width is an encoding, not a lane count.
+// ibv_port_attr.active_width is an encoding, not a lane count; 0 for an unknown one.
 int Lanes(uint8_t w) {
   switch (w) {
     case 1:
@@ -38,32 +40,30 @@ int Lanes(uint8_t w) {
   return 0;
 }
 
-// active_speed -> name and the per-lane rate the kernel's rate file uses.
-void Speed(uint8_t s, std::string* name, double* lane) {
+// The speed name of an active_speed / active_speed_ex encoding (one bit per speed,
+// enum ibv_port_speed), "" for an unknown one.
+const char* SpeedName(uint32_t s) {
   switch (s) {
+    case 1:
+      return "SDR";
     case 2:
-      *name = "DDR", *lane = 5;
-      return;
+      return "DDR";
     case 4:
-      *name = "QDR", *lane = 10;
-      return;
+      return "QDR";
     case 8:
-      *name = "FDR10", *lane = 10;
-      return;
+      return "FDR10";
     case 16:
-      *name = "FDR", *lane = 14;
-      return;
+      return "FDR";
     case 32:
-      *name = "EDR", *lane = 25;
-      return;
+      return "EDR";
     case 64:
-      *name = "HDR", *lane = 50;
-      return;
+      return "HDR";
     case 128:
-      *name = "NDR", *lane = 100;
-      return;
+      return "NDR";
+    case 256:
+      return "XDR";
   }
-  *name = "SDR", *lane = 2.5;
+  return "";
 }
 
 class Libibverbs : public Verbs {
@@ -102,15 +102,14 @@ class Libibverbs : public Verbs {
       *err = "libibverbs: ibv_query_port(" + name + ", " + std::to_string(port) + ") failed";
       return false;
     }
-    out->state = attr.state;
-    out->state_name = StateName(attr.state);
-    out->phys_state = attr.phys_state;
-    out->phys_state_name = PhysStateName(attr.phys_state);
-    out->width = Lanes(attr.active_width);
-    double lane = 0;
-    Speed(attr.active_speed, &out->speed, &lane);
-    out->gbps = lane * out->width;
-    out->link_layer = attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand";
+    VerbsPortAttr a;
+    a.state = attr.state;
+    a.phys_state = attr.phys_state;
+    a.active_width = attr.active_width;
+    a.active_speed = attr.active_speed;
+    a.active_speed_ex = ActiveSpeedEx(attr);
+    a.link_layer = attr.link_layer;
+    *out = VerbsPortFromAttr(a);
     return true;
   }
 
@@ -122,6 +121,31 @@ class Libibverbs : public Verbs {
 };
 
 }  // namespace
+
+VerbsPort VerbsPortFromAttr(const VerbsPortAttr& a) {
+  VerbsPort p;
+  p.state = a.state;
+  p.state_name = StateName(a.state);
+  p.phys_state = a.phys_state;
+  p.phys_state_name = PhysStateName(a.phys_state);
+  p.link_layer = a.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand";
+  const uint32_t speed = a.active_speed_ex != 0 ? a.active_speed_ex : a.active_speed;
+  p.width = Lanes(a.active_width);
+  p.speed = SpeedName(speed);
+  const double lane = IbLaneGbps(p.speed);
+  if (p.width == 0 || lane <= 0) {
+    p.rate_known = false;
+    p.rate_why = "active_width " + std::to_string(a.active_width) + ", " +
+                 (a.active_speed_ex != 0 ? "active_speed_ex " + std::to_string(a.active_speed_ex)
+                                         : "active_speed " + std::to_string(a.active_speed)) +
+                 (p.width == 0 ? ": unknown width" : ": unknown speed");
+    p.width = 0;
+    p.speed.clear();
+    return p;
+  }
+  p.gbps = lane * p.width;
+  return p;
+}
 
 std::unique_ptr<Verbs> OpenLibibverbs(std::string* why) {
   int n = 0;

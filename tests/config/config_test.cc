@@ -300,12 +300,13 @@ TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
             "/etc/slurm/railguard.yaml:3:3: unknown key 'interval' in health; expected one of: "
             "sysfs_root, state_dir, events_log, link_layer, resume_after_clean_runs, flap_window_seconds, "
             "min_rate_interval_seconds, read_timeout_ms, prolog_time_limit_seconds, "
-            "periodic_time_limit_seconds, actions, link_error_limits, aer_limits\n");
+            "periodic_time_limit_seconds, actions, link_error_limits, aer_limits, eth_error_limits\n");
   EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "nic.rate: restrict")),
             "/etc/slurm/railguard.yaml:12:13: unknown check 'nic.rate' in health.actions; "
             "expected one of: nic.present, port.state, port.link_layer, port.rate, link.errors, "
             "link.flap, link.counters, pcie.speed, pcie.width, pcie.aer, pcie.aer_correctable, "
-            "gpu.count, rail.affinity, gather.timeout\n");
+            "gpu.count, rail.affinity, gather.timeout, eth.present, eth.state, eth.speed, "
+            "eth.flap, eth.errors, eth.counters\n");
   EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "port.rate: reboot")),
             "/etc/slurm/railguard.yaml:12:24: invalid action 'reboot' for port.rate; expected "
             "drain, restrict, warn or off\n");

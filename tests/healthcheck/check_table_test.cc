@@ -26,7 +26,10 @@ TEST(CheckTable, NamesOrderAndDefaultsAreStableAndAreTheLoadersCatalog) {
       {"link.counters", A::kWarn},      {"pcie.speed", A::kDrain},
       {"pcie.width", A::kDrain},        {"pcie.aer", A::kDrain},
       {"pcie.aer_correctable", A::kRestrict}, {"gpu.count", A::kDrain},
-      {"rail.affinity", A::kRestrict},  {"gather.timeout", A::kDrain}};
+      {"rail.affinity", A::kRestrict},  {"gather.timeout", A::kDrain},
+      {"eth.present", A::kDrain},       {"eth.state", A::kDrain},
+      {"eth.speed", A::kDrain},         {"eth.flap", A::kDrain},
+      {"eth.errors", A::kRestrict},     {"eth.counters", A::kWarn}};
   const CheckCatalog& catalog = CheckCatalogOfTable();
   ASSERT_EQ(catalog.size(), want.size());
   ASSERT_EQ(HealthChecks().size(), want.size());
