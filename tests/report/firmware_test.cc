@@ -64,6 +64,16 @@ TEST(ReportFirmware, VersionsPerRailAndTheNodesOffTheMajority) {
       << line;
   EXPECT_EQ(line.substr(line.size() - 11), " n[009,017]") << line;
 
+  const std::string prom = RenderPrometheus(r);
+  EXPECT_NE(prom.find("railguard_rail_firmware_nodes{cluster=\"" + r.cluster +
+                      "\",rail=\"4\",fw=\"28.37.1014\",majority=\"0\"} 2\n"),
+            std::string::npos)
+      << prom;
+  EXPECT_NE(prom.find("railguard_node_firmware_off_majority{cluster=\"" + r.cluster +
+                      "\",node=\"n017\",rail=\"4\",fw=\"28.37.1014\"} 1\n"),
+            std::string::npos)
+      << prom;
+
   const nlohmann::json j = nlohmann::json::parse(RenderJson(r));
   EXPECT_EQ(j["firmware"][4]["majority"], "28.39.1002");
   EXPECT_EQ(j["firmware"][4]["differ"], nlohmann::json::array({N(9), N(17)}));
