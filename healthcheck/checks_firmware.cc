@@ -16,10 +16,10 @@ using check_util::RailNic;
 
 // One attribute of the rail NICs that must agree: fw_ver or board_id.
 struct Attr {
-  const char* file;                    // "fw_ver"
-  const char* brief;                   // "fw": for reasons
-  Fact<std::string> NicFacts::*fact;   // where it was read into
-  bool NicFacts::*present;             // nullptr: every device has the file
+  const char* file;                   // "fw_ver"
+  const char* brief;                  // "fw": for reasons
+  Fact<std::string> NicFacts::*fact;  // where it was read into
+  bool NicFacts::*present;            // nullptr: every device has the file
 };
 
 // Judges one attribute: unreadable files, then NICs that differ from the others.

@@ -38,9 +38,9 @@ constexpr double kIdleGpuLinkGts = 2.5;
 
 // Which findings of a link attribute one check call makes.
 enum class LinkScope {
-  kEvery,          // pcie.width: every link
-  kNotGpuSpeed,    // pcie.speed: every link, but a GPU's own link only when unreadable or down
-  kGpuLinkInUse,   // pcie.gpu_speed: a GPU's own link below its maximum, above the idle speed
+  kEvery,         // pcie.width: every link
+  kNotGpuSpeed,   // pcie.speed: every link, but a GPU's own link only when unreadable or down
+  kGpuLinkInUse,  // pcie.gpu_speed: a GPU's own link below its maximum, above the idle speed
 };
 
 // The two ends of each present GPU's own link: the GPU (first on its path) and the port
@@ -111,9 +111,9 @@ void CheckPcieLink(const JudgeInput& in, const CounterMoves& h, const std::strin
       if (child != reported.end() && std::fabs(child->second - *cur) < 1e-9) continue;
     }
     reported[d.bdf] = *cur;
-    const std::string in_use =
-        gpu_check ? ", above the " + fmt(kIdleGpuLinkGts) + " of an idle GPU: in use, not at full speed"
-                  : "";
+    const std::string in_use = gpu_check ? ", above the " + fmt(kIdleGpuLinkGts) +
+                                               " of an idle GPU: in use, not at full speed"
+                                         : "";
     out->push_back(Make(check, d.rail, Severity::kDegraded,
                         d.label + " at " + fmt(*cur) + " < expected " + fmt(*expected) + in_use,
                         d.short_label + " PCIe " + brief(*cur) + " < " + brief(*expected)));
@@ -144,7 +144,8 @@ std::string Role(const JudgedDevice& d, size_t i) {
 struct AerLink {
   const JudgedDevice* first = nullptr;  // the first end judged: its rail is the link's
   std::vector<const JudgedDevice*> ends;
-  std::string label;  // "rail3 mlx5_5 link 0000:5e:00.0 (mlx5_5) - 0000:5d:00.0 (switch downstream port)"
+  std::string
+      label;  // "rail3 mlx5_5 link 0000:5e:00.0 (mlx5_5) - 0000:5d:00.0 (switch downstream port)"
 };
 
 // The links of the judged devices, in the order of their first end.
@@ -202,9 +203,9 @@ void JudgeFatal(const JudgeInput& in, const AerLink& l, const std::vector<EndMov
     if (e.move->value > 0) all_baselined = all_baselined && e.move->at_baseline.has_value();
   }
   if (!above) return;
-  const std::string against = all_baselined
-                                  ? " > " + std::to_string(ref) + " at the baseline"
-                                  : " > " + std::to_string(ref) + " (no baseline: counted since boot)";
+  const std::string against =
+      all_baselined ? " > " + std::to_string(ref) + " at the baseline"
+                    : " > " + std::to_string(ref) + " (no baseline: counted since boot)";
   out->push_back(Make("pcie.aer", l.first->rail, Severity::kDown,
                       l.label + ": fatal AER errors " + std::to_string(value) + against +
                           LinkBreakdown(in, moves, "fatal"),
@@ -298,8 +299,8 @@ void CheckPcieSpeed(const JudgeInput& in, const CounterMoves& h, std::vector<Fin
 // the port above it, against max_link_speed, above the idle 2.5 GT/s).
 void CheckPcieGpuSpeed(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out) {
   CheckPcieLink(
-      in, h, "pcie.gpu_speed", "current_link_speed", &PciDevice::cur_speed,
-      &PciDevice::max_speed, [](double v) { return FormatPcieSpeed(v); },
+      in, h, "pcie.gpu_speed", "current_link_speed", &PciDevice::cur_speed, &PciDevice::max_speed,
+      [](double v) { return FormatPcieSpeed(v); },
       [](double v) { return FormatNumber(v) + " GT/s"; }, LinkScope::kGpuLinkInUse, out);
 }
 

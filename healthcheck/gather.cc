@@ -54,8 +54,8 @@ Fact<std::string> ReadLinkLayer(const Sysfs& fs, const std::string& path) {
 Fact<std::string> ReadNicText(const Sysfs& fs, const std::string& path, const char* example) {
   return ReadFact<std::string>(
       fs, path, [example](const std::string& text, std::string* v, std::string* expected) {
-        *expected = std::string("one line of 1-64 printable characters such as \"") + example +
-                    "\"";
+        *expected =
+            std::string("one line of 1-64 printable characters such as \"") + example + "\"";
         *v = Trimmed(text);
         if (v->empty() || v->size() > 64 || v->find('\n') != std::string::npos) return false;
         for (char c : *v)

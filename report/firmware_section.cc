@@ -16,10 +16,9 @@ std::vector<FirmwareRail> BuildFirmware(const std::vector<NodeRow>& nodes, size_
     for (const NodeRow& n : nodes)
       if (k < n.fw.size() && !n.fw[k].empty()) ++count[n.fw[k]];
     for (const auto& kv : count) fr.versions.push_back(FirmwareVersion{kv.first, kv.second});
-    std::stable_sort(fr.versions.begin(), fr.versions.end(),
-                     [](const FirmwareVersion& a, const FirmwareVersion& b) {
-                       return a.nodes > b.nodes;
-                     });
+    std::stable_sort(
+        fr.versions.begin(), fr.versions.end(),
+        [](const FirmwareVersion& a, const FirmwareVersion& b) { return a.nodes > b.nodes; });
     if (fr.versions.empty()) continue;
     if (fr.versions.size() == 1 || fr.versions[0].nodes > fr.versions[1].nodes)
       fr.majority = fr.versions[0].fw;

@@ -258,7 +258,8 @@ Json FirmwareJson(const Report& r) {
   Json out = Json::array();
   for (const FirmwareRail& fr : r.firmware) {
     Json versions = Json::array();
-    for (const FirmwareVersion& v : fr.versions) versions.push_back({{"fw", v.fw}, {"nodes", v.nodes}});
+    for (const FirmwareVersion& v : fr.versions)
+      versions.push_back({{"fw", v.fw}, {"nodes", v.nodes}});
     std::vector<std::string> differ;
     for (int i : fr.differ) differ.push_back(r.nodes[static_cast<size_t>(i)].name);
     out.push_back({{"rail", fr.rail},

@@ -120,7 +120,8 @@ TEST_F(NicFirmware, HalfAndHalfIsOneFindingForTheNode) {
 
 TEST_F(NicFirmware, AnUnreadableFwVerIsSaid) {
   facts_.nics[1].fw_ver = Fact<std::string>();
-  facts_.nics[1].fw_ver.error = "/sys/class/infiniband/mlx5_3/fw_ver: cannot open: Permission denied";
+  facts_.nics[1].fw_ver.error =
+      "/sys/class/infiniband/mlx5_3/fw_ver: cannot open: Permission denied";
   EXPECT_EQ(Messages(), (std::vector<std::string>{
                             "nic.firmware: rail1 mlx5_3 /sys/class/infiniband/mlx5_3/fw_ver: "
                             "cannot open: Permission denied"}));

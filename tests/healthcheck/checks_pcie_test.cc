@@ -143,8 +143,8 @@ TEST_F(Checks, AnIdleGpuAtX8OfX16StillDrains) {
   SetGpuLinks(&facts_, 2.5);
   for (const std::string& d : {Bdf(0x5e + 3), Bdf(0x5d, 1)}) facts_.pci[d].cur_width = Val(8, "8");
   Judgement j = Judge(Input());
-  EXPECT_EQ(Messages(), (std::vector<std::string>{
-                            "pcie.width: rail3 gpu3 0000:61:00.0 at x8 < expected x16"}));
+  EXPECT_EQ(Messages(),
+            (std::vector<std::string>{"pcie.width: rail3 gpu3 0000:61:00.0 at x8 < expected x16"}));
   EXPECT_EQ(j.verdict.level, Level::kDrain);
 }
 

@@ -58,9 +58,9 @@ TEST(ReportFirmware, VersionsPerRailAndTheNodesOffTheMajority) {
   ASSERT_NE(at, std::string::npos) << text;
   const std::string line = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
   EXPECT_NE(line.find(" " + r.rail_nics[4] + " "), std::string::npos) << line;
-  EXPECT_NE(line.find("  28.39.1002 (" + std::to_string(s.nodes.size() - 3) +
-                      "), 28.37.1014 (2)  "),
-            std::string::npos)
+  EXPECT_NE(
+      line.find("  28.39.1002 (" + std::to_string(s.nodes.size() - 3) + "), 28.37.1014 (2)  "),
+      std::string::npos)
       << line;
   EXPECT_EQ(line.substr(line.size() - 11), " n[009,017]") << line;
 
