@@ -49,6 +49,7 @@ std::optional<std::string> ExtraJson(const Verdict& v, double now, const std::st
   mine.time = now;
   mine.verdict = LevelName(v.level);
   for (const RailHealth& r : v.rails) mine.rails.push_back(r.status);
+  mine.fw = v.fw;  // issue 13 item 11
   for (const Finding& f : v.findings)
     if (f.severity != Severity::kNote) mine.failed.push_back({f.rail >= 0 ? f.rail : -1, f.check});
   return wire::WriteExtra(mine, current);

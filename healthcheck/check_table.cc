@@ -11,6 +11,7 @@ const std::vector<HealthCheck>& HealthChecks() {
   // clang-format off
   static const std::vector<HealthCheck> kChecks = {
     {"nic.present",          CheckNicPresent,         A::kDrain,    "rail NIC missing, without a port, or renumbered"},
+    {"nic.firmware",         CheckNicFirmware,        A::kWarn,     "rail NICs' fw_ver or board_id not all the same"},
     {"port.state",           CheckPortState,          A::kDrain,    "port not 4: ACTIVE and 5: LinkUp"},
     {"port.link_layer",      CheckPortLinkLayer,      A::kDrain,    "port link_layer other than health.link_layer"},
     {"port.rate",            CheckPortRate,           A::kDrain,    "ACTIVE port slower than its rail's link"},
@@ -19,6 +20,7 @@ const std::vector<HealthCheck>& HealthChecks() {
     {"link.counters",        CheckLinkCounters,       A::kWarn,     "counters that cannot be judged (N/A, reset...)"},
     {"pcie.speed",           CheckPcieSpeed,          A::kDrain,    "PCIe link slower than both its ends allow"},
     {"pcie.width",           CheckPcieWidth,          A::kDrain,    "PCIe link narrower than both its ends allow"},
+    {"pcie.gpu_speed",       CheckPcieGpuSpeed,       A::kWarn,     "GPU's own PCIe link in use (above 2.5 GT/s) below its max"},
     {"pcie.aer",             CheckPcieAer,            A::kDrain,    "fatal AER errors, non-fatal ones above limit"},
     {"pcie.aer_correctable", CheckPcieAerCorrectable, A::kRestrict, "correctable AER errors above their limit"},
     {"gpu.count",            CheckGpuCount,           A::kDrain,    "fewer GPUs than the node type has"},

@@ -62,6 +62,7 @@ struct Verdict {
   Level level = Level::kOk;
   std::vector<RailHealth> rails;  // every rail, in order
   std::vector<Finding> findings;  // strongest action first, then severity, check, rail
+  std::vector<std::string> fw;    // per rail: its NIC's fw_ver, "" when unknown (Extra's "fw")
 };
 
 // Everything the checks look at. Pointers are borrowed; `baseline` and `last` may be null.
@@ -141,12 +142,15 @@ void CheckPortState(const JudgeInput& in, const CounterMoves& h, std::vector<Fin
 void CheckPortLinkLayer(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 void CheckPortRate(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 void CheckLinkFlap(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+// checks_firmware.cc: the rail NICs' fw_ver and board_id agree.
+void CheckNicFirmware(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 // checks_counters.cc: a rail port's error counters.
 void CheckLinkErrors(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 void CheckLinkCounters(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 // checks_pcie.cc: the PCIe paths of rail NICs and GPUs.
 void CheckPcieSpeed(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 void CheckPcieWidth(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckPcieGpuSpeed(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 void CheckPcieAer(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 void CheckPcieAerCorrectable(const JudgeInput& in, const CounterMoves& h,
                              std::vector<Finding>* out);

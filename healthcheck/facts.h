@@ -73,6 +73,11 @@ struct NicFacts {
   std::vector<std::string> pci_path;  // `pci`, then each bridge up to the root port
   std::string host_bridge;            // "pci0000:15": the root complex above the root port
   EthFacts eth;                       // RoCE rails: the netdev and its physical layer
+  // class/infiniband/<nic>/fw_ver ("28.39.1002") and board_id ("MT_0000000838"), read when
+  // the NIC is present; a driver without board_id has no such file (!board_id_present).
+  Fact<std::string> fw_ver;
+  bool board_id_present = false;
+  Fact<std::string> board_id;
 };
 
 // Whether one aer_dev_* file exists and what it holds.

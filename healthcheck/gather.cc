@@ -28,6 +28,22 @@ Fact<std::string> ReadLinkLayer(const Sysfs& fs, const std::string& path) {
                                });
 }
 
+// An identity text of the IB device: fw_ver, board_id (drivers/infiniband/core/sysfs.c
+// fw_ver_show, at most IB_FW_VERSION_NAME_MAX 64 bytes; mlx5 board_id, MLX5_BOARD_ID_LEN 64):
+// one line of 1 to 64 printable characters.
+Fact<std::string> ReadNicText(const Sysfs& fs, const std::string& path, const char* example) {
+  return ReadFact<std::string>(
+      fs, path, [example](const std::string& text, std::string* v, std::string* expected) {
+        *expected =
+            std::string("one line of 1-64 printable characters such as \"") + example + "\"";
+        *v = Trimmed(text);
+        if (v->empty() || v->size() > 64 || v->find('\n') != std::string::npos) return false;
+        for (char c : *v)
+          if (c < 0x20 || c > 0x7e) return false;
+        return true;
+      });
+}
+
 Counter ReadCounter(const Sysfs& fs, const std::string& path) {
   Counter c;
   std::string text;
@@ -237,6 +253,9 @@ NicFacts GatherNic(const Sysfs& fs, Verbs* verbs, const std::string& root, int r
     return n;
   }
   n.present = true;
+  n.fw_ver = ReadNicText(fs, dev + "/fw_ver", "28.39.1002");
+  n.board_id_present = fs.Exists(dev + "/board_id");
+  if (n.board_id_present) n.board_id = ReadNicText(fs, dev + "/board_id", "MT_0000000838");
   std::vector<std::string> ports;
   std::string err;
   if (!fs.ListDir(dev + "/ports", &ports, &err)) {

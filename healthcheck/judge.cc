@@ -80,6 +80,8 @@ Judgement Judge(const JudgeInput& in) {
 
   Verdict& v = j.verdict;
   for (const NicFacts& n : in.facts->nics) v.rails.push_back(RailHealth{n.rail, n.name});
+  for (const NicFacts& n : in.facts->nics)  // for Extra's "fw"
+    v.fw.push_back(n.fw_ver.ok() ? *n.fw_ver.value : std::string());
   for (Finding& f : found) {
     auto a = in.config->actions.find(f.check);
     const size_t index = HealthCheckIndex(f.check);

@@ -252,6 +252,24 @@ Json HistoryJson(const Report& r) {
   return j;
 }
 
+// The fleet's rail NIC firmware: per rail, its versions with node counts, the majority
+// ("" when none) and the nodes not on it.
+Json FirmwareJson(const Report& r) {
+  Json out = Json::array();
+  for (const FirmwareRail& fr : r.firmware) {
+    Json versions = Json::array();
+    for (const FirmwareVersion& v : fr.versions)
+      versions.push_back({{"fw", v.fw}, {"nodes", v.nodes}});
+    std::vector<std::string> differ;
+    for (int i : fr.differ) differ.push_back(r.nodes[static_cast<size_t>(i)].name);
+    out.push_back({{"rail", fr.rail},
+                   {"versions", std::move(versions)},
+                   {"majority", fr.majority},
+                   {"differ", differ}});
+  }
+  return out;
+}
+
 // Every string of `*j` made valid UTF-8 (each invalid byte as U+FFFD). Keys are this file's.
 void FixUtf8(Json* j) {
   if (j->is_string()) {
@@ -315,6 +333,7 @@ std::string RenderJson(const Report& r) {
   Json tail;
   tail["jobs_on_degraded_paths"] = Jobs(r);
   tail["history"] = HistoryJson(r);
+  tail["firmware"] = FirmwareJson(r);
   tail["nodes_not_in_topology"] = r.extra_nodes;
   tail["notes"] = r.notes;
   Json problems = Json::array();

@@ -185,6 +185,29 @@ std::string RenderPrometheus(const Report& r) {
   for (const Offender& o : r.offenders)
     w.Sample({{"cluster", cl}, {"node", r.nodes[static_cast<size_t>(o.node)].name}}, o.events);
 
+  w.Family("railguard_rail_firmware_nodes",
+           "Nodes whose NIC of the rail runs the firmware version (fw_ver, from railcheck); "
+           "majority is 1 for the version most nodes run.");
+  for (const FirmwareRail& fr : r.firmware)
+    for (const FirmwareVersion& v : fr.versions)
+      w.Sample({{"cluster", cl},
+                {"rail", std::to_string(fr.rail)},
+                {"fw", v.fw},
+                {"majority", v.fw == fr.majority ? "1" : "0"}},
+               v.nodes);
+  w.Family("railguard_node_firmware_off_majority",
+           "1 for each node and rail whose NIC runs another firmware than most nodes' NIC of "
+           "that rail; only such nodes are listed.");
+  for (const FirmwareRail& fr : r.firmware)
+    for (int i : fr.differ) {
+      const NodeRow& n = r.nodes[static_cast<size_t>(i)];
+      w.Sample({{"cluster", cl},
+                {"node", n.name},
+                {"rail", std::to_string(fr.rail)},
+                {"fw", n.fw[static_cast<size_t>(fr.rail)]}},
+               1);
+    }
+
   w.Family("railguard_report_problems",
            "Input problems the report skipped (bad Extra values, job node lists, history "
            "lines).");

@@ -367,6 +367,30 @@ void HistoryText(const Report& r, std::string* out) {
           More(std::min<size_t>(r.offenders.size(), kTextMaxRows), r.offenders.size(), "nodes");
 }
 
+// The fleet's rail NIC firmware (only when some node published it).
+void Firmware(const Report& r, std::string* out) {
+  bool any = false;
+  for (const FirmwareRail& fr : r.firmware) any = any || !fr.versions.empty();
+  if (!any) return;
+  *out += "\nNIC FIRMWARE PER RAIL (fw_ver from railcheck; nodes not on the majority version)\n";
+  Table t({"RAIL", "NIC", "VERSIONS (NODES)", "NOT ON THE MAJORITY"}, {8, 8, 36, 0},
+          {false, false, false, false});
+  for (const FirmwareRail& fr : r.firmware) {
+    if (fr.versions.empty()) continue;
+    const size_t k = static_cast<size_t>(fr.rail);
+    std::string versions;
+    for (const FirmwareVersion& v : fr.versions)
+      versions += (versions.empty() ? "" : ", ") + v.fw + " (" + std::to_string(v.nodes) + ")";
+    std::vector<std::string> differ;
+    for (int i : fr.differ) differ.push_back(r.nodes[static_cast<size_t>(i)].name);
+    std::string off = differ.empty() ? "-" : CompressHostlistSorted(differ);
+    if (!differ.empty() && fr.majority.empty()) off += " (no majority)";
+    t.Row({k < r.rail_names.size() ? r.rail_names[k] : "rail" + std::to_string(k),
+           k < r.rail_nics.size() ? r.rail_nics[k] : "?", versions, off});
+  }
+  *out += t.Render();
+}
+
 void Notes(const Report& r, std::string* out) {
   if (!r.notes.empty()) {
     *out += "\nNOTES\n";
@@ -388,7 +412,7 @@ void Notes(const Report& r, std::string* out) {
 std::string RenderText(const Report& r) {
   using Section = void (*)(const Report&, std::string*);
   const Section sections[] = {Summary, Suspects,    Matrix, Capacity, Unavailable,
-                              BadRails, Jobs, HistoryText, Notes};
+                              BadRails, Jobs, HistoryText, Firmware, Notes};
   std::string out;
   for (Section section : sections) section(r, &out);
   // The 100-column promise holds whatever the input names are.

@@ -11,6 +11,7 @@
 
 #include "base/json_reader.h"
 #include "base/names.h"
+#include "report/firmware_section.h"
 #include "report/history_section.h"
 #include "report/rootcause.h"
 #include "topo/hostlist.h"
@@ -60,6 +61,14 @@ void FillHealth(const NodeSnapshot& sn, const std::string& snapshot_name, size_t
     row->health_time = extra.time;
     row->verdict = extra.verdict;
     row->rails = extra.rails;
+    if (extra.fw.size() == rails) {
+      row->fw = extra.fw;
+    } else if (!extra.fw.empty()) {
+      problems->push_back({Where(snapshot_name, sn), sn.extra_line, 0,
+                           "node " + sn.name + ": Extra lists " + std::to_string(extra.fw.size()) +
+                               " firmware versions (\"fw\"); expected " + std::to_string(rails) +
+                               " (the topology's rails); firmware of " + sn.name + " unknown"});
+    }
     row->stale = now - extra.time > options.stale_after_seconds;
     for (const wire::FailedCheck& f : extra.failed) {
       std::vector<std::string>& list =
@@ -390,6 +399,7 @@ Report BuildReport(const Snapshot& snapshot, const std::string& snapshot_name,
     if (!index.count(n.name)) r.extra_nodes.push_back(n.name);
   BuildDegradedJobs(snapshot, snapshot_name, index, &r);
   BuildHistory(events, index, &r);
+  r.firmware = BuildFirmware(r.nodes, r.rail_names.size());
   r.suspects = FindSuspects(r, topo);
   r.notes = Notes(r, options);
   for (const Diag& d : history_problems) r.problems.push_back(d);

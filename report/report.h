@@ -101,6 +101,7 @@ struct NodeRow {
   std::vector<std::string> node_checks;               // failed checks of the node as a whole
   std::vector<uint32_t> jobs;                         // ids of jobs on it
   std::vector<RailHistory> history;                   // one per rail
+  std::vector<std::string> fw;  // per rail: its NIC's fw_ver from Extra's "fw" ("" unknown)
   std::array<int, 2> drains{};                        // drained events per window
   std::array<int, 2> restricts{};                     // restricted events per window
   double restricted_since = 0;  // the newest restricted event in 7 days (0 = none)
@@ -157,6 +158,20 @@ struct Suspect {
   int down = 0;                       // how many of `nodes` have the rail(s) down
 };
 
+// One firmware version of one rail's NICs, with the nodes that run it.
+struct FirmwareVersion {
+  std::string fw;  // fw_ver, "28.39.1002"
+  int nodes = 0;
+};
+
+// The firmware of one rail across the fleet (firmware_section.h).
+struct FirmwareRail {
+  int rail = 0;
+  std::vector<FirmwareVersion> versions;  // most nodes first
+  std::string majority;                   // the version most nodes run; "" when none does
+  std::vector<int> differ;                // indices into Report::nodes not on `majority`
+};
+
 // A node whose events in the last 7 days reach the repeat-offender threshold.
 struct Offender {
   int node = -1;   // index into Report::nodes
@@ -181,6 +196,7 @@ struct Report {
   std::vector<JobRow> degraded_jobs;     // running jobs with a node that has a bad rail
   std::vector<Suspect> suspects;         // ranked
   std::vector<Offender> offenders;       // most events first
+  std::vector<FirmwareRail> firmware;    // per rail: the fleet's NIC firmware versions
   bool feature_in_use = false;           // some node has the healthy feature
   std::string healthy_feature;
   // Totals.

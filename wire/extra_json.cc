@@ -69,6 +69,31 @@ void ReadRailsLeniently(const JsonValue& rails, RailcheckExtra* out) {
   }
 }
 
+// The optional "fw" list: at most kMaxExtraRails strings of printable ASCII.
+ExtraStatus ReadFw(const JsonValue& rc, RailcheckExtra* out, std::string* err) {
+  const JsonValue* fw = rc.Find("fw");
+  if (!fw) return ExtraStatus::kOk;
+  if (const std::string why = NotAnArrayOfAtMost(fw, kMaxExtraRails); !why.empty()) {
+    *err = At(*fw) + "\"fw\" " + why + "; expected an array of at most " +
+           std::to_string(kMaxExtraRails) + " firmware versions such as \"28.39.1002\"";
+    return ExtraStatus::kError;
+  }
+  for (const JsonValue& v : fw->items) {
+    bool printable = v.is_string() && v.text.size() <= kMaxExtraFwChars;
+    for (size_t i = 0; printable && i < v.text.size(); ++i)
+      printable = v.text[i] >= 0x20 && v.text[i] <= 0x7e;
+    if (!printable) {
+      *err = At(v) + "fw entry " + std::to_string(out->fw.size()) + " is " +
+             (v.is_string() ? Quoted(v.text) : std::string(JsonTypeName(v.type))) +
+             "; expected a firmware version such as \"28.39.1002\" (at most " +
+             std::to_string(kMaxExtraFwChars) + " printable ASCII characters) or \"\"";
+      return ExtraStatus::kError;
+    }
+    out->fw.push_back(v.text);
+  }
+  return ExtraStatus::kOk;
+}
+
 ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::string* err) {
   if (!rc.is_object()) {
     *err = At(rc) + "\"railcheck\" is " + JsonTypeName(rc.type) + "; " + kExpected;
@@ -118,6 +143,7 @@ ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::s
     }
     out->rails.push_back(s);
   }
+  if (ExtraStatus fw = ReadFw(rc, out, err); fw != ExtraStatus::kOk) return fw;
   const JsonValue* failed = rc.Find("failed");
   if (!failed) return ExtraStatus::kOk;
   if (const std::string why = NotAnArrayOfAtMost(failed, kMaxExtraFailed); !why.empty()) {
@@ -203,6 +229,8 @@ std::optional<std::string> WriteExtra(const RailcheckExtra& mine, const std::str
     if (std::find(failed.begin(), failed.end(), tag) == failed.end()) failed.push_back(tag);
   }
   rc["failed"] = failed;
+  if (std::any_of(mine.fw.begin(), mine.fw.end(), [](const std::string& v) { return !v.empty(); }))
+    rc["fw"] = mine.fw;
   doc["railcheck"] = rc;
   return doc.dump();
 }

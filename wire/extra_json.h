@@ -2,7 +2,8 @@
 // The node's per-rail health that railcheck publishes in Slurm's Extra field, its writer
 // and its one reader:
 // {"railcheck":{"time":T,"verdict":"drain|restrict|warn|ok","rails":["ok","degraded",...],
-//  "failed":["rail3:port.rate","node:gpu.count"]}} (other top-level keys are someone else's).
+//  "failed":["rail3:port.rate","node:gpu.count"],"fw":["28.39.1002",...]}} (other top-level
+// keys are someone else's; "fw" is optional).
 #pragma once
 
 #include <cstddef>
@@ -31,7 +32,14 @@ struct RailcheckExtra {
   std::string verdict;           // "drain", "restrict", "warn" or "ok"
   std::vector<RailState> rails;  // rail k's state; never kUnknown
   std::vector<FailedCheck> failed;
+  // "fw": the fw_ver of rail k's NIC ("" when unknown), for the fleet's firmware in
+  // `railctl report`; written only when one is known, optional for readers (older railchecks
+  // do not write it). Each at most kMaxExtraFwChars printable ASCII characters.
+  std::vector<std::string> fw;
 };
+
+// The longest "fw" entry the strict reader accepts (IB_FW_VERSION_NAME_MAX, ib_verbs.h).
+constexpr size_t kMaxExtraFwChars = 64;
 
 // The most rails and failed entries the strict reader accepts in one Extra value.
 constexpr size_t kMaxExtraRails = 64;

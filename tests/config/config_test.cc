@@ -303,10 +303,11 @@ TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
             "periodic_time_limit_seconds, actions, link_error_limits, aer_limits, eth_error_limits\n");
   EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "nic.rate: restrict")),
             "/etc/slurm/railguard.yaml:12:13: unknown check 'nic.rate' in health.actions; "
-            "expected one of: nic.present, port.state, port.link_layer, port.rate, link.errors, "
-            "link.flap, link.counters, pcie.speed, pcie.width, pcie.aer, pcie.aer_correctable, "
-            "gpu.count, rail.affinity, gather.timeout, eth.present, eth.state, eth.speed, "
-            "eth.flap, eth.errors, eth.counters\n");
+            "expected one of: nic.present, nic.firmware, port.state, port.link_layer, port.rate, "
+            "link.errors, link.flap, link.counters, pcie.speed, pcie.width, pcie.gpu_speed, "
+            "pcie.aer, pcie.aer_correctable, gpu.count, rail.affinity, gather.timeout, "
+            "eth.present, eth.state, eth.speed, eth.flap, eth.errors, eth.counters
+");
   EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "port.rate: reboot")),
             "/etc/slurm/railguard.yaml:12:24: invalid action 'reboot' for port.rate; expected "
             "drain, restrict, warn or off\n");

@@ -137,8 +137,14 @@ CAPTURE_TEST(JudgedTheSaturatedAndNoPmaCountersAreNotesAndTheSlowRootPortIsNoFau
   for (const Finding& f : j.verdict.findings) messages.push_back(f.message);
   // 0000:01:00.0 runs at 8.0 GT/s below its own 16.0, but its root port tops out at 8.0:
   // the link is as fast as it can be. The same for the x4 link of the x8 root port.
+  // The two NICs of the capture are different devices (a ConnectX-3 and an Intel X722):
+  // taken as two rails, their firmware and boards differ (issue 13 item 11).
   EXPECT_EQ(messages,
             (std::vector<std::string>{
+                "nic.firmware: rail NICs disagree on fw_ver: 0.2 (rail1 i40iw0); 2.31.5050 "
+                "(rail0 mlx4_0); expected one fw_ver on every rail NIC",
+                "nic.firmware: rail NICs disagree on board_id: I40IW Board ID (rail1 i40iw0); "
+                "SM_1141000001000 (rail0 mlx4_0); expected one board_id on every rail NIC",
                 "link.counters: no baseline at /state/baseline.json: error rates are judged "
                 "since the last run only (record one with `railcheck baseline`)",
                 "link.counters: rail0 mlx4_0 has no counter VL15_dropped, "

@@ -20,11 +20,13 @@ namespace {
 TEST(CheckTable, NamesOrderAndDefaultsAreStableAndAreTheLoadersCatalog) {
   using A = HealthAction;
   const std::vector<std::pair<std::string, A>> want = {
-      {"nic.present", A::kDrain},       {"port.state", A::kDrain},
+      {"nic.present", A::kDrain},       {"nic.firmware", A::kWarn},
+      {"port.state", A::kDrain},
       {"port.link_layer", A::kDrain},   {"port.rate", A::kDrain},
       {"link.errors", A::kRestrict},    {"link.flap", A::kDrain},
       {"link.counters", A::kWarn},      {"pcie.speed", A::kDrain},
-      {"pcie.width", A::kDrain},        {"pcie.aer", A::kDrain},
+      {"pcie.width", A::kDrain},        {"pcie.gpu_speed", A::kWarn},
+      {"pcie.aer", A::kDrain},
       {"pcie.aer_correctable", A::kRestrict}, {"gpu.count", A::kDrain},
       {"rail.affinity", A::kRestrict},  {"gather.timeout", A::kDrain},
       {"eth.present", A::kDrain},       {"eth.state", A::kDrain},
@@ -38,7 +40,7 @@ TEST(CheckTable, NamesOrderAndDefaultsAreStableAndAreTheLoadersCatalog) {
     EXPECT_EQ(catalog[i].default_action, want[i].second) << want[i].first;
     EXPECT_EQ(HealthChecks()[i].name, want[i].first);
   }
-  EXPECT_EQ(HealthCheckIndex("pcie.aer_correctable"), 10u);
+  EXPECT_EQ(HealthCheckIndex("pcie.aer_correctable"), 12u);
   EXPECT_EQ(HealthCheckIndex("no.such"), HealthChecks().size());
 }
 

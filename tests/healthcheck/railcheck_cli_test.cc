@@ -115,7 +115,9 @@ TEST_F(Railcheck, AHealthyNodeGetsTheFeatureAndItsRailsInExtra) {
   EXPECT_EQ(Node().features, "su1,rail_healthy");
   EXPECT_EQ(Node().features_act, "su1,rail_healthy");
   EXPECT_EQ(Node().extra,
-            "{\"railcheck\":{\"failed\":[],\"rails\":[\"ok\",\"ok\",\"ok\",\"ok\","
+            "{\"railcheck\":{\"failed\":[],\"fw\":[\"28.39.1002\",\"28.39.1002\","
+            "\"28.39.1002\",\"28.39.1002\",\"28.39.1002\",\"28.39.1002\",\"28.39.1002\","
+            "\"28.39.1002\"],\"rails\":[\"ok\",\"ok\",\"ok\",\"ok\","
             "\"ok\",\"ok\",\"ok\",\"ok\"],\"time\":1700000300,\"verdict\":\"ok\"}}");
   EXPECT_FALSE(Node().drain);
 }

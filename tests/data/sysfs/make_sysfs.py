@@ -18,8 +18,13 @@ node_exporter capture ("RxErr 0" ... "TOTAL_ERR_COR 0"), and the links
 class/infiniband/mlx5_0 -> ../../devices/pci0000:15/.../0000:18:00.0/infiniband/mlx5_0,
 <that>/device -> ../../../0000:18:00.0 and bus/pci/devices/<bdf> -> ../../../devices/....
 
-usage: make_sysfs.py OUT [--fault KIND:RAIL]... [--counter RAIL:NAME=VALUE]...
-  OUT must not exist or be empty. Faults (RAIL is 0-7):
+usage: make_sysfs.py OUT [--fault KIND:RAIL]... [--counter RAIL:NAME=VALUE]... [--idle-gpus]
+                     [--fw RAIL:FW_VER] [--board RAIL:BOARD_ID]
+  OUT must not exist or be empty. --idle-gpus: every GPU's link (the GPU and the switch
+  downstream port above it) at 2.5 GT/s PCIe, as an idle NVIDIA GPU trains it (nvidia-smi -q
+  shows "PCIe Generation Current: 1" against "Max: 5"); its width stays x16. --fw, --board: the
+  fw_ver / board_id of rail RAIL's NIC (default 28.39.1002, MT_0000000838; mlx5's formats,
+  drivers/infiniband/hw/mlx5/main.c: "%d.%d.%04d" and the PSID). Faults (RAIL is 0-7):
     rate-down    ports/1/rate 200 Gb/sec (2X NDR): the link trained on 2 of 4 lanes
     port-down    state 1: DOWN, phys_state 3: Disabled
     polling      state 1: DOWN, phys_state 2: Polling (no cable / far end down)
@@ -31,6 +36,20 @@ usage: make_sysfs.py OUT [--fault KIND:RAIL]... [--counter RAIL:NAME=VALUE]...
     gpu-missing  GPU RAIL gone from the bus (its folder and bus/pci/devices link)
     nic-missing  the NIC's infiniband device gone (mlx5_core did not probe it)
     hang         ports/1/rate is a FIFO: reading it blocks, as a hung driver read would
+    gpu-width    the GPU's link (GPU and its downstream port) at x8 of x16
+    gpu-speed    the GPU's link at 16.0 GT/s: above idle (2.5 GT/s), below its 32.0 GT/s max
+    aer-link     the NIC's downstream port (its link partner) logged 60 correctable errors
+                 (BadTLP 40, BadDLLP 20) and the NIC 60 (RxErr 60): each end alone below
+                 100/h, the link above it
+    aer-link-fatal  the NIC's downstream port logged fatal errors: DLP 1 and an unnamed bit
+                 ("dev_fatal_errs_bit[6] 1", as drivers/pci/pcie/aer.c aer_stats_dev_attr
+                 prints bits without a name), TOTAL_ERR_FATAL 2
+
+The aer_dev_* files are printed as drivers/pci/pcie/aer.c (aer_stats_dev_attr) prints them:
+one "NAME COUNT" line per named bit of aer_correctable_error_string /
+aer_uncorrectable_error_string in bit order (zeros included), a "dev_cor_errs_bit[N] COUNT"
+(dev_nonfatal_errs_bit, dev_fatal_errs_bit) line for a bit without a name only when its count
+is not zero, then "TOTAL_ERR_COR COUNT" (TOTAL_ERR_NONFATAL, TOTAL_ERR_FATAL).
 """
 
 import argparse
@@ -43,7 +62,8 @@ COMPUTE = [
 ]
 STORAGE = [(0x29, "mlx5_1", "mlx5_2"), (0xaa, "mlx5_7", "mlx5_8")]
 FAULTS = ["rate-down", "port-down", "polling", "errors", "flap", "pcie-speed", "pcie-width",
-          "aer-fatal", "gpu-missing", "nic-missing", "hang"]
+          "aer-fatal", "gpu-missing", "nic-missing", "hang", "gpu-width", "gpu-speed",
+          "aer-link", "aer-link-fatal"]
 
 PORT_COUNTERS = [
     "VL15_dropped", "excessive_buffer_overrun_errors", "link_downed", "link_error_recovery",
@@ -60,14 +80,18 @@ HW_COUNTERS = [
     "resp_local_length_error", "rnr_nak_retry_err", "rx_icrc_encapsulated",
     "rx_read_requests", "rx_write_requests",
 ]
-AER_CORRECTABLE = ["RxErr", "BadTLP", "BadDLLP", "Rollover", "Timeout", "NonFatalErr",
-                   "CorrIntErr", "HeaderOF"]
-AER_UNCORRECTABLE = ["Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt",
-                     "UnxCmplt", "RxOF", "MalfTLP", "ECRC", "UnsupReq", "ACSViol",
-                     "UncorrIntErr", "BlockedTLP", "AtomicOpBlocked", "TLPBlockedErr",
-                     "PoisonTLPBlocked"]
+# drivers/pci/pcie/aer.c: the names of the bits of the correctable and uncorrectable error
+# status registers (None: a bit without a name), over the sizes of the aer_stats arrays
+# (AER_MAX_TYPEOF_COR_ERRS 16, AER_MAX_TYPEOF_UNCOR_ERRS 27).
+AER_CORRECTABLE = ["RxErr", None, None, None, None, None, "BadTLP", "BadDLLP", "Rollover",
+                   None, None, None, "Timeout", "NonFatalErr", "CorrIntErr", "HeaderOF"]
+AER_UNCORRECTABLE = ["Undefined", None, None, None, "DLP", "SDES", None, None, None, None,
+                     None, None, "TLP", "FCP", "CmpltTO", "CmpltAbrt", "UnxCmplt", "RxOF",
+                     "MalfTLP", "ECRC", "UnsupReq", "ACSViol", "UncorrIntErr", "BlockedTLP",
+                     "AtomicOpBlocked", "TLPBlockedErr", "PoisonTLPBlocked"]
 
 GEN5 = "32.0 GT/s PCIe"
+GEN1 = "2.5 GT/s PCIe"
 
 
 def bdf(bus, dev=0, func=0):
@@ -93,9 +117,16 @@ class Tree:
         os.symlink(target, p)
 
 
-def aer_text(names, total_name, counts):
-    lines = ["%s %d" % (n, counts.get(n, 0)) for n in names]
-    lines.append("%s %d" % (total_name, sum(counts.get(n, 0) for n in names)))
+def aer_text(names, array, total_name, counts, total=None):
+    """An aer_dev_* file: `counts` by bit name, or by "bit[N]" for a bit without a name;
+    `total` (TOTAL_ERR_*) defaults to the sum (one error per event)."""
+    lines = []
+    for bit, name in enumerate(names):
+        if name is not None:
+            lines.append("%s %d" % (name, counts.get(name, 0)))
+        elif counts.get("bit[%d]" % bit, 0):
+            lines.append("%s_bit[%d] %d" % (array, bit, counts["bit[%d]" % bit]))
+    lines.append("%s %d" % (total_name, sum(counts.values()) if total is None else total))
     return "\n".join(lines) + "\n"
 
 
@@ -109,11 +140,12 @@ def pci_function(tree, rel, vendor, device, klass, driver, speed=GEN5, width=16,
         "numa_node": "0\n", "local_cpulist": "0-55,112-167\n",
         "current_link_speed": speed + "\n", "max_link_speed": GEN5 + "\n",
         "current_link_width": "%d\n" % width, "max_link_width": "16\n",
-        "aer_dev_correctable": aer_text(AER_CORRECTABLE, "TOTAL_ERR_COR",
+        "aer_dev_correctable": aer_text(AER_CORRECTABLE, "dev_cor_errs", "TOTAL_ERR_COR",
                                         aer.get("correctable", {})),
-        "aer_dev_nonfatal": aer_text(AER_UNCORRECTABLE, "TOTAL_ERR_NONFATAL",
-                                     aer.get("nonfatal", {})),
-        "aer_dev_fatal": aer_text(AER_UNCORRECTABLE, "TOTAL_ERR_FATAL", aer.get("fatal", {})),
+        "aer_dev_nonfatal": aer_text(AER_UNCORRECTABLE, "dev_nonfatal_errs",
+                                     "TOTAL_ERR_NONFATAL", aer.get("nonfatal", {})),
+        "aer_dev_fatal": aer_text(AER_UNCORRECTABLE, "dev_fatal_errs", "TOTAL_ERR_FATAL",
+                                  aer.get("fatal", {})),
     }
     name = os.path.basename(rel)
     attrs["uevent"] = "DRIVER=%s\nPCI_CLASS=%X\nPCI_ID=%04X:%04X\nPCI_SLOT_NAME=%s\n" % (
@@ -131,12 +163,13 @@ def host_bridge(tree, name):
 
 
 def ib_device(tree, pci_rel, name, node, rail, link_layer="InfiniBand", counters=None,
-              rate="400 Gb/sec (4X NDR)", state="4: ACTIVE", phys="5: LinkUp", hang=False):
+              rate="400 Gb/sec (4X NDR)", state="4: ACTIVE", phys="5: LinkUp", hang=False,
+              fw="28.39.1002", board="MT_0000000838"):
     dev = "devices/%s/infiniband/%s" % (pci_rel, name)
     tree.link(dev + "/device", "../../../" + os.path.basename(pci_rel))
     guid = "e8eb:d303:00%02x:%04x" % (rail & 0xff, 0x2a2c + rail)
     for k, v in {"node_type": "1: CA\n", "node_guid": guid + "\n", "sys_image_guid": guid + "\n",
-                 "fw_ver": "28.39.1002\n", "hca_type": "MT4129\n", "board_id": "MT_0000000838\n",
+                 "fw_ver": fw + "\n", "hca_type": "MT4129\n", "board_id": board + "\n",
                  "node_desc": "%s %s\n" % (node, name)}.items():
         tree.write(dev + "/" + k, v)
     port = dev + "/ports/1"
@@ -169,7 +202,9 @@ def ib_device(tree, pci_rel, name, node, rail, link_layer="InfiniBand", counters
     tree.link("class/infiniband/" + name, "../../" + dev)
 
 
-def build(out, faults, counters, node):
+def build(out, faults, counters, node, idle_gpus=False, fw=None, board=None):
+    fw = fw or {}
+    board = board or {}
     tree = Tree(out)
     by_rail = {}
     for kind, rail in faults:
@@ -197,15 +232,29 @@ def build(out, faults, counters, node):
         pci_function(tree, up, 0x1000, 0xc030, 0x060400, "pcieport")
         speed = "16.0 GT/s PCIe" if "pcie-speed" in kinds else GEN5
         width = 8 if "pcie-width" in kinds else 16
-        pci_function(tree, dp_nic, 0x1000, 0xc030, 0x060400, "pcieport", speed=speed, width=width)
-        pci_function(tree, dp_gpu, 0x1000, 0xc030, 0x060400, "pcieport")
+        dp_aer = {}
+        nic_aer = {}
+        if "aer-link" in kinds:
+            dp_aer["correctable"] = {"BadTLP": 40, "BadDLLP": 20}
+            nic_aer["correctable"] = {"RxErr": 60}
+        if "aer-link-fatal" in kinds:
+            dp_aer["fatal"] = {"DLP": 1, "bit[6]": 1}
+        if "aer-fatal" in kinds:
+            nic_aer["fatal"] = {"MalfTLP": 1}
+        pci_function(tree, dp_nic, 0x1000, 0xc030, 0x060400, "pcieport", speed=speed, width=width,
+                     aer=dp_aer)
+        gpu_speed = GEN1 if idle_gpus else GEN5
+        if "gpu-speed" in kinds:
+            gpu_speed = "16.0 GT/s PCIe"
+        gpu_width = 8 if "gpu-width" in kinds else 16
+        pci_function(tree, dp_gpu, 0x1000, 0xc030, 0x060400, "pcieport", speed=gpu_speed,
+                     width=gpu_width)
         nic = "%s/%s" % (dp_nic, bdf(bus))
-        aer = {"fatal": {"MalfTLP": 1}} if "aer-fatal" in kinds else None
         pci_function(tree, nic, 0x15b3, 0x1021, 0x020700, "mlx5_core", speed=speed, width=width,
-                     aer=aer)
+                     aer=nic_aer)
         if "gpu-missing" not in kinds:
             pci_function(tree, "%s/%s" % (dp_gpu, bdf(bus + 3)), 0x10de, 0x2330, 0x030200,
-                         "nvidia")
+                         "nvidia", speed=gpu_speed, width=gpu_width)
         if "nic-missing" in kinds:
             continue
         c = {}
@@ -222,7 +271,8 @@ def build(out, faults, counters, node):
         if "rate-down" in kinds:
             rate = "200 Gb/sec (2X NDR)"
         ib_device(tree, nic, name, node, rail, counters=c, rate=rate, state=state, phys=phys,
-                  hang="hang" in kinds)
+                  hang="hang" in kinds, fw=fw.get(rail, "28.39.1002"),
+                  board=board.get(rail, "MT_0000000838"))
     for bus, port1, port2 in STORAGE:
         host = "pci0000:%02x" % (bus - 1)
         host_bridge(tree, host)
@@ -255,19 +305,35 @@ def parse_counter(text):
             "expected RAIL:NAME=VALUE with a port counter NAME, got '%s'" % text)
 
 
+def parse_rail_text(text):
+    rail, sep, value = text.partition(":")
+    if not sep or not rail.isdigit() or not 0 <= int(rail) < len(COMPUTE) or not value or \
+            len(value) > 64 or not value.isprintable():
+        raise argparse.ArgumentTypeError(
+            "expected RAIL:TEXT with RAIL 0-7 and 1-64 printable characters, got '%s'" % text)
+    return int(rail), value
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
     ap.add_argument("--fault", action="append", default=[], type=parse_fault)
     ap.add_argument("--counter", action="append", default=[], type=parse_counter)
     ap.add_argument("--node", default="n001", help="the host name in node_desc")
+    ap.add_argument("--idle-gpus", action="store_true",
+                    help="every GPU's link at 2.5 GT/s PCIe (idle power saving)")
+    ap.add_argument("--fw", action="append", default=[], type=parse_rail_text,
+                    help="RAIL:FW_VER, the fw_ver of rail RAIL's NIC")
+    ap.add_argument("--board", action="append", default=[], type=parse_rail_text,
+                    help="RAIL:BOARD_ID, the board_id of rail RAIL's NIC")
     args = ap.parse_args()
     if os.path.exists(args.out) and os.listdir(args.out):
         sys.exit("make_sysfs.py: %s is not empty" % args.out)
     counters = {}
     for rail, name, value in args.counter:
         counters.setdefault(rail, {})[name] = value
-    build(args.out, args.fault, counters, args.node)
+    build(args.out, args.fault, counters, args.node, idle_gpus=args.idle_gpus,
+          fw=dict(args.fw), board=dict(args.board))
 
 
 if __name__ == "__main__":
