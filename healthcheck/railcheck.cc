@@ -338,6 +338,7 @@ NodeFacts Run::GatherFacts(const Setup& s) {
   spec.nics = s.type->nics;
   spec.gpu_pci = s.type->gpu_pci;
   spec.read_timeout_ms = s.health().read_timeout_ms;
+  spec.boot_id_file = ExpandNode(s.health().boot_id_file, s.node);
   std::shared_ptr<Verbs> verbs =
       s.sysfs_root == "/" && deps_.open_verbs ? deps_.open_verbs() : nullptr;
   return Gather(spec, deps_.fs, verbs);
@@ -352,6 +353,8 @@ int Run::RecordBaseline(const RunInput& in, RunOutput* out) {
   next.node = in.setup.node;
   next.time = in.now;
   next.baseline_time = b.time;
+  // The counters recorded are this boot's: the next run must not take them for a reboot's.
+  next.boot_id = in.facts.boot_id.ok() ? *in.facts.boot_id.value : std::string();
   for (auto& kv : next.ports) kv.second.since_baseline.clear();
   for (auto& kv : next.pcie) kv.second.since_baseline = AerTotals();
   for (const auto& kv : b.ports) next.ports[kv.first].last = kv.second;
