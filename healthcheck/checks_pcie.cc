@@ -11,6 +11,7 @@
 #include "healthcheck/check_util.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/parse.h"
+#include "healthcheck/rate_window.h"
 
 namespace railguard::health {
 namespace {
@@ -106,9 +107,9 @@ void JudgeFatal(const JudgedDevice& d, const AerMove& m, const std::string& why,
                       d.short_label + " PCIe fatal AER error"));
 }
 
-// A correctable or non-fatal AER rate above its limit, since the last run or else since the
-// baseline.
-void JudgeAerRate(const JudgeInput& in, const CounterMoves& h, const JudgedDevice& d,
+// A correctable or non-fatal AER rate above its limit over one of the rate windows
+// (rate_window.h): one error ages out instead of counting since the baseline forever.
+void JudgeAerRate(const JudgeInput& in, const CounterMoves& /*h*/, const JudgedDevice& d,
                   const AerMove& m, const std::string& why, std::vector<Finding>* out) {
   const HealthConfig& cfg = *in.config;
   const bool corr = m.kind == "correctable";
@@ -116,19 +117,11 @@ void JudgeAerRate(const JudgeInput& in, const CounterMoves& h, const JudgedDevic
   const std::string name = corr ? "correctable" : "non-fatal";
   const double lim =
       static_cast<double>(corr ? cfg.aer_correctable_per_hour : cfg.aer_nonfatal_per_hour);
-  auto judge = [&](uint64_t rise, double seconds, const char* since) {
-    const double rate = check_util::PerHour(rise, seconds, cfg);
-    if (rate <= lim) return false;
-    out->push_back(Make(check, d.rail, Severity::kDegraded,
-                        d.label + " " + name + " AER errors" +
-                            check_util::RiseOverLimit(rise, seconds, since, rate, lim) + why,
-                        d.short_label + " PCIe " + name + " AER " + Rate(rate)));
-    return true;
-  };
-  if (m.last && m.since_last > 0 && judge(m.since_last, h.since_last_seconds, "the last run"))
-    return;
-  if (m.since_baseline && *m.since_baseline > 0)
-    judge(*m.since_baseline, h.since_baseline_seconds, "the baseline");
+  const std::optional<WindowRise> w = OverLimit(m.recent, in.now, lim, cfg);
+  if (!w) return;
+  out->push_back(Make(check, d.rail, Severity::kDegraded,
+                      d.label + " " + name + " AER errors" + WindowRiseText(*w, lim) + why,
+                      d.short_label + " PCIe " + name + " AER " + Rate(w->per_hour)));
 }
 
 // pcie.aer (kinds nonfatal and fatal) or pcie.aer_correctable (kind correctable): unreadable

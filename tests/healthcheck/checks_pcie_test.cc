@@ -92,12 +92,12 @@ TEST_F(Checks, NonFatalAndCorrectableAerErrorsAreRates) {
   Judgement j = Judge(Input());
   ASSERT_EQ(j.verdict.findings.size(), 3u);
   EXPECT_EQ(j.verdict.findings[0].message,
-            "pcie.aer: rail7 mlx5_11 bridge 0000:da:00.0 non-fatal AER errors +1 in 60 min "
-            "since the last run (1.0/h) > limit 0.0/h (CmpltTO 1)");
+            "pcie.aer: rail7 mlx5_11 bridge 0000:da:00.0 non-fatal AER errors +1 in the last "
+            "60 min; expected no increase (CmpltTO 1)");
   EXPECT_EQ(j.verdict.findings[0].action, HealthAction::kDrain);
   EXPECT_EQ(j.verdict.findings[1].message,
-            "pcie.aer_correctable: rail0 gpu0 0000:1b:00.0 correctable AER errors +150 in 60 "
-            "min since the last run (150/h) > limit 100/h (BadTLP 150)");
+            "pcie.aer_correctable: rail0 gpu0 0000:1b:00.0 correctable AER errors +150 in the "
+            "last 60 min (150/h) > limit 100/h (BadTLP 150)");
   EXPECT_EQ(j.verdict.findings[1].action, HealthAction::kRestrict);
 }
 

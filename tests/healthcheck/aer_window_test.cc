@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// pcie.aer and pcie.aer_correctable over the rate windows (healthcheck/rate_window.h): one
+// non-fatal AER error drains for the first window and then ages out, where it used to count
+// against the baseline until someone recorded a new one. Facts built by hand
+// (tests/healthcheck/checks_test_util.h), AER totals as the kernel's aer_dev_* files give them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "healthcheck/checks.h"
+#include "tests/healthcheck/checks_test_util.h"
+
+namespace railguard::health {
+namespace {
+
+using namespace check_testing;
+
+TEST_F(Checks, OneNonFatalAerErrorAgesOutAfterTheWindow) {
+  have_baseline_ = true;
+  baseline_.node = "n001";
+  baseline_.time = now_;
+  baseline_.pcie[Bdf(0x5e)].nonfatal = 0;
+  NextRun(600);
+  AerValue nonfatal;
+  nonfatal.counts["CmpltTO"] = 1;
+  nonfatal.total = 1;
+  facts_.pci[Bdf(0x5e)].aer_nonfatal.value = Val(nonfatal, "");
+  const std::vector<std::string> one = {
+      "pcie.aer: rail3 mlx5_5 0000:5e:00.0 non-fatal AER errors +1 in the last 60 min; "
+      "expected no increase (CmpltTO 1)"};
+  EXPECT_EQ(Messages(), one);
+  EXPECT_EQ(Judge(Input()).verdict.level, Level::kDrain);
+  NextRun(1800);
+  EXPECT_EQ(Messages(), one) << "still inside the hour";
+  NextRun(1800);
+  EXPECT_TRUE(Messages().empty()) << "aged out, though the baseline still says 0";
+}
+
+TEST_F(Checks, CorrectableAerErrorsAreAveragedOverTheWindows) {
+  NextRun(600);
+  AerValue corr;
+  corr.counts["BadDLLP"] = 90;
+  corr.total = 90;
+  facts_.pci[Bdf(0x18)].aer_correctable.value = Val(corr, "");
+  EXPECT_TRUE(Messages().empty()) << "90 in the hour is below 100/h";
+  NextRun(600);
+  corr.total = corr.counts["BadDLLP"] = 180;
+  facts_.pci[Bdf(0x18)].aer_correctable.value = Val(corr, "");
+  EXPECT_EQ(Messages(), (std::vector<std::string>{
+                            "pcie.aer_correctable: rail0 mlx5_0 0000:18:00.0 correctable AER "
+                            "errors +180 in the last 60 min (180/h) > limit 100/h (BadDLLP "
+                            "180)"}));
+  NextRun(3600);
+  EXPECT_TRUE(Messages().empty());
+}
+
+}  // namespace
+}  // namespace railguard::health
