@@ -132,8 +132,8 @@ void CheckLinkCounters(const JudgeInput& in, const CounterMoves& h, std::vector<
   if (!in.baseline) {
     out->push_back(Make("link.counters", -1, Severity::kNote,
                         "no baseline at " + in.baseline_path +
-                            ": error rates are judged since the last run only (record one "
-                            "with `railcheck baseline`)",
+                            ": fatal AER errors are counted since boot, none accepted (record "
+                            "one with `railcheck baseline`); error rates need none",
                         "no baseline"));
   }
   for (const NicFacts& n : in.facts->nics)

@@ -130,6 +130,7 @@ struct Refs {
   double now = 0;
   double last_time = 0;   // when the last run was; `now` when unknown
   bool rebooted = false;  // the boot id changed since the last run
+  bool baseline_other_boot = false;  // the baseline was recorded in another boot
 };
 
 // The history of `key` in `prev` (empty without one) with this run's increase added.
@@ -204,7 +205,9 @@ void PortMovesOf(const NicFacts& n, const Refs& r, const HealthConfig& cfg, Coun
 void AerMovesOf(const JudgedDevice& d, const PciDevice& dev, const Refs& r,
                 const HealthConfig& cfg, CounterMoves* h) {
   const PcieRecord* prev = r.last ? Find(r.last->pcie, d.bdf) : nullptr;
-  const AerTotals* base = r.baseline ? Find(r.baseline->pcie, d.bdf) : nullptr;
+  // Totals of another boot are not this boot's: without them fatal errors count from boot.
+  const AerTotals* base = r.baseline && !r.baseline_other_boot ? Find(r.baseline->pcie, d.bdf)
+                                                               : nullptr;
   PcieRecord rec;
   std::vector<AerMove> moves;
   for (const char* kind : kAerKinds) {
@@ -261,6 +264,8 @@ CounterMoves ComputeCounterMoves(const JudgeInput& in) {
     r.rebooted = true;
     h.boot_change = "boot_id " + in.last->boot_id + " -> " + boot;
   }
+  r.baseline_other_boot =
+      in.baseline && !in.baseline->boot_id.empty() && !boot.empty() && boot != in.baseline->boot_id;
   // Running sums belong to one baseline; a new baseline starts them afresh.
   r.sums_valid =
       in.baseline && in.last && std::fabs(in.last->baseline_time - in.baseline->time) < 1e-6;

@@ -43,6 +43,7 @@ Baseline MakeBaseline(const NodeFacts& f, double now) {
   Baseline b;
   b.node = f.node;
   b.time = now;
+  if (f.boot_id.ok()) b.boot_id = *f.boot_id.value;
   for (const NicFacts& n : f.nics) {
     if (!n.complete || !n.present || !n.port_error.empty()) continue;
     PortCounters& pc = b.ports[n.name];

@@ -286,6 +286,7 @@ std::string BaselineToJson(const Baseline& b) {
   json pcie = json::object();
   for (const auto& kv : b.pcie) pcie[kv.first] = AerJson(kv.second);
   j["pcie"] = pcie;
+  j["boot_id"] = b.boot_id;
   return j.dump(1) + "\n";
 }
 
@@ -334,6 +335,7 @@ bool BaselineFromJson(const std::string& text, const std::string& file, Baseline
     r.EachOf(j, "pcie", [&](const std::string& bdf, const JsonValue& v, const std::string& at) {
       r.Aer(v, at, &b->pcie[bdf]);
     });
+    if (const JsonValue* v = r.Member(j, "", "boot_id", false)) r.String(*v, "/boot_id", &b->boot_id);
   };
   return ReadRecord(text, file, kBaselineFormat, body, out, err);
 }

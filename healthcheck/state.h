@@ -31,6 +31,9 @@ struct Baseline {
   double time = 0;                            // seconds since the epoch
   std::map<std::string, PortCounters> ports;  // by NIC name
   std::map<std::string, AerTotals> pcie;      // by PCI address
+  // The kernel's boot id when it was recorded; "" = not known (or an older file). AER
+  // totals count from boot: after a reboot the recorded ones no longer apply.
+  std::string boot_id;
 };
 
 // One increase of a judged counter, as the run that saw it recorded it: `count` more between

@@ -55,5 +55,27 @@ TEST_F(Checks, CorrectableAerErrorsAreAveragedOverTheWindows) {
   EXPECT_TRUE(Messages().empty());
 }
 
+// Fatal AER totals count from boot: fatal errors a baseline accepted are gone after a reboot,
+// so a new one is judged against 0, not against the old boot's total.
+TEST_F(Checks, AFatalAerTotalOfTheBaselinesBootDoesNotHideANewBootsError) {
+  have_baseline_ = true;
+  baseline_.node = "n001";
+  baseline_.time = now_;
+  baseline_.boot_id = "0b4c2d7e-5f1a-4c3b-9d2e-8a7f6e5d4c3b";
+  baseline_.pcie[Bdf(0x5e)].fatal = 3;
+  AerValue fatal;
+  fatal.counts["MalfTLP"] = 3;
+  fatal.total = 3;
+  facts_.pci[Bdf(0x5e)].aer_fatal.value = Val(fatal, "");
+  facts_.boot_id = Val(baseline_.boot_id, "");
+  EXPECT_TRUE(Messages().empty()) << "accepted by the baseline";
+  facts_.boot_id = Val(std::string("9a3e4f10-2b3c-4d5e-8f70-112233445566"), "");
+  fatal.counts["MalfTLP"] = fatal.total = 1;
+  facts_.pci[Bdf(0x5e)].aer_fatal.value = Val(fatal, "");
+  EXPECT_EQ(Messages(), (std::vector<std::string>{
+                            "pcie.aer: rail3 mlx5_5 0000:5e:00.0 fatal AER errors 1 > 0 (no "
+                            "baseline: counted since boot) (MalfTLP 1)"}));
+}
+
 }  // namespace
 }  // namespace railguard::health

@@ -139,8 +139,9 @@ CAPTURE_TEST(JudgedTheSaturatedAndNoPmaCountersAreNotesAndTheSlowRootPortIsNoFau
   // the link is as fast as it can be. The same for the x4 link of the x8 root port.
   EXPECT_EQ(messages,
             (std::vector<std::string>{
-                "link.counters: no baseline at /state/baseline.json: error rates are judged "
-                "since the last run only (record one with `railcheck baseline`)",
+                "link.counters: no baseline at /state/baseline.json: fatal AER errors are "
+                "counted since boot, none accepted (record one with `railcheck baseline`); "
+                "error rates need none",
                 "link.counters: rail0 mlx4_0 has no counter VL15_dropped, "
                 "excessive_buffer_overrun_errors, local_link_integrity_errors (and 3 more) in " +
                     root_ + "/class/infiniband/mlx4_0/ports/1; link.errors cannot judge it",

@@ -121,10 +121,19 @@ TEST(Baseline, RoundTripsThroughJson) {
   b.time = 1690000000;
   b.ports["mlx5_0"].counters = {{"symbol_error", 0}, {"link_downed", 1}};
   b.pcie["0000:18:00.0"].fatal = 0;
+  b.boot_id = "0b4c2d7e-5f1a-4c3b-9d2e-8a7f6e5d4c3b";
   Baseline back;
   std::string err;
   ASSERT_TRUE(BaselineFromJson(BaselineToJson(b), "baseline.json", &back, &err)) << err;
   EXPECT_EQ(BaselineToJson(back), BaselineToJson(b));
+  EXPECT_EQ(back.boot_id, b.boot_id);
+  // A baseline written before railcheck kept the boot id loads without one.
+  ASSERT_TRUE(BaselineFromJson(
+      "{\"format\": \"railcheck-baseline\", \"version\": 1, \"node\": \"n002\", \"time\": 1.0, "
+      "\"ports\": {}, \"pcie\": {}}",
+      "baseline.json", &back, &err))
+      << err;
+  EXPECT_EQ(back.boot_id, "");
 }
 
 TEST(RunState, SyntaxErrorsNameLineAndColumn) {
