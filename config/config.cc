@@ -87,7 +87,7 @@ std::vector<std::string> CheckNames(const CheckCatalog& checks) {
 }
 
 std::map<std::string, long long> DefaultLinkErrorLimits() {
-  return {{"symbol_error", 10},
+  return {{"symbol_error", 120},
           {"link_error_recovery", 10},
           {"port_rcv_errors", 10},
           {"port_rcv_remote_physical_errors", 100},
@@ -95,8 +95,8 @@ std::map<std::string, long long> DefaultLinkErrorLimits() {
           {"port_xmit_discards", 100},
           {"port_xmit_constraint_errors", 100},
           {"port_rcv_constraint_errors", 100},
-          {"local_link_integrity_errors", 10},
-          {"excessive_buffer_overrun_errors", 10},
+          {"local_link_integrity_errors", 0},
+          {"excessive_buffer_overrun_errors", 0},
           {"VL15_dropped", 100}};
 }
 

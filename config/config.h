@@ -139,13 +139,24 @@ struct HealthConfig {
   // link_error_limits gives the IB symbol_error and port_rcv_errors (ibcheckerrors: 10).
   std::map<std::string, long long> eth_error_limits = {
       {"rx_symbol_err_phy", 10}, {"rx_pcs_symbol_err_phy", 10}, {"rx_crc_errors_phy", 10}};
+  // The sliding windows error rates are judged over (link.errors; AER through
+  // healthcheck/rate_window.h), shortest first: a counter fails when its increase inside a
+  // window, averaged over the window, is above its per-hour limit. A limit of 0 (any
+  // increase) is judged over the shortest window only. The run state keeps the increases
+  // of the longest one.
+  std::vector<int> rate_windows_seconds = {3600, 86400};
+  // The kernel's boot id, read each run: another value than at the last run means the node
+  // rebooted, so its counters count from zero again. "%n" as above. Absolute.
+  std::string boot_id_file = "/proc/sys/kernel/random/boot_id";
 
   HealthConfig();
 };
 
-// The default per-hour limits: those of ibcheckerrors' default thresholds (10 for
-// symbol_error, link_error_recovery, port_rcv_errors, local_link_integrity_errors,
-// excessive_buffer_overrun_errors; 100 for the others), applied per hour.
+// The default per-hour limits (sources in etc/railguard.yaml): symbol_error 120, the IBTA
+// 1e-12 bit error rate bound as NVSentinel applies it; local_link_integrity_errors and
+// excessive_buffer_overrun_errors 0 (any increase), as NVSentinel treats them; the others
+// ibcheckerrors' default thresholds (10 for link_error_recovery and port_rcv_errors, 100
+// for the rest), applied per hour.
 std::map<std::string, long long> DefaultLinkErrorLimits();
 
 // Limits the loader accepts.
@@ -156,6 +167,9 @@ constexpr int kMaxReadTimeoutMs = 60000;
 constexpr int kMaxPrologTimeLimitSeconds = 300;
 constexpr int kMaxPeriodicTimeLimitSeconds = 59;
 constexpr long long kMaxErrorLimitPerHour = 1000000000000LL;
+constexpr int kMinRateWindowSeconds = 60;
+constexpr int kMaxRateWindowSeconds = 7 * 86400;
+constexpr size_t kMaxRateWindows = 4;
 
 // A loaded railguard.yaml.
 struct Config {

@@ -40,7 +40,10 @@ const char* const kHealthKeys[] = {"sysfs_root",
                                    "actions",
                                    "link_error_limits",
                                    "aer_limits",
-                                   "eth_error_limits"};
+                                   "eth_error_limits",
+
+                                   "rate_windows_seconds",
+                                   "boot_id_file"};
 const char* const kAerLimitKeys[] = {"correctable_per_hour", "nonfatal_per_hour"};
 
 std::string JoinList(const std::vector<std::string>& items) {
@@ -116,6 +119,7 @@ class Loader : public YamlReader {
   void LoadLinkErrorLimits(const YAML::Node& map, HealthConfig* h);
   void LoadAerLimits(const YAML::Node& map, HealthConfig* h);
   void LoadEthErrorLimits(const YAML::Node& map, HealthConfig* h);
+  void LoadRateWindows(const YAML::Node& v, HealthConfig* h);
   bool ReadLimit(const YAML::Node& v, const std::string& what, long long* out) {
     long n = 0;
     if (!YamlReader::ReadInt(v, what, 0, kMaxErrorLimitPerHour, &n)) return false;
@@ -176,6 +180,7 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
       {"sysfs_root", "/ or /srv/fixtures/%n", false, &h->sysfs_root},
       {"state_dir", "/var/lib/railguard/health", false, &h->state_dir},
       {"events_log", "/var/lib/railguard/events.log", true, &h->events_log},
+      {"boot_id_file", "/proc/sys/kernel/random/boot_id", true, &h->boot_id_file},
   };
   for (const PathKey& k : paths) {
     YAML::Node v = map[k.key];
@@ -237,6 +242,31 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
   if (YAML::Node v = map["link_error_limits"]; v.IsDefined()) LoadLinkErrorLimits(v, h);
   if (YAML::Node v = map["aer_limits"]; v.IsDefined()) LoadAerLimits(v, h);
   if (YAML::Node v = map["eth_error_limits"]; v.IsDefined()) LoadEthErrorLimits(v, h);
+  if (YAML::Node v = map["rate_windows_seconds"]; v.IsDefined()) LoadRateWindows(v, h);
+}
+
+void Loader::LoadRateWindows(const YAML::Node& v, HealthConfig* h) {
+  const std::string expected = "expected a list of 1 to " + std::to_string(kMaxRateWindows) +
+                               " window lengths in seconds, shortest first, each " +
+                               std::to_string(kMinRateWindowSeconds) + " to " +
+                               std::to_string(kMaxRateWindowSeconds) + ", such as [3600, 86400]";
+  if (!v.IsSequence() || v.size() == 0 || v.size() > kMaxRateWindows) {
+    Error(v, "invalid health.rate_windows_seconds; " + expected);
+    return;
+  }
+  std::vector<int> windows;
+  for (const YAML::Node& w : v) {
+    int n = 0;
+    if (!ReadInt(w, "rate_windows_seconds", kMinRateWindowSeconds, kMaxRateWindowSeconds, &n))
+      return;
+    if (!windows.empty() && n <= windows.back()) {
+      Error(w, "rate_windows_seconds " + std::to_string(n) + " is not longer than the window " +
+                   "before it (" + std::to_string(windows.back()) + "); " + expected);
+      return;
+    }
+    windows.push_back(n);
+  }
+  h->rate_windows_seconds = windows;
 }
 
 void Loader::LoadHealthActions(const YAML::Node& map, HealthConfig* h) {

@@ -88,6 +88,10 @@ struct CounterMove {
   std::optional<uint64_t> since_baseline;  // summed increase since the baseline
   bool saturated = false;                  // at the maximum of its width
   int bits = 0;                            // its width, 0 when unknown
+  bool rebooted = false;  // the boot id changed since the last run: since_last = value
+  // A counter health.link_error_limits judges: its increases inside the longest rate window,
+  // this run's included (rate_window.h); empty for the others.
+  RateHistory recent;
 };
 
 // A rail port's counters and flaps relative to its history.
@@ -108,6 +112,10 @@ struct AerMove {
   uint64_t since_last = 0;
   std::optional<uint64_t> since_baseline;
   std::optional<uint64_t> at_baseline;
+  bool rebooted = false;  // the boot id changed since the last run: since_last = value
+  // Correctable and non-fatal: the increases inside the longest rate window, this run's
+  // included; judge them with OverLimit (rate_window.h). Empty for fatal.
+  RateHistory recent;
 };
 
 // A PCI function some check judges, with the rail it is charged to.
@@ -127,6 +135,9 @@ struct CounterMoves {
   std::vector<JudgedDevice> devices;                // each function once
   double since_last_seconds = 0;                    // 0 on a first run
   double since_baseline_seconds = 0;                // 0 without a baseline
+  // "boot_id 1f0c... -> 9a3e..." when the node rebooted since the last run (its counters
+  // restarted from zero), "" otherwise or when a boot id is not known.
+  std::string boot_change;
   RunState next;  // `last` updated with this run's counters, sums and flaps (streaks not)
 };
 

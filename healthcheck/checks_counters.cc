@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The checks of a rail port's error counters: link.errors (rates against their limits) and
-// link.counters (notes on counters that cannot be judged: none, N/A, malformed, missing,
-// saturated, reset).
+// The checks of a rail port's error counters: link.errors (rates over the sliding windows
+// against their limits, any increase where the limit is 0, judged counters stuck at their
+// maximum) and link.counters (notes on counters that cannot be judged: none, N/A,
+// malformed, missing, saturated, reset, a reboot).
 #include <string>
 #include <vector>
 
 #include "healthcheck/check_util.h"
 #include "healthcheck/checks.h"
+#include "healthcheck/rate_window.h"
 
 namespace railguard::health {
 namespace {
@@ -65,9 +67,12 @@ void PortCounterNotes(const NicFacts& n, const HealthConfig& cfg, std::vector<Fi
   }
 }
 
-// The link.counters notes of one counter's move: saturated, or reset since the last run.
-void MoveNotes(const NicFacts& n, const CounterMove& m, std::vector<Finding>* out) {
-  if (m.saturated) {
+// The link.counters notes of one counter's move: saturated (a counter link.errors does not
+// judge; link.errors says it of those it judges), or reset since the last run (a reboot is
+// said once for the node).
+void MoveNotes(const NicFacts& n, const CounterMove& m, const HealthConfig& cfg,
+               std::vector<Finding>* out) {
+  if (m.saturated && !cfg.link_error_limits.count(m.key)) {
     out->push_back(Make("link.counters", n.rail, Severity::kNote,
                         RailNic(n) + " " + m.key + " is stuck at " + std::to_string(m.value) +
                             ", the maximum of its " + std::to_string(m.bits) +
@@ -75,7 +80,7 @@ void MoveNotes(const NicFacts& n, const CounterMove& m, std::vector<Finding>* ou
                             "are reset",
                         RailNic(n) + " " + m.key + " saturated"));
   }
-  if (m.went_backwards) {
+  if (m.went_backwards && !m.rebooted) {
     out->push_back(Make("link.counters", n.rail, Severity::kNote,
                         RailNic(n) + " " + m.key + " went backwards (" + std::to_string(*m.last) +
                             " -> " + std::to_string(m.value) +
@@ -88,7 +93,8 @@ void MoveNotes(const NicFacts& n, const CounterMove& m, std::vector<Finding>* ou
 
 }  // namespace
 
-// link.errors. Reads: health.link_error_limits, health.min_rate_interval_seconds.
+// link.errors. Reads: health.link_error_limits, health.rate_windows_seconds,
+// health.min_rate_interval_seconds (through OverLimit).
 void CheckLinkErrors(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out) {
   const HealthConfig& cfg = *in.config;
   for (const PortMoves& pm : h.ports) {
@@ -97,29 +103,25 @@ void CheckLinkErrors(const JudgeInput& in, const CounterMoves& h, std::vector<Fi
     for (const CounterMove& m : pm.moves) {
       auto limit = cfg.link_error_limits.find(m.key);
       if (limit == cfg.link_error_limits.end()) continue;
+      const std::string who = RailNic(*n) + " " + m.key;
+      if (m.saturated) {
+        // Its next errors are invisible: blind until someone clears the counters.
+        out->push_back(Make(
+            "link.errors", pm.rail, Severity::kDegraded,
+            who + " is stuck at " + std::to_string(m.value) + ", the maximum of its " +
+                std::to_string(m.bits) +
+                "-bit counter: new errors are invisible, so it cannot be judged; read the "
+                "port's counters and then clear them (perfquery -x -R -C " +
+                n->name + " -P " + std::to_string(n->port.number) + ")",
+            who + " saturated, clear counters"));
+      }
       const double lim = static_cast<double>(limit->second);
-      if (m.last && !m.went_backwards) {
-        const double rate = check_util::PerHour(m.since_last, h.since_last_seconds, cfg);
-        if (m.since_last > 0 && rate > lim) {
-          out->push_back(Make("link.errors", pm.rail, Severity::kDegraded,
-                              RailNic(*n) + " " + m.key +
-                                  check_util::RiseOverLimit(m.since_last, h.since_last_seconds,
-                                                            "the last run", rate, lim),
-                              RailNic(*n) + " " + m.key + " " + Rate(rate) + " > " + Rate(lim)));
-          continue;
-        }
-      }
-      if (m.since_baseline && *m.since_baseline > 0) {
-        const double rate = check_util::PerHour(*m.since_baseline, h.since_baseline_seconds, cfg);
-        if (rate > lim) {
-          out->push_back(
-              Make("link.errors", pm.rail, Severity::kDegraded,
-                   RailNic(*n) + " " + m.key +
-                       check_util::RiseOverLimit(*m.since_baseline, h.since_baseline_seconds,
-                                                 "the baseline", rate, lim),
-                   RailNic(*n) + " " + m.key + " " + Rate(rate) + " > " + Rate(lim)));
-        }
-      }
+      const std::optional<WindowRise> w = OverLimit(m.recent, in.now, lim, cfg);
+      if (!w) continue;
+      const std::string brief =
+          lim > 0 ? Rate(w->per_hour) + " > " + Rate(lim) : "+" + std::to_string(w->count);
+      out->push_back(Make("link.errors", pm.rail, Severity::kDegraded,
+                          who + WindowRiseText(*w, lim), who + " " + brief));
     }
   }
 }
@@ -130,8 +132,8 @@ void CheckLinkCounters(const JudgeInput& in, const CounterMoves& h, std::vector<
   if (!in.baseline) {
     out->push_back(Make("link.counters", -1, Severity::kNote,
                         "no baseline at " + in.baseline_path +
-                            ": error rates are judged since the last run only (record one "
-                            "with `railcheck baseline`)",
+                            ": fatal AER errors are counted since boot, none accepted (record "
+                            "one with `railcheck baseline`); error rates need none",
                         "no baseline"));
   }
   for (const NicFacts& n : in.facts->nics)
@@ -139,7 +141,22 @@ void CheckLinkCounters(const JudgeInput& in, const CounterMoves& h, std::vector<
   for (const PortMoves& pm : h.ports) {
     const NicFacts* n = check_util::NicOfRail(*in.facts, pm.rail);
     if (!n) continue;
-    for (const CounterMove& m : pm.moves) MoveNotes(*n, m, out);
+    for (const CounterMove& m : pm.moves) MoveNotes(*n, m, *in.config, out);
+  }
+  if (!h.boot_change.empty()) {
+    out->push_back(Make("link.counters", -1, Severity::kNote,
+                        "the node rebooted since the last run (" + h.boot_change +
+                            "): every counter and AER total counts from zero again",
+                        "rebooted, counters restart"));
+  }
+  // An empty error: not read (a gather that timed out says so itself).
+  const Fact<std::string>& boot = in.facts->boot_id;
+  if (!boot.ok() && !boot.error.empty()) {
+    out->push_back(Make("link.counters", -1, Severity::kNote,
+                        boot.error +
+                            "; a reboot is seen only where a counter went backwards "
+                            "(health.boot_id_file)",
+                        "boot id unreadable"));
   }
 }
 

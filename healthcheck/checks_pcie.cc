@@ -3,6 +3,7 @@
 // against the slower of its two ends), pcie.gpu_speed (a GPU's own link, which an idle GPU
 // trains down to 2.5 GT/s), pcie.aer (fatal and non-fatal AER errors) and
 // pcie.aer_correctable, both counted per link: the errors logged at either end of it.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "healthcheck/check_util.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/parse.h"
+#include "healthcheck/rate_window.h"
 
 namespace railguard::health {
 namespace {
@@ -213,8 +215,9 @@ void JudgeFatal(const JudgeInput& in, const AerLink& l, const std::vector<EndMov
 }
 
 // The correctable or non-fatal AER errors of a link's ends together, as a rate against its
-// limit: since the last run, or else since the baseline.
-void JudgeAerRate(const JudgeInput& in, const CounterMoves& h, const AerLink& l,
+// limit over one of the rate windows (rate_window.h): one error ages out instead of
+// counting since the baseline forever.
+void JudgeAerRate(const JudgeInput& in, const AerLink& l,
                   const std::string& kind, const std::vector<EndMove>& moves,
                   std::vector<Finding>* out) {
   const HealthConfig& cfg = *in.config;
@@ -223,28 +226,17 @@ void JudgeAerRate(const JudgeInput& in, const CounterMoves& h, const AerLink& l,
   const std::string name = corr ? "correctable" : "non-fatal";
   const double lim =
       static_cast<double>(corr ? cfg.aer_correctable_per_hour : cfg.aer_nonfatal_per_hour);
-  uint64_t since_last = 0, since_baseline = 0;
-  bool have_last = false;
-  for (const EndMove& e : moves) {
-    if (e.move->last) {
-      have_last = true;
-      since_last += e.move->since_last;
-    }
-    since_baseline += e.move->since_baseline.value_or(0);
-  }
-  auto judge = [&](uint64_t rise, double seconds, const char* since) {
-    const double rate = check_util::PerHour(rise, seconds, cfg);
-    if (rate <= lim) return false;
-    out->push_back(Make(check, l.first->rail, Severity::kDegraded,
-                        l.label + ": " + name + " AER errors" +
-                            check_util::RiseOverLimit(rise, seconds, since, rate, lim) +
-                            LinkBreakdown(in, moves, kind),
-                        l.first->short_label + " PCIe " + name + " AER " + Rate(rate)));
-    return true;
-  };
-  if (have_last && since_last > 0 && judge(since_last, h.since_last_seconds, "the last run"))
-    return;
-  if (since_baseline > 0) judge(since_baseline, h.since_baseline_seconds, "the baseline");
+  RateHistory both;  // the increases of both ends, oldest first
+  for (const EndMove& e : moves)
+    both.insert(both.end(), e.move->recent.begin(), e.move->recent.end());
+  std::sort(both.begin(), both.end(),
+            [](const RateSample& a, const RateSample& b) { return a.to < b.to; });
+  const std::optional<WindowRise> w = OverLimit(both, in.now, lim, cfg);
+  if (!w) return;
+  out->push_back(Make(check, l.first->rail, Severity::kDegraded,
+                      l.label + ": " + name + " AER errors" + WindowRiseText(*w, lim) +
+                          LinkBreakdown(in, moves, kind),
+                      l.first->short_label + " PCIe " + name + " AER " + Rate(w->per_hour)));
 }
 
 // pcie.aer (kinds nonfatal and fatal) or pcie.aer_correctable (kind correctable): unreadable
@@ -279,7 +271,7 @@ void JudgeAer(const JudgeInput& in, const CounterMoves& h, bool correctable,
       if (kind == "fatal") {
         JudgeFatal(in, l, moves, out);
       } else {
-        JudgeAerRate(in, h, l, kind, moves, out);
+        JudgeAerRate(in, l, kind, moves, out);
       }
     }
   }

@@ -132,6 +132,10 @@ struct NodeFacts {
   std::map<std::string, PciDevice> pci;  // every function on a NIC or GPU path, by BDF
   std::vector<GatherTimeout> timeouts;
   bool verbs_used = false;  // port state came from libibverbs for at least one NIC
+  // The kernel's boot id (healthcheck/boot_id.h), from health.boot_id_file; an error when it
+  // could not be read, neither when it was not read (counter resets are then seen only
+  // when a counter goes backwards).
+  Fact<std::string> boot_id;
   double gather_ms = 0;     // wall time of the gather
 };
 

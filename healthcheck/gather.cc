@@ -11,6 +11,7 @@
 #include "base/numbers.h"
 #include "healthcheck/gather_eth.h"
 #include "healthcheck/read_fact.h"
+#include "healthcheck/boot_id.h"
 
 namespace railguard::health {
 namespace {
@@ -382,8 +383,10 @@ NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
     });
   }
   const std::vector<std::string> gpu_pci = spec.gpu_pci;
-  launch(n_nics, [board, root, gpu_pci](const Sysfs& tfs) {
+  const std::string boot_id_file = spec.boot_id_file;
+  launch(n_nics, [board, root, gpu_pci, boot_id_file](const Sysfs& tfs) {
     NodeFacts g;
+    if (!boot_id_file.empty()) g.boot_id = ReadFact<std::string>(tfs, boot_id_file, ParseBootId);
     GatherGpus(tfs, root, gpu_pci, &g);
     std::lock_guard<std::mutex> lock(board->mu);
     for (auto& kv : g.pci) board->pci.emplace(kv.first, std::move(kv.second));
@@ -416,6 +419,7 @@ NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
     out.gpu_source = board->gpus.gpu_source;
     out.gpu_error = board->gpus.gpu_error;
     out.gpus = board->gpus.gpus;
+    out.boot_id = board->gpus.boot_id;
   } else {
     out.gpus_complete = false;
     out.timeouts.push_back(GatherTimeout{-1, "gpus", board->current[n_nics], spec.read_timeout_ms});

@@ -23,6 +23,7 @@ struct GatherSpec {
   int read_timeout_ms = 500;         // the deadline for all reads together
   // The ethtool ioctl for RoCE rails' statistics (live node only); null: not read.
   std::shared_ptr<EthtoolIoctl> ethtool;
+  std::string boot_id_file;          // the kernel's boot id ("%n" replaced); "" = not read
 };
 
 // Gathers the facts of `spec` with one worker thread per rail NIC and one for the GPUs,

@@ -9,6 +9,7 @@
 #include "healthcheck/check_util.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/parse.h"
+#include "healthcheck/rate_window.h"
 
 namespace railguard::health {
 namespace {
@@ -40,17 +41,19 @@ PortCounters Readable(const PortFacts& p) {
   return pc;
 }
 
-// A counter's move given its value now, at the last run and at the baseline.
+// A counter's move given its value now, at the last run and at the baseline; `rebooted`: the
+// node rebooted since the last run, so the counter restarted from zero.
 CounterMove Move(const std::string& key, uint64_t value, std::optional<uint64_t> last,
                  std::optional<uint64_t> prev_sum, std::optional<uint64_t> at_baseline,
-                 bool have_baseline) {
+                 bool have_baseline, bool rebooted) {
   CounterMove m;
   m.key = key;
   m.value = value;
   m.last = last;
   if (last) {
     m.went_backwards = value < *last;
-    m.since_last = m.went_backwards ? value : value - *last;
+    m.rebooted = rebooted;
+    m.since_last = m.went_backwards || rebooted ? value : value - *last;
   }
   if (have_baseline) {
     if (prev_sum && last) {
@@ -125,7 +128,22 @@ struct Refs {
   const Baseline* baseline = nullptr;
   bool sums_valid = false;  // the last run's running sums belong to this baseline
   double now = 0;
+  double last_time = 0;   // when the last run was; `now` when unknown
+  bool rebooted = false;  // the boot id changed since the last run
+  bool baseline_other_boot = false;  // the baseline was recorded in another boot
 };
+
+// The history of `key` in `prev` (empty without one) with this run's increase added.
+RateHistory Recent(const std::map<std::string, RateHistory>* prev, const std::string& key,
+                   uint64_t rise, const Refs& r, const HealthConfig& cfg) {
+  RateHistory h;
+  if (prev) {
+    auto it = prev->find(key);
+    if (it != prev->end()) h = it->second;
+  }
+  AddIncrease(&h, r.last_time, r.now, rise, cfg);
+  return h;
+}
 
 // Flaps: link_downed rising, or the port leaving ACTIVE, since the last run. Sets the flap
 // fields of `pm` from its moves and the last run's record `prev`.
@@ -167,8 +185,12 @@ void PortMovesOf(const NicFacts& n, const Refs& r, const HealthConfig& cfg, Coun
     std::optional<uint64_t> sum =
         r.sums_valid && prev ? Lookup(prev->since_baseline, key) : std::nullopt;
     std::optional<uint64_t> at_base = base ? CounterOf(*base, key) : std::nullopt;
-    CounterMove m = Move(key, value, last, sum, at_base, r.baseline != nullptr);
+    CounterMove m = Move(key, value, last, sum, at_base, r.baseline != nullptr, r.rebooted);
     if (m.since_baseline) rec.since_baseline[key] = *m.since_baseline;
+    if (cfg.link_error_limits.count(key)) {
+      m.recent = Recent(prev ? &prev->recent : nullptr, key, m.since_last, r, cfg);
+      if (!m.recent.empty()) rec.recent[key] = m.recent;
+    }
     pm.moves.push_back(std::move(m));
   };
   for (const auto& kv : rec.last.counters) add(kv.first, kv.second);
@@ -180,9 +202,12 @@ void PortMovesOf(const NicFacts& n, const Refs& r, const HealthConfig& cfg, Coun
 }
 
 // The moves of device `d`'s AER totals into `h` (aer and next.pcie).
-void AerMovesOf(const JudgedDevice& d, const PciDevice& dev, const Refs& r, CounterMoves* h) {
+void AerMovesOf(const JudgedDevice& d, const PciDevice& dev, const Refs& r,
+                const HealthConfig& cfg, CounterMoves* h) {
   const PcieRecord* prev = r.last ? Find(r.last->pcie, d.bdf) : nullptr;
-  const AerTotals* base = r.baseline ? Find(r.baseline->pcie, d.bdf) : nullptr;
+  // Totals of another boot are not this boot's: without them fatal errors count from boot.
+  const AerTotals* base = r.baseline && !r.baseline_other_boot ? Find(r.baseline->pcie, d.bdf)
+                                                               : nullptr;
   PcieRecord rec;
   std::vector<AerMove> moves;
   for (const char* kind : kAerKinds) {
@@ -192,7 +217,10 @@ void AerMovesOf(const JudgedDevice& d, const PciDevice& dev, const Refs& r, Coun
     m.kind = kind;
     m.value = a.value.value->total;
     if (prev) m.last = AerOf(prev->last, kind);
-    if (m.last) m.since_last = m.value >= *m.last ? m.value - *m.last : m.value;
+    if (m.last) {
+      m.rebooted = r.rebooted;
+      m.since_last = m.value >= *m.last && !r.rebooted ? m.value - *m.last : m.value;
+    }
     if (base) m.at_baseline = AerOf(*base, kind);
     if (r.baseline) {
       std::optional<uint64_t> sum =
@@ -202,6 +230,10 @@ void AerMovesOf(const JudgedDevice& d, const PciDevice& dev, const Refs& r, Coun
       } else if (m.at_baseline) {
         m.since_baseline = m.value >= *m.at_baseline ? m.value - *m.at_baseline : m.value;
       }
+    }
+    if (m.kind != "fatal") {
+      m.recent = Recent(prev ? &prev->recent : nullptr, m.kind, m.since_last, r, cfg);
+      if (!m.recent.empty()) rec.recent[m.kind] = m.recent;
     }
     SetAer(&rec.last, kind, m.value);
     if (m.since_baseline) SetAer(&rec.since_baseline, kind, *m.since_baseline);
@@ -224,6 +256,16 @@ CounterMoves ComputeCounterMoves(const JudgeInput& in) {
   r.last = in.last;
   r.baseline = in.baseline;
   r.now = in.now;
+  r.last_time = in.last && in.last->time > 0 ? std::min(in.last->time, in.now) : in.now;
+  // A reboot restarts every counter from zero, also one that is above its last value again.
+  const std::string boot = f.boot_id.ok() ? *f.boot_id.value : std::string();
+  h.next.boot_id = boot;
+  if (in.last && !in.last->boot_id.empty() && !boot.empty() && boot != in.last->boot_id) {
+    r.rebooted = true;
+    h.boot_change = "boot_id " + in.last->boot_id + " -> " + boot;
+  }
+  r.baseline_other_boot =
+      in.baseline && !in.baseline->boot_id.empty() && !boot.empty() && boot != in.baseline->boot_id;
   // Running sums belong to one baseline; a new baseline starts them afresh.
   r.sums_valid =
       in.baseline && in.last && std::fabs(in.last->baseline_time - in.baseline->time) < 1e-6;
@@ -235,7 +277,7 @@ CounterMoves ComputeCounterMoves(const JudgeInput& in) {
     if (check_util::HasPort(n)) PortMovesOf(n, r, *in.config, &h);
   h.devices = JudgedDevices(f);
   for (const JudgedDevice& d : h.devices)
-    if (const PciDevice* dev = check_util::Device(f, d.bdf)) AerMovesOf(d, *dev, r, &h);
+    if (const PciDevice* dev = check_util::Device(f, d.bdf)) AerMovesOf(d, *dev, r, *in.config, &h);
   return h;
 }
 

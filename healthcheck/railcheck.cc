@@ -43,6 +43,7 @@ Baseline MakeBaseline(const NodeFacts& f, double now) {
   Baseline b;
   b.node = f.node;
   b.time = now;
+  if (f.boot_id.ok()) b.boot_id = *f.boot_id.value;
   for (const NicFacts& n : f.nics) {
     if (!n.complete || !n.present || !n.port_error.empty()) continue;
     PortCounters& pc = b.ports[n.name];
@@ -340,6 +341,7 @@ NodeFacts Run::GatherFacts(const Setup& s) {
   spec.read_timeout_ms = s.health().read_timeout_ms;
   // RoCE rails' ethtool statistics: only the live node's netdevs can be asked.
   if (s.sysfs_root == "/" && deps_.open_ethtool) spec.ethtool = deps_.open_ethtool();
+  spec.boot_id_file = ExpandNode(s.health().boot_id_file, s.node);
   std::shared_ptr<Verbs> verbs =
       s.sysfs_root == "/" && deps_.open_verbs ? deps_.open_verbs() : nullptr;
   return Gather(spec, deps_.fs, verbs);
@@ -354,6 +356,8 @@ int Run::RecordBaseline(const RunInput& in, RunOutput* out) {
   next.node = in.setup.node;
   next.time = in.now;
   next.baseline_time = b.time;
+  // The counters recorded are this boot's: the next run must not take them for a reboot's.
+  next.boot_id = in.facts.boot_id.ok() ? *in.facts.boot_id.value : std::string();
   for (auto& kv : next.ports) kv.second.since_baseline.clear();
   for (auto& kv : next.pcie) kv.second.since_baseline = AerTotals();
   for (const auto& kv : b.ports) next.ports[kv.first].last = kv.second;

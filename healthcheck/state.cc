@@ -31,6 +31,17 @@ json HeaderJson(const char* format, const std::string& node, double time) {
   return {{"format", format}, {"version", kVersion}, {"node", node}, {"time", time}};
 }
 
+// {"symbol_error": [[from, to, count], ...]}: each sample as a 3-element array.
+json HistoryJson(const std::map<std::string, RateHistory>& m) {
+  json j = json::object();
+  for (const auto& kv : m) {
+    json samples = json::array();
+    for (const RateSample& r : kv.second) samples.push_back({r.from, r.to, r.count});
+    j[kv.first] = samples;
+  }
+  return j;
+}
+
 json AerJson(const AerTotals& a) {
   json j = json::object();
   if (a.correctable) j["correctable"] = *a.correctable;
@@ -178,6 +189,33 @@ class Reader {
     });
   }
 
+  // A history object: counter -> array of [from, to, count] with from <= to.
+  void History(const JsonValue& j, const std::string& where,
+               std::map<std::string, RateHistory>* out) {
+    Each(j, where, [&](const std::string& key, const JsonValue& v, const std::string& at) {
+      if (!v.is_array()) {
+        Fail(at, "got " + std::string(TypeName(v)) + "; expected an array of [from, to, count]");
+        return;
+      }
+      RateHistory& h = (*out)[key];
+      for (size_t i = 0; i < v.items.size() && ok(); ++i) {
+        const JsonValue& e = v.items[i];
+        const std::string ei = at + "/" + std::to_string(i);
+        if (!e.is_array() || e.items.size() != 3) {
+          Fail(ei, "got " + Dump(e) + "; expected [from, to, count]: two times and a count");
+          return;
+        }
+        RateSample r;
+        Time(e.items[0], ei + "/0", &r.from);
+        Time(e.items[1], ei + "/1", &r.to);
+        U64(e.items[2], ei + "/2", &r.count);
+        if (ok() && r.from > r.to)
+          Fail(ei, "got " + Dump(e) + "; expected from <= to");
+        h.push_back(r);
+      }
+    });
+  }
+
   void Flaps(const JsonValue& j, const std::string& where, std::vector<double>* out) {
     if (!j.is_array()) {
       Fail(where, "got " + std::string(TypeName(j)) + "; expected an array of times");
@@ -248,6 +286,7 @@ std::string BaselineToJson(const Baseline& b) {
   json pcie = json::object();
   for (const auto& kv : b.pcie) pcie[kv.first] = AerJson(kv.second);
   j["pcie"] = pcie;
+  j["boot_id"] = b.boot_id;
   return j.dump(1) + "\n";
 }
 
@@ -261,6 +300,7 @@ std::string RunStateToJson(const RunState& s) {
     j[c.first] = c.second;
   j["feature_held"] = s.feature_held;
   j["baseline_time"] = s.baseline_time;
+  j["boot_id"] = s.boot_id;
   json ports = json::object();
   for (const auto& kv : s.ports) {
     const PortRecord& p = kv.second;
@@ -268,13 +308,15 @@ std::string RunStateToJson(const RunState& s) {
                        {"counters", CountersJson(p.last.counters)},
                        {"hw_counters", CountersJson(p.last.hw_counters)},
                        {"since_baseline", CountersJson(p.since_baseline)},
-                       {"flaps", p.flaps}};
+                       {"flaps", p.flaps},
+                       {"recent", HistoryJson(p.recent)}};
   }
   j["ports"] = ports;
   json pcie = json::object();
   for (const auto& kv : s.pcie)
     pcie[kv.first] = {{"last", AerJson(kv.second.last)},
-                      {"since_baseline", AerJson(kv.second.since_baseline)}};
+                      {"since_baseline", AerJson(kv.second.since_baseline)},
+                      {"recent", HistoryJson(kv.second.recent)}};
   j["pcie"] = pcie;
   return j.dump(1) + "\n";
 }
@@ -293,6 +335,7 @@ bool BaselineFromJson(const std::string& text, const std::string& file, Baseline
     r.EachOf(j, "pcie", [&](const std::string& bdf, const JsonValue& v, const std::string& at) {
       r.Aer(v, at, &b->pcie[bdf]);
     });
+    if (const JsonValue* v = r.Member(j, "", "boot_id", false)) r.String(*v, "/boot_id", &b->boot_id);
   };
   return ReadRecord(text, file, kBaselineFormat, body, out, err);
 }
@@ -319,6 +362,8 @@ void ReadCounts(Reader& r, const JsonValue& j, RunState* s) {
     r.Bool(*v, "/feature_held", &s->feature_held);
   if (const JsonValue* v = r.Member(j, "", "baseline_time", true))
     r.Time(*v, "/baseline_time", &s->baseline_time);
+  // Files written before railcheck kept the boot id have none: not known.
+  if (const JsonValue* v = r.Member(j, "", "boot_id", false)) r.String(*v, "/boot_id", &s->boot_id);
 }
 
 // One port's record of the run state.
@@ -332,6 +377,9 @@ void ReadPortRecord(Reader& r, const JsonValue& v, const std::string& at, PortRe
   if (const JsonValue* m = r.Member(v, at, "since_baseline", true))
     r.Counters(*m, at + "/since_baseline", &p->since_baseline);
   if (const JsonValue* m = r.Member(v, at, "flaps", true)) r.Flaps(*m, at + "/flaps", &p->flaps);
+  // Optional: files written before railcheck kept rate windows have no history.
+  if (const JsonValue* m = r.Member(v, at, "recent", false))
+    r.History(*m, at + "/recent", &p->recent);
 }
 
 }  // namespace
@@ -349,6 +397,8 @@ bool RunStateFromJson(const std::string& text, const std::string& file, RunState
       if (const JsonValue* m = r.Member(v, at, "last", true)) r.Aer(*m, at + "/last", &p.last);
       if (const JsonValue* m = r.Member(v, at, "since_baseline", true))
         r.Aer(*m, at + "/since_baseline", &p.since_baseline);
+      if (const JsonValue* m = r.Member(v, at, "recent", false))
+        r.History(*m, at + "/recent", &p.recent);
     });
   };
   return ReadRecord(text, file, kStateFormat, body, out, err);

@@ -31,7 +31,23 @@ struct Baseline {
   double time = 0;                            // seconds since the epoch
   std::map<std::string, PortCounters> ports;  // by NIC name
   std::map<std::string, AerTotals> pcie;      // by PCI address
+  // The kernel's boot id when it was recorded; "" = not known (or an older file). AER
+  // totals count from boot: after a reboot the recorded ones no longer apply.
+  std::string boot_id;
 };
+
+// One increase of a judged counter, as the run that saw it recorded it: `count` more between
+// `from` (the run before) and `to` (that run). Runs close together share one sample
+// (rate_window.h says how), so a history stays small.
+struct RateSample {
+  double from = 0;
+  double to = 0;
+  uint64_t count = 0;
+};
+
+// The increases of one counter inside the longest of health.rate_windows_seconds, oldest
+// first; runs that saw no increase leave no sample.
+using RateHistory = std::vector<RateSample>;
 
 // What one port looked like at the last run, and its history.
 struct PortRecord {
@@ -41,12 +57,18 @@ struct PortRecord {
   // (reboots) do not lose it. Keys: counter name, or "hw_counters/<name>".
   std::map<std::string, uint64_t> since_baseline;
   std::vector<double> flaps;  // times of flaps still inside flap_window_seconds
+  // The recent increases of each counter health.link_error_limits judges (keys as above),
+  // which link.errors judges over health.rate_windows_seconds. Absent in files written
+  // before railcheck kept it (read as empty).
+  std::map<std::string, RateHistory> recent;
 };
 
 // What one PCI function's AER totals were at the last run.
 struct PcieRecord {
   AerTotals last;
   AerTotals since_baseline;
+  // Recent increases of the "correctable" and "nonfatal" totals (as PortRecord::recent).
+  std::map<std::string, RateHistory> recent;
 };
 
 // state.json: carried from run to run.
@@ -60,6 +82,10 @@ struct RunState {
   int drain_free_streak = 0;  // consecutive runs without a drain finding
   bool feature_held = false;  // railcheck removed the healthy feature and has not restored it
   double baseline_time = 0;   // the baseline `since_baseline` counts from; 0 = none
+  // The kernel's boot id (/proc/sys/kernel/random/boot_id) at the last run; "" = not known
+  // (unreadable, or a file written before railcheck kept it). Another boot id now means the
+  // node rebooted and its counters count from zero again.
+  std::string boot_id;
   std::map<std::string, PortRecord> ports;  // by NIC name
   std::map<std::string, PcieRecord> pcie;   // by PCI address
 };

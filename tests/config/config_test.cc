@@ -300,14 +300,14 @@ TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
             "/etc/slurm/railguard.yaml:3:3: unknown key 'interval' in health; expected one of: "
             "sysfs_root, state_dir, events_log, link_layer, resume_after_clean_runs, flap_window_seconds, "
             "min_rate_interval_seconds, read_timeout_ms, prolog_time_limit_seconds, "
-            "periodic_time_limit_seconds, actions, link_error_limits, aer_limits, eth_error_limits\n");
+            "periodic_time_limit_seconds, actions, link_error_limits, aer_limits, "
+            "eth_error_limits, rate_windows_seconds, boot_id_file\n");
   EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "nic.rate: restrict")),
             "/etc/slurm/railguard.yaml:12:13: unknown check 'nic.rate' in health.actions; "
             "expected one of: nic.present, nic.firmware, port.state, port.link_layer, port.rate, "
             "link.errors, link.flap, link.counters, pcie.speed, pcie.width, pcie.gpu_speed, "
             "pcie.aer, pcie.aer_correctable, gpu.count, rail.affinity, gather.timeout, "
-            "eth.present, eth.state, eth.speed, eth.flap, eth.errors, eth.counters
-");
+            "eth.present, eth.state, eth.speed, eth.flap, eth.errors, eth.counters\n");
   EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "port.rate: reboot")),
             "/etc/slurm/railguard.yaml:12:24: invalid action 'reboot' for port.rate; expected "
             "drain, restrict, warn or off\n");
@@ -351,6 +351,42 @@ TEST(HealthConfig, LimitsSayTheirRangeAndWhyHealthCheckTimeStaysBelowSixtySecond
             "expected one of: correctable_per_hour, nonfatal_per_hour\n");
 }
 
+// Windows (issue 13 item 5): error rates over the last hour and day by default.
+TEST(HealthConfig, RateWindowsAndTheBootIdFile) {
+  const HealthConfig d;
+  EXPECT_EQ(d.rate_windows_seconds, (std::vector<int>{3600, 86400}));
+  EXPECT_EQ(d.boot_id_file, "/proc/sys/kernel/random/boot_id");
+  // The IBTA bound as NVSentinel applies it; any increase of the 4-bit counters.
+  EXPECT_EQ(d.link_error_limits.at("symbol_error"), 120);
+  EXPECT_EQ(d.link_error_limits.at("local_link_integrity_errors"), 0);
+  EXPECT_EQ(d.link_error_limits.at("excessive_buffer_overrun_errors"), 0);
+  const std::string base = "topology: t.yaml\nhealth:\n";
+  Config c;
+  Diags diags;
+  ASSERT_TRUE(LoadConfigString(base + "  rate_windows_seconds: [600, 7200]\n"
+                                      "  boot_id_file: /srv/fixtures/%n/boot_id\n",
+                               "/etc/slurm/railguard.yaml", &c, &diags, Checks()))
+      << FormatDiags(diags);
+  EXPECT_EQ(c.health.rate_windows_seconds, (std::vector<int>{600, 7200}));
+  EXPECT_EQ(c.health.boot_id_file, "/srv/fixtures/%n/boot_id");
+  const std::string list =
+      "expected a list of 1 to 4 window lengths in seconds, shortest first, each 60 to "
+      "604800, such as [3600, 86400]\n";
+  EXPECT_EQ(Errors(base + "  rate_windows_seconds: []\n"),
+            "/etc/slurm/railguard.yaml:3:25: invalid health.rate_windows_seconds; " + list);
+  EXPECT_EQ(Errors(base + "  rate_windows_seconds: 3600\n"),
+            "/etc/slurm/railguard.yaml:3:25: invalid health.rate_windows_seconds; " + list);
+  EXPECT_EQ(Errors(base + "  rate_windows_seconds: [86400, 3600]\n"),
+            "/etc/slurm/railguard.yaml:3:33: rate_windows_seconds 3600 is not longer than the "
+            "window before it (86400); " + list);
+  EXPECT_EQ(Errors(base + "  rate_windows_seconds: [30]\n"),
+            "/etc/slurm/railguard.yaml:3:26: invalid rate_windows_seconds '30'; expected an "
+            "integer from 60 to 604800\n");
+  EXPECT_EQ(Errors(base + "  boot_id_file: boot_id\n"),
+            "/etc/slurm/railguard.yaml:3:17: invalid boot_id_file 'boot_id'; expected an "
+            "absolute path, such as /proc/sys/kernel/random/boot_id\n");
+}
+
 TEST(HealthConfig, TheShippedExampleDocumentsEveryDefault) {
   Config c;
   Diags diags;
@@ -370,6 +406,8 @@ TEST(HealthConfig, TheShippedExampleDocumentsEveryDefault) {
   EXPECT_EQ(h.actions, DefaultActions(health::CheckCatalogOfTable()));
   EXPECT_EQ(h.link_error_limits, d.link_error_limits);
   EXPECT_EQ(h.aer_correctable_per_hour, d.aer_correctable_per_hour);
+  EXPECT_EQ(h.rate_windows_seconds, d.rate_windows_seconds);
+  EXPECT_EQ(h.boot_id_file, d.boot_id_file);
   EXPECT_EQ(h.aer_nonfatal_per_hour, d.aer_nonfatal_per_hour);
 }
 

@@ -145,8 +145,9 @@ CAPTURE_TEST(JudgedTheSaturatedAndNoPmaCountersAreNotesAndTheSlowRootPortIsNoFau
                 "(rail0 mlx4_0); expected one fw_ver on every rail NIC",
                 "nic.firmware: rail NICs disagree on board_id: I40IW Board ID (rail1 i40iw0); "
                 "SM_1141000001000 (rail0 mlx4_0); expected one board_id on every rail NIC",
-                "link.counters: no baseline at /state/baseline.json: error rates are judged "
-                "since the last run only (record one with `railcheck baseline`)",
+                "link.counters: no baseline at /state/baseline.json: fatal AER errors are "
+                "counted since boot, none accepted (record one with `railcheck baseline`); "
+                "error rates need none",
                 "link.counters: rail0 mlx4_0 has no counter VL15_dropped, "
                 "excessive_buffer_overrun_errors, local_link_integrity_errors (and 3 more) in " +
                     root_ + "/class/infiniband/mlx4_0/ports/1; link.errors cannot judge it",

@@ -96,13 +96,13 @@ TEST_F(Checks, NonFatalAndCorrectableAerErrorsAreRates) {
   ASSERT_EQ(j.verdict.findings.size(), 3u);
   EXPECT_EQ(j.verdict.findings[0].message,
             "pcie.aer: rail7 mlx5_11 link 0000:da:00.0 (switch upstream port) - 0000:d9:01.0 "
-            "(root port): non-fatal AER errors +1 in 60 min since the last run (1.0/h) > limit "
-            "0.0/h (0000:da:00.0 CmpltTO 1)");
+            "(root port): non-fatal AER errors +1 in the last 60 min; expected no increase "
+            "(0000:da:00.0 CmpltTO 1)");
   EXPECT_EQ(j.verdict.findings[0].action, HealthAction::kDrain);
   EXPECT_EQ(j.verdict.findings[1].message,
             "pcie.aer_correctable: rail0 gpu0 link 0000:1b:00.0 (gpu0) - 0000:17:01.0 (switch "
-            "downstream port): correctable AER errors +150 in 60 min since the last run "
-            "(150/h) > limit 100/h (0000:1b:00.0 BadTLP 150)");
+            "downstream port): correctable AER errors +150 in the last 60 min (150/h) > limit "
+            "100/h (0000:1b:00.0 BadTLP 150)");
   EXPECT_EQ(j.verdict.findings[1].action, HealthAction::kRestrict);
 }
 
@@ -209,8 +209,8 @@ TEST_F(Checks, CorrectableAerErrorsOfBothEndsOfANicLinkCountTogether) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].message,
             "pcie.aer_correctable: rail3 mlx5_5 link 0000:5e:00.0 (mlx5_5) - 0000:5d:00.0 (switch "
-            "downstream port): correctable AER errors +120 in 60 min since the last run (120/h) "
-            "> limit 100/h (0000:5e:00.0 RxErr 60; 0000:5d:00.0 BadDLLP 20, BadTLP 40)");
+            "downstream port): correctable AER errors +120 in the last 60 min (120/h) > limit "
+            "100/h (0000:5e:00.0 RxErr 60; 0000:5d:00.0 BadDLLP 20, BadTLP 40)");
   EXPECT_EQ(found[0].rail, 3);
   EXPECT_EQ(j.verdict.rails[3].status, RailStatus::kDegraded);
 }

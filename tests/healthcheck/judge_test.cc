@@ -18,8 +18,9 @@ TEST_F(Checks, AHealthyNodeHasNoFindingButTheMissingBaselineNote) {
   Judgement j = Judge(Input());
   ASSERT_EQ(j.verdict.findings.size(), 1u);
   EXPECT_EQ(j.verdict.findings[0].message,
-            "link.counters: no baseline at /var/lib/railguard/health/n001/baseline.json: error "
-            "rates are judged since the last run only (record one with `railcheck baseline`)");
+            "link.counters: no baseline at /var/lib/railguard/health/n001/baseline.json: fatal "
+            "AER errors are counted since boot, none accepted (record one with `railcheck "
+            "baseline`); error rates need none");
   EXPECT_EQ(j.verdict.findings[0].severity, Severity::kNote);
   EXPECT_EQ(j.verdict.level, Level::kWarn);
   for (const RailHealth& r : j.verdict.rails) EXPECT_EQ(r.status, RailStatus::kOk);

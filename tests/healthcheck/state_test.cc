@@ -39,6 +39,9 @@ RunState SampleState() {
   s.pcie["0000:40:00.0"].last.fatal = 0;
   s.pcie["0000:40:00.0"].last.correctable = 4;
   s.pcie["0000:40:00.0"].since_baseline.correctable = 2;
+  s.boot_id = "0b4c2d7e-5f1a-4c3b-9d2e-8a7f6e5d4c3b";
+  p.recent["symbol_error"] = {{1699990000, 1699990300, 1500}, {1700000000, 1700000123.5, 2}};
+  s.pcie["0000:40:00.0"].recent["correctable"] = {{1700000000, 1700000100, 4}};
   return s;
 }
 
@@ -53,16 +56,84 @@ TEST(RunState, RoundTripsThroughJson) {
   EXPECT_FALSE(back.pcie.at("0000:40:00.0").last.nonfatal.has_value());
 }
 
+TEST(RunState, KeepsTheRateWindowsAndTheBootId) {
+  const RunState s = SampleState();
+  RunState back;
+  std::string err;
+  ASSERT_TRUE(RunStateFromJson(RunStateToJson(s), "state.json", &back, &err)) << err;
+  EXPECT_EQ(back.boot_id, "0b4c2d7e-5f1a-4c3b-9d2e-8a7f6e5d4c3b");
+  const RateHistory& h = back.ports.at("mlx5_3").recent.at("symbol_error");
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].from, 1699990000);
+  EXPECT_EQ(h[0].to, 1699990300);
+  EXPECT_EQ(h[0].count, 1500u);
+  EXPECT_EQ(h[1].to, 1700000123.5);
+  EXPECT_EQ(back.pcie.at("0000:40:00.0").recent.at("correctable")[0].count, 4u);
+}
+
+// state.json as railcheck wrote it before it kept rate windows and the boot id: it loads,
+// with no history and no boot id (the first run then counts from its counters).
+TEST(RunState, AFileWithoutTheWindowsOrTheBootIdLoads) {
+  const std::string old_file =
+      "{\n \"format\": \"railcheck-state\",\n \"version\": 1,\n \"node\": \"n001\",\n"
+      " \"time\": 1700000000.0,\n \"runs\": 3,\n \"drains\": 0,\n \"resumes\": 0,\n"
+      " \"clean_streak\": 3,\n \"drain_free_streak\": 3,\n \"feature_held\": false,\n"
+      " \"baseline_time\": 0.0,\n \"ports\": {\n  \"mlx5_0\": {\n   \"state\": \"ACTIVE\",\n"
+      "   \"counters\": {\n    \"symbol_error\": 1500\n   },\n   \"hw_counters\": {},\n"
+      "   \"since_baseline\": {},\n   \"flaps\": []\n  }\n },\n \"pcie\": {\n"
+      "  \"0000:18:00.0\": {\n   \"last\": {\n    \"nonfatal\": 1\n   },\n"
+      "   \"since_baseline\": {}\n  }\n }\n}\n";
+  RunState s;
+  std::string err;
+  ASSERT_TRUE(RunStateFromJson(old_file, "state.json", &s, &err)) << err;
+  EXPECT_EQ(s.boot_id, "");
+  EXPECT_TRUE(s.ports.at("mlx5_0").recent.empty());
+  EXPECT_EQ(s.ports.at("mlx5_0").last.counters.at("symbol_error"), 1500u);
+  EXPECT_TRUE(s.pcie.at("0000:18:00.0").recent.empty());
+  EXPECT_EQ(*s.pcie.at("0000:18:00.0").last.nonfatal, 1u);
+}
+
+TEST(RunState, ABadRateSampleNamesItsPlace) {
+  const std::string text = RunStateToJson(SampleState());
+  RunState s;
+  std::string err;
+  // The first sample of symbol_error, [1699990000, 1699990300, 1500], made to end before it
+  // begins, then given a negative count.
+  std::string bad = text;
+  ASSERT_NE(bad.find("1699990300.0"), std::string::npos) << text;
+  bad.replace(bad.find("1699990300.0"), 12, "1699980000.0");
+  EXPECT_FALSE(RunStateFromJson(bad, "/st/state.json", &s, &err));
+  EXPECT_EQ(err,
+            "/st/state.json: /ports/mlx5_3/recent/symbol_error/0: got "
+            "[1699990000.0,1699980000.0,1500]; expected from <= to");
+  bad = text;
+  ASSERT_NE(bad.find("1500\n"), std::string::npos);
+  bad.replace(bad.find("1500\n"), 4, "-3");
+  EXPECT_FALSE(RunStateFromJson(bad, "/st/state.json", &s, &err));
+  EXPECT_EQ(err,
+            "/st/state.json: /ports/mlx5_3/recent/symbol_error/0/2: got -3; expected a "
+            "non-negative integer");
+}
+
 TEST(Baseline, RoundTripsThroughJson) {
   Baseline b;
   b.node = "n002";
   b.time = 1690000000;
   b.ports["mlx5_0"].counters = {{"symbol_error", 0}, {"link_downed", 1}};
   b.pcie["0000:18:00.0"].fatal = 0;
+  b.boot_id = "0b4c2d7e-5f1a-4c3b-9d2e-8a7f6e5d4c3b";
   Baseline back;
   std::string err;
   ASSERT_TRUE(BaselineFromJson(BaselineToJson(b), "baseline.json", &back, &err)) << err;
   EXPECT_EQ(BaselineToJson(back), BaselineToJson(b));
+  EXPECT_EQ(back.boot_id, b.boot_id);
+  // A baseline written before railcheck kept the boot id loads without one.
+  ASSERT_TRUE(BaselineFromJson(
+      "{\"format\": \"railcheck-baseline\", \"version\": 1, \"node\": \"n002\", \"time\": 1.0, "
+      "\"ports\": {}, \"pcie\": {}}",
+      "baseline.json", &back, &err))
+      << err;
+  EXPECT_EQ(back.boot_id, "");
 }
 
 TEST(RunState, SyntaxErrorsNameLineAndColumn) {
