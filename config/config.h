@@ -132,6 +132,11 @@ struct HealthConfig {
   // per hour per device; any fatal error above the baseline fails pcie.aer.
   long long aer_correctable_per_hour = 100;
   long long aer_nonfatal_per_hour = 0;
+  // Extra holds the node's health, not a run time: railcheck rewrites it when the health
+  // (verdict, rails, failed checks) changes, and a --periodic run (never a Prolog or Epilog)
+  // also when what is there was published this many seconds ago or more, so that `railctl
+  // report` (stale after 2 h) can tell a node whose railcheck stopped; 0 = never.
+  int extra_refresh_seconds = 3600;
 
   HealthConfig();
 };
@@ -148,6 +153,7 @@ constexpr int kMaxMinRateIntervalSeconds = 86400;
 constexpr int kMaxReadTimeoutMs = 60000;
 constexpr int kMaxPrologTimeLimitSeconds = 300;
 constexpr int kMaxPeriodicTimeLimitSeconds = 59;
+constexpr int kMaxExtraRefreshSeconds = 7 * 86400;
 constexpr long long kMaxErrorLimitPerHour = 1000000000000LL;
 
 // A loaded railguard.yaml.

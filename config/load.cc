@@ -39,7 +39,8 @@ const char* const kHealthKeys[] = {"sysfs_root",
                                    "periodic_time_limit_seconds",
                                    "actions",
                                    "link_error_limits",
-                                   "aer_limits"};
+                                   "aer_limits",
+                                   "extra_refresh_seconds"};
 const char* const kAerLimitKeys[] = {"correctable_per_hour", "nonfatal_per_hour"};
 
 std::string JoinList(const std::vector<std::string>& items) {
@@ -213,6 +214,7 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
       {"prolog_time_limit_seconds", 1, kMaxPrologTimeLimitSeconds, &h->prolog_time_limit_seconds},
       {"periodic_time_limit_seconds", 1, kMaxPeriodicTimeLimitSeconds,
        &h->periodic_time_limit_seconds},
+      {"extra_refresh_seconds", 0, kMaxExtraRefreshSeconds, &h->extra_refresh_seconds},
   };
   bool limits_ok = true;
   for (const IntKey& k : ints) {
