@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -61,6 +62,22 @@ bool SameHealth(wire::RailcheckExtra mine, const std::string& current, double* p
 }
 
 bool Guarded(const NodeUpdate& u) { return u.drain_reason || u.resume; }
+
+// The drain `reason` railcheck set still names a fault of `v`: a rail it names (its headline,
+// without "(+N more)") has a drain finding, or it names no rail and the node has one. A
+// finding that changes on the same rail (a flapping port: state, then link.flap) keeps the
+// reason, so that it is not rewritten every run; a fault that moved to another rail, or is
+// gone while another holds the node drained, does not.
+bool StillNamed(const Verdict& v, const std::string& reason) {
+  const std::vector<int> rails =
+      wire::RailsInReason(wire::ReasonHeadline(reason), std::max<size_t>(v.rails.size(), 1));
+  for (const Finding& f : v.findings) {
+    if (f.action != HealthAction::kDrain) continue;
+    if (rails.empty() ? f.rail < 0 : std::find(rails.begin(), rails.end(), f.rail) != rails.end())
+      return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -125,7 +142,7 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
       p.update.drain_reason = reason;
       next.drains += 1;
       p.lines.push_back("drain " + node.name + ": " + *p.update.drain_reason);
-    } else if (ours && wire::ReasonHeadline(reason) != wire::ReasonHeadline(node.reason)) {
+    } else if (ours && !StillNamed(v, node.reason)) {
       p.update.drain_reason = reason;
       p.lines.push_back("reason refreshed, the fault changed: " + reason + " (was: " + node.reason +
                         ")");

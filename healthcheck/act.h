@@ -77,9 +77,11 @@ struct PlanOptions {
 //  - streaks: clean_streak counts runs without a drain or restrict finding,
 //    drain_free_streak runs without a drain finding;
 //  - drain verdict: drain the node with DrainReason() unless it is already drained; drained
-//    by railcheck: the reason is refreshed when the finding DrainReason() names differs
-//    (wire::ReasonHeadline: the fault changed; not when only "(+N more)" does), else kept
-//    (a flapping link is drained once, no RPC); drained by anyone else, or not
+//    by railcheck: the reason is refreshed with DrainReason() when the fault it names is
+//    gone (no drain finding on the rails its headline names, wire::ReasonHeadline and
+//    RailsInReason; or, naming no rail, none of the node's own) while another holds the
+//    node drained; else kept, also when the finding on that rail changes (a flapping
+//    port: no rewrite each run, no RPC); drained by anyone else, or not
 //    drained but carrying someone else's reason: nothing is touched; the healthy feature
 //    is removed;
 //  - a node drained by railcheck (reason prefix) is resumed once drain_free_streak reaches

@@ -93,27 +93,33 @@ TEST_F(Act, ANodeIsDrainedOnceAndNothingIsSentWhileTheSameFaultStays) {
 
 TEST_F(Act, TheReasonIsRefreshedWhenTheFaultChangesWithoutCountingANewDrain) {
   Run(MakeVerdict(Level::kDrain, {RateDown()}));
+  // Rail 3 repaired, rail 5 now down: the reason still named rail 3.
   Finding down = RateDown();
   down.check = "port.state";
+  down.rail = 5;
   down.severity = Severity::kDown;
-  down.reason = "rail3 mlx5_5 phys_state 2 (Polling) != 5 LinkUp";
-  Plan p = Run(MakeVerdict(Level::kDrain, {down, RateDown()}));
+  down.reason = "rail5 mlx5_9 phys_state 2 (Polling) != 5 LinkUp";
+  Finding flap = down;
+  flap.check = "link.flap";
+  flap.severity = Severity::kDegraded;
+  flap.reason = "rail5 mlx5_9 link flapping (1 in 0 s)";
+  Plan p = Run(MakeVerdict(Level::kDrain, {down, flap}));
   ASSERT_TRUE(p.update.drain_reason);
   EXPECT_EQ(*p.update.drain_reason,
-            "railcheck: rail3 mlx5_5 phys_state 2 (Polling) != 5 LinkUp (+1 more)");
+            "railcheck: rail5 mlx5_9 phys_state 2 (Polling) != 5 LinkUp (+1 more)");
   EXPECT_EQ(p.lines[0],
-            "reason refreshed, the fault changed: railcheck: rail3 mlx5_5 phys_state 2 (Polling) "
+            "reason refreshed, the fault changed: railcheck: rail5 mlx5_9 phys_state 2 (Polling) "
             "!= 5 LinkUp (+1 more) (was: railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s)");
   EXPECT_EQ(state_.drains, 1);
-  p = Run(MakeVerdict(Level::kDrain, {down, RateDown()}));
+  p = Run(MakeVerdict(Level::kDrain, {down, flap}));
   EXPECT_TRUE(p.update.empty());
-  // Only the count of the others changes (the rate finding went): the same fault, no RPC.
-  Verdict v = MakeVerdict(Level::kDrain, {down});
-  v.rails[3].status = RailStatus::kDown;
-  Run(v);  // Extra changes: the failed list is shorter
-  p = Run(v);
+  // The port flaps: up again, only link.flap on rail 5. The reason still names rail 5's
+  // fault: kept, no RPC for the reason (Extra changes: its failed list is shorter).
+  p = Run(MakeVerdict(Level::kDrain, {flap}));
+  EXPECT_FALSE(p.update.drain_reason);
+  p = Run(MakeVerdict(Level::kDrain, {flap}));
   EXPECT_TRUE(p.update.empty());
-  EXPECT_EQ(node_.reason, "railcheck: rail3 mlx5_5 phys_state 2 (Polling) != 5 LinkUp (+1 more)");
+  EXPECT_EQ(node_.reason, "railcheck: rail5 mlx5_9 phys_state 2 (Polling) != 5 LinkUp (+1 more)");
 }
 
 TEST_F(Act, AHealthyUnchangedNodeGetsNoUpdateThoughTimePasses) {
