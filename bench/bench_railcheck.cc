@@ -2,8 +2,11 @@
 // Benchmark: railcheck's Prolog time on a DGX H100-like node (8 rail NICs, 8 GPUs): the real
 // `railcheck --prolog` process, as slurmd runs it, against a live local Slurm cluster, on the
 // healthy fixture and on a fault fixture (rail 3 trained down to 200 Gb/s: drained by the
-// first run, "already drained" after), side by side; the sysfs gather alone, in process; and
-// how soon the gather returns from a hung sysfs read (a FIFO) after its read timeout.
+// first run, "already drained" after) and on a node whose fault changes every run (rail 3
+// down to 200 Gb/s, then rail 5 polling: each Prolog refreshes the reason), side by side,
+// with the Slurm RPCs each Prolog sent (counted through the SlurmApi, from --json); the sysfs
+// gather alone, in process; and how soon the gather returns from a hung sysfs read (a FIFO)
+// after its read timeout.
 //
 // usage: bench_railcheck [--runs N] [--railcheck PATH]
 // Without SLURM_CONF in the environment it starts the local cluster itself
@@ -22,6 +25,8 @@
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "healthcheck/gather.h"
 
@@ -52,9 +57,10 @@ Stats Summarize(std::vector<double> ms) {
   return s;
 }
 
-// Runs `argv` with `env`, stdout and stderr to /dev/null; returns its exit code (-1 when it
-// could not run) and its wall time in `*ms`.
-int Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, double* ms) {
+// Runs `argv` with `env`, stdout to `out` (default /dev/null) and stderr to /dev/null;
+// returns its exit code (-1 when it could not run) and its wall time in `*ms`.
+int Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, double* ms,
+          const std::string& out = "/dev/null") {
   std::vector<char*> a, e;
   for (const std::string& s : argv) a.push_back(const_cast<char*>(s.c_str()));
   a.push_back(nullptr);
@@ -62,7 +68,7 @@ int Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& 
   e.push_back(nullptr);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   const auto start = Clock::now();
   pid_t pid = 0;
@@ -93,7 +99,9 @@ int Inside(const std::string& railcheck, int runs) {
   const std::string tmp = templ;
   const std::string gen = "python3 " RAILGUARD_SOURCE_DIR "/tests/data/sysfs/make_sysfs.py ";
   if (!Shell(gen + tmp + "/sys/n001") ||
-      !Shell(gen + tmp + "/sys/n002 --fault rate-down:3 --node n002")) {
+      !Shell(gen + tmp + "/sys/n002 --fault rate-down:3 --node n002") ||
+      !Shell(gen + tmp + "/sys/n004 --fault rate-down:3 --node n004") ||
+      !Shell(gen + tmp + "/sys/n004b --fault polling:5 --node n004")) {
     std::fprintf(stderr, "bench_railcheck: make_sysfs.py failed\n");
     return 1;
   }
@@ -106,21 +114,40 @@ int Inside(const std::string& railcheck, int runs) {
     const char* node;
     const char* label;
     int want;
+    bool changing;  // alternates between two fault trees, one per run
     std::vector<double> process_ms, gather_ms;
     int bad = 0;
+    long reads = 0, writes = 0;  // Slurm RPCs of the measured runs
   };
-  Case cases[] = {{"n001", "healthy (n001)", 0, {}, {}, 0},
-                  {"n002", "rail3 200 Gb/s (n002)", 1, {}, {}, 0}};
+  Case cases[] = {{"n001", "healthy (n001)", 0, false, {}, {}, 0},
+                  {"n002", "rail3 200 Gb/s (n002)", 1, false, {}, {}, 0},
+                  {"n004", "fault changing (n004)", 1, true, {}, {}, 0}};
   const char* slurm_conf = std::getenv("SLURM_CONF");
+  const std::string json_out = tmp + "/report.json";
   for (int i = -3; i < runs; ++i) {  // 3 warm-up runs each
     for (Case& c : cases) {
       double ms = 0;
-      int rc = Spawn({railcheck, "--prolog", "--config", config},
+      std::vector<std::string> argv = {railcheck, "--prolog", "--json", "--config", config};
+      if (c.changing) {
+        argv.push_back("--sysfs-root");
+        argv.push_back(tmp + "/sys/" + c.node + (i % 2 ? "b" : ""));
+      }
+      int rc = Spawn(argv,
                      {std::string("SLURMD_NODENAME=") + c.node,
                       std::string("SLURM_CONF=") + slurm_conf, "PATH=/usr/bin:/bin"},
-                     &ms);
+                     &ms, json_out);
       if (rc != c.want) ++c.bad;
-      if (i >= 0) c.process_ms.push_back(ms);
+      if (i < 0) continue;
+      c.process_ms.push_back(ms);
+      try {
+        std::ifstream in(json_out);
+        const nlohmann::json j = nlohmann::json::parse(in);
+        c.reads += j.at("slurm_rpcs").at("get_node").get<long>();
+        c.writes += j.at("slurm_rpcs").at("update_node").get<long>();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_railcheck: %s --json: %s\n", c.node, e.what());
+        ++c.bad;
+      }
     }
   }
   auto sysfs = std::make_shared<railguard::health::RealSysfs>();
@@ -172,29 +199,41 @@ int Inside(const std::string& railcheck, int runs) {
       "railcheck --prolog, DGX H100-like node (8 rail NICs, 8 GPUs), %d runs each "
       "(load average %s)\n\n",
       runs, Load().c_str());
-  std::printf("%-40s %22s %22s\n", "", cases[0].label, cases[1].label);
-  auto row = [&](const char* what, const char* stat, double a, double b) {
-    std::printf("%-32s %-7s %19.1f ms %19.1f ms\n", what, stat, a, b);
+  std::printf("%-40s %22s %22s %22s\n", "", cases[0].label, cases[1].label, cases[2].label);
+  auto row = [&](const char* what, const char* stat, double a, double b, double c) {
+    std::printf("%-32s %-7s %19.1f ms %19.1f ms %19.1f ms\n", what, stat, a, b, c);
   };
-  Stats p0 = Summarize(cases[0].process_ms), p1 = Summarize(cases[1].process_ms);
-  Stats g0 = Summarize(cases[0].gather_ms), g1 = Summarize(cases[1].gather_ms);
-  row("process, Slurm RPCs included", "p50", p0.p50, p1.p50);
-  row("", "p99", p0.p99, p1.p99);
-  row("", "max", p0.max, p1.max);
-  row("sysfs gather alone (in process)", "p50", g0.p50, g1.p50);
-  row("", "p99", g0.p99, g1.p99);
-  std::printf("%-40s %22s %22s\n", "exit code (expected)", "0", "1: drain");
-  std::printf("%-40s %22d %22d\n", "runs with another exit code", cases[0].bad, cases[1].bad);
+  Stats p[3], g[3];
+  for (int k = 0; k < 3; ++k) {
+    p[k] = Summarize(cases[k].process_ms);
+    g[k] = Summarize(cases[k].gather_ms);
+  }
+  row("process, Slurm RPCs included", "p50", p[0].p50, p[1].p50, p[2].p50);
+  row("", "p99", p[0].p99, p[1].p99, p[2].p99);
+  row("", "max", p[0].max, p[1].max, p[2].max);
+  row("sysfs gather alone (in process)", "p50", g[0].p50, g[1].p50, g[2].p50);
+  row("", "p99", g[0].p99, g[1].p99, g[2].p99);
+  auto per_run = [&](long n) { return static_cast<double>(n) / std::max(runs, 1); };
+  std::printf("%-40s %22.2f %22.2f %22.2f\n", "Slurm reads (GetNode) per Prolog",
+              per_run(cases[0].reads), per_run(cases[1].reads), per_run(cases[2].reads));
+  std::printf("%-40s %22.2f %22.2f %22.2f\n", "Slurm writes (UpdateNode) per Prolog",
+              per_run(cases[0].writes), per_run(cases[1].writes), per_run(cases[2].writes));
+  std::printf("%-40s %22s %22s %22s\n", "exit code (expected)", "0", "1: drain", "1: drain");
+  std::printf("%-40s %22d %22d %22d\n", "runs with another exit code", cases[0].bad,
+              cases[1].bad, cases[2].bad);
   const Stats h = Summarize(hang_ms);
   std::printf("\nhung sysfs read, read_timeout_ms %d: gather returned in max %.1f ms "
               "(%zu runs, %d without the one gather.timeout on the FIFO)\n",
               kHangTimeoutMs, h.max, hang_ms.size(), hang_bad);
-  const double worst = std::max(p0.p99, p1.p99);
+  const double worst = std::max({p[0].p99, p[1].p99, p[2].p99});
   std::printf("\ntarget p99 < 1000 ms: %s (worst p99 %.1f ms)\n", worst < 1000 ? "met" : "MISSED",
               worst);
   std::error_code ec;
   fs::remove_all(tmp, ec);
-  return worst < 1000 && cases[0].bad == 0 && cases[1].bad == 0 && hang_bad == 0 ? 0 : 1;
+  return worst < 1000 && cases[0].bad == 0 && cases[1].bad == 0 && cases[2].bad == 0 &&
+                 hang_bad == 0
+             ? 0
+             : 1;
 }
 
 }  // namespace

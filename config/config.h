@@ -148,6 +148,11 @@ struct HealthConfig {
   // The kernel's boot id, read each run: another value than at the last run means the node
   // rebooted, so its counters count from zero again. "%n" as above. Absolute.
   std::string boot_id_file = "/proc/sys/kernel/random/boot_id";
+  // Extra holds the node's health, not a run time: railcheck rewrites it when the health
+  // (verdict, rails, failed checks) changes, and a --periodic run (never a Prolog or Epilog)
+  // also when what is there was published this many seconds ago or more, so that `railctl
+  // report` (stale after 2 h) can tell a node whose railcheck stopped; 0 = never.
+  int extra_refresh_seconds = 3600;
 
   HealthConfig();
 };
@@ -166,6 +171,7 @@ constexpr int kMaxMinRateIntervalSeconds = 86400;
 constexpr int kMaxReadTimeoutMs = 60000;
 constexpr int kMaxPrologTimeLimitSeconds = 300;
 constexpr int kMaxPeriodicTimeLimitSeconds = 59;
+constexpr int kMaxExtraRefreshSeconds = 7 * 86400;
 constexpr long long kMaxErrorLimitPerHour = 1000000000000LL;
 constexpr int kMinRateWindowSeconds = 60;
 constexpr int kMaxRateWindowSeconds = 7 * 86400;

@@ -41,9 +41,9 @@ const char* const kHealthKeys[] = {"sysfs_root",
                                    "link_error_limits",
                                    "aer_limits",
                                    "eth_error_limits",
-
                                    "rate_windows_seconds",
-                                   "boot_id_file"};
+                                   "boot_id_file",
+                                   "extra_refresh_seconds"};
 const char* const kAerLimitKeys[] = {"correctable_per_hour", "nonfatal_per_hour"};
 
 std::string JoinList(const std::vector<std::string>& items) {
@@ -220,6 +220,7 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
       {"prolog_time_limit_seconds", 1, kMaxPrologTimeLimitSeconds, &h->prolog_time_limit_seconds},
       {"periodic_time_limit_seconds", 1, kMaxPeriodicTimeLimitSeconds,
        &h->periodic_time_limit_seconds},
+      {"extra_refresh_seconds", 0, kMaxExtraRefreshSeconds, &h->extra_refresh_seconds},
   };
   bool limits_ok = true;
   for (const IntKey& k : ints) {

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "healthcheck/act.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "base/names.h"
@@ -20,7 +26,68 @@ std::vector<std::string> SplitFeatures(const std::string& list) {
 
 bool DrainedByRailcheck(const SlurmNode& n) { return n.drain && wire::IsRailcheckReason(n.reason); }
 
+// Someone else's reason on the node (an admin's, Slurm's "Reboot ASAP", "Not responding").
+bool ForeignReason(const SlurmNode& n) {
+  return !n.reason.empty() && !wire::IsRailcheckReason(n.reason);
+}
+
+std::string Joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ",") + i;
+  return out;
+}
+
+wire::RailcheckExtra ExtraOf(const Verdict& v, double now, std::optional<bool> healthy) {
+  wire::RailcheckExtra mine;
+  mine.time = now;
+  mine.healthy = healthy;
+  mine.verdict = LevelName(v.level);
+  for (const RailHealth& r : v.rails) mine.rails.push_back(r.status);
+  mine.fw = v.fw;
+  for (const Finding& f : v.findings)
+    if (f.severity != Severity::kNote) mine.failed.push_back({f.rail >= 0 ? f.rail : -1, f.check});
+  return mine;
+}
+
+// True when `current` is exactly what railcheck would write for `mine` at the time it holds
+// (the health is unchanged); `*published` = that time.
+bool SameHealth(wire::RailcheckExtra mine, const std::string& current, double* published) {
+  wire::RailcheckExtra there;
+  std::string err;
+  if (wire::ReadExtra(current, wire::ExtraReadMode::kStrict, &there, &err) !=
+      wire::ExtraStatus::kOk)
+    return false;
+  mine.time = there.time;
+  *published = there.time;
+  const std::optional<std::string> again = wire::WriteExtra(mine, current);
+  return again && *again == current;
+}
+
+bool Guarded(const NodeUpdate& u) { return u.drain_reason || u.resume; }
+
+// The drain `reason` railcheck set still names a fault of `v`: a rail it names (its headline,
+// without "(+N more)") has a drain finding, or it names no rail and the node has one. A
+// finding that changes on the same rail (a flapping port: state, then link.flap) keeps the
+// reason, so that it is not rewritten every run; a fault that moved to another rail, or is
+// gone while another holds the node drained, does not.
+bool StillNamed(const Verdict& v, const std::string& reason) {
+  const std::vector<int> rails =
+      wire::RailsInReason(wire::ReasonHeadline(reason), std::max<size_t>(v.rails.size(), 1));
+  for (const Finding& f : v.findings) {
+    if (f.action != HealthAction::kDrain) continue;
+    if (rails.empty() ? f.rail < 0 : std::find(rails.begin(), rails.end(), f.rail) != rails.end())
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool SameForPlanning(const SlurmNode& a, const SlurmNode& b) {
+  return a.drain == b.drain && a.down == b.down && a.reason == b.reason &&
+         a.held_flags == b.held_flags && a.features == b.features &&
+         a.features_act == b.features_act && a.extra == b.extra;
+}
 
 std::string WithFeature(const std::string& list, const std::string& feature, bool present) {
   std::string out;
@@ -45,18 +112,11 @@ std::string DrainReason(const Verdict& v) {
 }
 
 std::optional<std::string> ExtraJson(const Verdict& v, double now, const std::string& current) {
-  wire::RailcheckExtra mine;
-  mine.time = now;
-  mine.verdict = LevelName(v.level);
-  for (const RailHealth& r : v.rails) mine.rails.push_back(r.status);
-  mine.fw = v.fw;  // issue 13 item 11
-  for (const Finding& f : v.findings)
-    if (f.severity != Severity::kNote) mine.failed.push_back({f.rail >= 0 ? f.rail : -1, f.check});
-  return wire::WriteExtra(mine, current);
+  return wire::WriteExtra(ExtraOf(v, now, std::nullopt), current);
 }
 
 Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const HealthConfig& health,
-                 const std::string& feature, double now) {
+                 const std::string& feature, double now, const PlanOptions& opt) {
   Plan p;
   const int need = health.resume_after_clean_runs;
   const bool ours = DrainedByRailcheck(node);
@@ -73,11 +133,21 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
   const std::string counts = " (" + std::to_string(next.drain_free_streak) + " of " +
                              std::to_string(need) + " clean runs)";
 
+  const std::string held = Joined(node.held_flags);
+  bool resume_withheld = false;  // railcheck's drain stays only for a held flag
   if (v.level == Level::kDrain) {
-    if (!node.drain) {
-      p.update.drain_reason = DrainReason(v);
+    const std::string reason = DrainReason(v);
+    if (!node.drain && ForeignReason(node)) {
+      p.lines.push_back("not drained but carries someone else's reason ('" + node.reason +
+                        "'); railcheck leaves it alone");
+    } else if (!node.drain) {
+      p.update.drain_reason = reason;
       next.drains += 1;
       p.lines.push_back("drain " + node.name + ": " + *p.update.drain_reason);
+    } else if (ours && !StillNamed(v, node.reason)) {
+      p.update.drain_reason = reason;
+      p.lines.push_back("reason refreshed, the fault changed: " + reason + " (was: " + node.reason +
+                        ")");
     } else if (ours) {
       p.lines.push_back("already drained by railcheck (" + node.reason + "); reason kept");
     } else {
@@ -85,7 +155,12 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
                         "'); railcheck leaves it alone");
     }
   } else if (ours) {
-    if (next.drain_free_streak >= need) {
+    if (next.drain_free_streak >= need && !held.empty()) {
+      resume_withheld = true;
+      p.lines.push_back("stays drained: the node is " + held +
+                        " (resuming would cancel a pending reboot or power action); " +
+                        std::to_string(next.drain_free_streak) + " clean runs so far");
+    } else if (next.drain_free_streak >= need) {
       p.update.resume = true;
       next.resumes += 1;
       p.lines.push_back("resume " + node.name + ": no drain finding in " +
@@ -104,6 +179,10 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
   bool want = false;
   if (v.level >= Level::kRestrict) {
     next.feature_held = true;
+  } else if (next.feature_held && resume_withheld) {
+    // Given back with the resume, once the flag is gone: a drained node with the feature
+    // would look like a drain the run state missed.
+    p.lines.push_back("feature " + feature + " withheld while the node stays drained");
   } else if (next.feature_held) {
     if (next.clean_streak >= need) {
       next.feature_held = false;
@@ -124,16 +203,108 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
     p.lines.push_back((want ? "add feature " : "remove feature ") + feature);
   }
 
-  std::optional<std::string> extra = ExtraJson(v, now, node.extra);
+  const wire::RailcheckExtra mine = ExtraOf(v, now, want);
+  std::optional<std::string> extra = wire::WriteExtra(mine, node.extra);
+  double published = 0;
   if (!extra) {
     p.lines.push_back(
         "Extra holds text that is not a JSON object; per-rail health not "
         "published there");
-  } else if (*extra != node.extra) {
+  } else if (!SameHealth(mine, node.extra, &published)) {
     p.update.extra = *extra;
+  } else if (opt.extra_refresh_seconds > 0 && now - published >= opt.extra_refresh_seconds) {
+    p.update.extra = *extra;
+    p.lines.push_back("Extra refreshed: the same health, published " +
+                      FormatDuration(now - published) + " ago");
   }
   p.next = std::move(next);
   return p;
+}
+
+ActResult ActOnNode(SlurmApi* api, const ActRequest& rq) {
+  ActResult a;
+  a.node.name = rq.node;
+  std::string err;
+  auto read = [&](SlurmNode* n) {
+    ++a.reads;
+    return api->GetNode(rq.node, n, &err);
+  };
+  auto plan = [&]() {
+    a.plan = PlanActions(*rq.verdict, a.node, rq.next, *rq.health, rq.feature, rq.now, rq.options);
+  };
+  if (!api || !read(&a.node)) {
+    if (api) a.problems.push_back(err);
+    if (rq.dry) a.problems.push_back("the plan below assumes the node is not drained");
+    a.node = SlurmNode();
+    a.node.name = rq.node;
+    plan();
+    return a;
+  }
+  plan();
+  if (rq.dry || a.plan.update.empty()) {
+    a.ok = true;
+    return a;
+  }
+  if (Guarded(a.plan.update)) {
+    if (rq.pause_before_write) rq.pause_before_write();
+    for (int attempt = 0; Guarded(a.plan.update); ++attempt) {
+      SlurmNode fresh;
+      if (!read(&fresh)) {
+        a.problems.push_back(err + "; nothing written");
+        return a;
+      }
+      if (SameForPlanning(fresh, a.node)) break;
+      if (attempt == 2) {
+        a.problems.push_back(
+            "node " + rq.node +
+            " kept changing in slurmctld while railcheck planned; nothing written");
+        return a;
+      }
+      std::vector<std::string> before = {
+          "the node changed in slurmctld after it was read (reason '" + fresh.reason + "'" +
+          (fresh.held_flags.empty() ? "" : ", " + Joined(fresh.held_flags)) + "): planned again"};
+      a.node = fresh;
+      plan();
+      a.plan.lines.insert(a.plan.lines.begin(), before.begin(), before.end());
+    }
+  }
+  if (a.plan.update.empty()) {
+    a.ok = true;
+    return a;
+  }
+  ++a.writes;
+  if (!api->UpdateNode(rq.node, a.plan.update, &err)) {
+    a.problems.push_back(err);
+    return a;
+  }
+  a.ok = true;
+  if (!Guarded(a.plan.update)) return a;
+  // Read back: a change that landed right after the write is someone else's to keep.
+  SlurmNode after;
+  if (!read(&after)) {
+    a.problems.push_back(err + " (reading the node back after the update)");
+    return a;
+  }
+  const NodeUpdate& u = a.plan.update;
+  if (u.drain_reason && after.drain && after.reason == *u.drain_reason) return a;
+  if (u.resume && !after.drain) return a;
+  // Someone else's change (a drain, a resume, a reason) landed right after the write.
+  a.plan.lines.push_back(
+      "read back after the update, the node is " +
+      (after.drain ? "drained (reason '" + after.reason + "')" : std::string("not drained")) +
+      ": someone else changed it right after railcheck; kept");
+  return a;
+}
+
+std::function<void()> TestPauseFromEnvironment() {
+  const char* dir = std::getenv("RAILCHECK_TEST_PAUSE_DIR");
+  if (!dir || !*dir) return {};
+  const std::string d = dir;
+  return [d]() {
+    std::ofstream(d + "/paused") << getpid() << "\n";
+    struct stat st;
+    for (int i = 0; i < 600 && stat((d + "/go").c_str(), &st) != 0; ++i) usleep(100000);
+  };
 }
 
 }  // namespace railguard::health

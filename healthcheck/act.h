@@ -4,6 +4,7 @@
 // function of the verdict, the node's Slurm state and the run state's streaks.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,7 +25,16 @@ struct SlurmNode {
   std::string features;      // available features, comma separated
   std::string features_act;  // active features; Slurm reports "" when equal to features
   std::string extra;         // the Extra field
+  // The state flags railcheck respects, as scontrol names them: REBOOT_REQUESTED and
+  // REBOOT_ISSUED (a pending `scontrol reboot`: resuming the node would cancel it), FAIL,
+  // POWER_DOWN, POWERING_DOWN, POWERED_DOWN, POWER_DRAIN. railcheck never resumes a node
+  // with one of them.
+  std::vector<std::string> held_flags;
 };
+
+// The fields a plan is made from are the same in `a` and `b` (drain, down, reason, flags,
+// features, Extra): a plan made from one holds for the other.
+bool SameForPlanning(const SlurmNode& a, const SlurmNode& b);
 
 // What to change; unset fields are left alone. Sent as one update_node_msg_t.
 struct NodeUpdate {
@@ -50,29 +60,45 @@ struct Plan {
 std::string DrainReason(const Verdict& v);
 
 // The node's per-rail health for the Extra field (wire::WriteExtra): time `now`, the verdict,
-// each rail's status and the rail (or node) and check of every finding that is not a note.
+// each rail's status and the rail (or node) and check of every finding that is not a note
+// (PlanActions adds "healthy", its decision on the healthy feature).
 // When `current` already holds a JSON object its other keys are kept; when it holds other
 // text nullopt is returned (railcheck does not overwrite what someone else put there).
 std::optional<std::string> ExtraJson(const Verdict& v, double now, const std::string& current);
+
+// How PlanActions treats Extra and what the run may do.
+struct PlanOptions {
+  // Rewrite an unchanged health in Extra once it was published this long ago (seconds; 0:
+  // never, as in a Prolog or Epilog). health.extra_refresh_seconds in a --periodic run.
+  double extra_refresh_seconds = 0;
+};
 
 // Plans the Slurm changes for verdict `v` on `node`, given the run state `next` (from the
 // judge: counters already updated, streaks from the previous run):
 //  - streaks: clean_streak counts runs without a drain or restrict finding,
 //    drain_free_streak runs without a drain finding;
-//  - drain verdict: drain the node with DrainReason() unless it is already drained (by
-//    railcheck: the reason is kept as it is, so a flapping link is drained once; by an
-//    admin: nothing is touched); the healthy feature is removed;
+//  - drain verdict: drain the node with DrainReason() unless it is already drained; drained
+//    by railcheck: the reason is refreshed with DrainReason() when the fault it names is
+//    gone (no drain finding on the rails its headline names, wire::ReasonHeadline and
+//    RailsInReason; or, naming no rail, none of the node's own) while another holds the
+//    node drained; else kept, also when the finding on that rail changes (a flapping
+//    port: no rewrite each run, no RPC); drained by anyone else, or not
+//    drained but carrying someone else's reason: nothing is touched; the healthy feature
+//    is removed;
 //  - a node drained by railcheck (reason prefix) is resumed once drain_free_streak reaches
-//    health.resume_after_clean_runs; a node drained by anyone else is never resumed; a
-//    railcheck drain that `next` does not show (feature_held false: the state file was not
-//    written or was deleted) starts both streaks from zero;
+//    health.resume_after_clean_runs, unless it has one of SlurmNode::held_flags (a pending
+//    reboot); a node drained by anyone else is never resumed; a railcheck drain that `next`
+//    does not show (feature_held false: the state file was not written or was deleted)
+//    starts both streaks from zero;
 //  - restrict verdict: the feature is removed (the node keeps running single-node jobs);
 //  - clean: the feature is (re-)added every run (`scontrol reconfigure` drops features set
 //    by update), except after railcheck removed it: then only once clean_streak reaches
 //    resume_after_clean_runs;
-//  - Extra carries ExtraJson().
+//  - Extra carries ExtraJson(), written only when the health in it (verdict, rails, failed)
+//    differs from what is there, or it is older than opt.extra_refresh_seconds: a run that
+//    changes nothing plans an empty update (no write RPC).
 Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const HealthConfig& health,
-                 const std::string& feature, double now);
+                 const std::string& feature, double now, const PlanOptions& opt = PlanOptions());
 
 // `list` (comma separated) with `feature` added or removed; order otherwise kept.
 std::string WithFeature(const std::string& list, const std::string& feature, bool present);
@@ -86,5 +112,45 @@ class SlurmApi {
   // Applies `u` to node `name` in one request. False with `*err` (Slurm's error text).
   virtual bool UpdateNode(const std::string& name, const NodeUpdate& u, std::string* err) = 0;
 };
+
+// What one run asks of slurmctld.
+struct ActRequest {
+  std::string node;
+  const Verdict* verdict = nullptr;
+  RunState next;  // the judge's next run state (PlanActions' `next`)
+  const HealthConfig* health = nullptr;
+  std::string feature;
+  double now = 0;
+  PlanOptions options;
+  bool dry = false;  // plan only
+  // Called once after the read the plan is made from and before a write that drains,
+  // re-reasons or resumes (tests: an admin drains by hand there). May be empty.
+  std::function<void()> pause_before_write;
+};
+
+// What acting met and did.
+struct ActResult {
+  SlurmNode node;   // as slurmctld had it when the plan was made (only the name if unread)
+  Plan plan;        // the plan carried out (lines include what the checks below found)
+  bool ok = false;  // the node was read and the plan carried out (or dry)
+  std::vector<std::string> problems;  // Slurm errors
+  int reads = 0, writes = 0;          // RPCs sent through the SlurmApi
+};
+
+// Reads the node, plans (PlanActions) and, unless dry or the plan is empty, writes it. A
+// write that drains, re-reasons or resumes is guarded, since libslurm 22.05 has no
+// conditional update: the node is read again right before it (after pause_before_write)
+// and, when anything the plan rests on changed (an admin drained it, set a reason, asked for
+// a reboot), planned again from that read, at most 3 times; after the write the node is
+// read back and a change that landed after it (an admin's drain right after a resume) is
+// reported and left alone. What stays open: an admin's update that slurmctld applies
+// between that last read and the write (one RPC round trip) is overwritten or resumed;
+// nothing railcheck can read afterwards shows it. `api` may be null (Slurm unreachable).
+ActResult ActOnNode(SlurmApi* api, const ActRequest& rq);
+
+// The pause railcheck makes before a guarded write when RAILCHECK_TEST_PAUSE_DIR names a
+// folder (integration tests only): it creates DIR/paused, then waits until DIR/go exists
+// (at most 60 s). Empty when the variable is unset.
+std::function<void()> TestPauseFromEnvironment();
 
 }  // namespace railguard::health

@@ -42,7 +42,45 @@ void CheckNicPresent(const JudgeInput& in, const CounterMoves&, std::vector<Find
   }
 }
 
-// port.state. Reads: no health.* (expects state 4: ACTIVE, phys_state 5: LinkUp).
+namespace {
+
+// The kernel's names of ports/N/state values (drivers/infiniband/core/sysfs.c, state_show:
+// enum ib_port_state of include/rdma/ib_verbs.h); "" for a code it has no name for.
+std::string KernelStateName(int code) {
+  static const char* const kNames[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+  return code >= 0 && code < 6 ? kNames[code] : "";
+}
+
+// The kernel's names of ports/N/phys_state values (enum ib_port_phys_state and
+// ib_port_phys_state_str() of include/rdma/ib_verbs.h, printed by phys_state_show in
+// drivers/infiniband/core/sysfs.c); "" for a code it has no name for.
+std::string KernelPhysStateName(int code) {
+  static const char* const kNames[] = {"",
+                                       "Sleep",
+                                       "Polling",
+                                       "Disabled",
+                                       "PortConfigurationTraining",
+                                       "LinkUp",
+                                       "LinkErrorRecovery",
+                                       "Phy Test"};
+  return code >= 1 && code < 8 ? kNames[code] : "";
+}
+
+// "phys_state 4 (PortConfigurationTraining) != 5 LinkUp": the value by its number, named as
+// the kernel names that number (not as the file did), against the one expected.
+std::string WrongState(const char* what, const Fact<PortStateValue>& f, const std::string& name,
+                       int want, const char* want_name) {
+  return std::string(what) + " " + std::to_string(f.value->code) + " (" +
+         (name.empty() ? "unknown to the kernel" : name) + ") != " + std::to_string(want) + " " +
+         want_name;
+}
+
+}  // namespace
+
+// port.state. Reads: no health.* (expects state 4: ACTIVE, phys_state 5: LinkUp). The message
+// lists every wrong value (and the file's text when its name is not the kernel's name of its
+// number: a capture whose phys_state read "4: ACTIVE"); the reason names the most severe one:
+// phys_state, the physical layer a logical state follows, then state.
 void CheckPortState(const JudgeInput& in, const CounterMoves&, std::vector<Finding>* out) {
   for (const NicFacts& n : in.facts->nics) {
     if (!HasPort(n)) continue;
@@ -53,24 +91,22 @@ void CheckPortState(const JudgeInput& in, const CounterMoves&, std::vector<Findi
                           RailNic(n) + " port state unreadable"));
       continue;
     }
-    std::vector<std::string> wrong;
-    std::vector<std::string> brief;
-    if (p.state.value->code != check_util::kStateActive) {
-      wrong.push_back("state " + p.state.raw + " (expected 4: ACTIVE)");
-      brief.push_back(p.state.value->name);
-    }
-    if (p.phys_state.value->code != check_util::kPhysLinkUp) {
-      wrong.push_back("phys_state " + p.phys_state.raw + " (expected 5: LinkUp)");
-      brief.push_back(p.phys_state.value->name);
-    }
+    std::vector<std::string> wrong;  // most severe first
+    std::vector<std::string> detail;
+    auto add = [&](const char* what, const Fact<PortStateValue>& f, const std::string& name,
+                   int want, const char* want_name) {
+      if (f.value->code == want) return;
+      wrong.push_back(WrongState(what, f, name, want, want_name));
+      detail.push_back(wrong.back() + (f.value->name == name ? std::string()
+                                                             : " (the file read '" + f.raw + "')"));
+    };
+    add("phys_state", p.phys_state, KernelPhysStateName(p.phys_state.value->code),
+        check_util::kPhysLinkUp, "LinkUp");
+    add("state", p.state, KernelStateName(p.state.value->code), check_util::kStateActive, "ACTIVE");
     if (wrong.empty()) continue;
-    std::string detail = RailNic(n) + " " + wrong[0];
-    std::string reason = RailNic(n) + " port " + brief[0];
-    if (wrong.size() > 1) {
-      detail += ", " + wrong[1];
-      reason += "/" + brief[1];
-    }
-    out->push_back(Make("port.state", n.rail, Severity::kDown, detail, reason));
+    std::string text = RailNic(n);
+    for (size_t i = 0; i < detail.size(); ++i) text += (i ? ", " : " ") + detail[i];
+    out->push_back(Make("port.state", n.rail, Severity::kDown, text, RailNic(n) + " " + wrong[0]));
   }
 }
 
@@ -91,11 +127,35 @@ void CheckPortLinkLayer(const JudgeInput& in, const CounterMoves&, std::vector<F
   }
 }
 
+namespace {
+
+// What a port's rate falls short in: "width 1X < 4X", "speed HDR < NDR", both, or "" when
+// neither explains it (the rate alone is then named).
+std::string RateShortfall(const RateValue& got, const topo::LinkSpec& want) {
+  std::vector<std::string> parts;
+  if (want.width > 0 && got.width < want.width)
+    parts.push_back("width " + std::to_string(got.width) + "X < " + std::to_string(want.width) +
+                    "X");
+  // Old kernels print no speed for SDR ("10 Gb/sec (4X)").
+  const std::string speed = got.speed.empty() ? "SDR" : got.speed;
+  const double lane = topo::LaneRateGbps(speed), want_lane = topo::LaneRateGbps(want.speed);
+  if (!want.speed.empty() && speed != want.speed && want_lane > 0 && lane < want_lane)
+    parts.push_back("speed " + speed + " < " + want.speed);
+  std::string s;
+  for (const std::string& p : parts) s += (s.empty() ? "" : ", ") + p;
+  return s;
+}
+
+}  // namespace
+
 // port.rate. Reads: the rails' links of the topology (JudgeInput::rail_links); no health.*.
+// Judged on every port whose logical state is ACTIVE (the rate is the one it trained to),
+// also when phys_state is wrong: port.state reports that, and both are listed.
 void CheckPortRate(const JudgeInput& in, const CounterMoves&, std::vector<Finding>* out) {
   for (const NicFacts& n : in.facts->nics) {
     // A port that is not up has no meaningful rate; port.state reports it.
-    if (!ActiveAndUp(n)) continue;
+    if (!HasPort(n) || !n.port.state.ok() || n.port.state.value->code != check_util::kStateActive)
+      continue;
     if (n.rail >= static_cast<int>(in.rail_links.size())) continue;
     const topo::LinkSpec& want = in.rail_links[n.rail];
     if (want.rate_gbps <= 0) continue;
@@ -106,10 +166,13 @@ void CheckPortRate(const JudgeInput& in, const CounterMoves&, std::vector<Findin
       continue;
     }
     if (rate.value->gbps + 1e-9 >= want.rate_gbps) continue;
+    const std::string why = RateShortfall(*rate.value, want);
+    const std::string rates = "rate " + FormatNumber(rate.value->gbps) + " Gb/s < " +
+                              FormatNumber(want.rate_gbps) + " Gb/s";
     out->push_back(Make("port.rate", n.rail, Severity::kDegraded,
-                        RailNic(n) + " rate " + rate.raw + " < expected " + want.ToSysfsRate(),
-                        RailNic(n) + " rate " + FormatNumber(rate.value->gbps) + " Gb/s < " +
-                            FormatNumber(want.rate_gbps) + " Gb/s"));
+                        RailNic(n) + " rate " + rate.raw + " < expected " + want.ToSysfsRate() +
+                            (why.empty() ? "" : ": " + why),
+                        RailNic(n) + " " + (why.empty() ? rates : why)));
   }
 }
 

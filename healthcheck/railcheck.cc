@@ -402,23 +402,26 @@ JudgeInput JudgeInputOf(const RunInput& in) {
 
 Acted Run::Act(const RunInput& in, const Judgement& j, RunReport* r) {
   Phase("talking to slurmctld");
-  const bool dry = in.options.dry;
-  Acted a;
   std::string err;
   std::unique_ptr<SlurmApi> slurm = deps_.open_slurm(&err);
-  a.node.name = in.setup.node;
-  a.slurm_ok = slurm && slurm->GetNode(in.setup.node, &a.node, &err);
-  if (!a.slurm_ok) {
-    r->problems.push_back(err);
-    if (dry) r->problems.push_back("the plan below assumes the node is not drained");
-  }
-  a.plan = PlanActions(j.verdict, a.node, j.next, in.setup.health(), in.setup.feature(), in.now);
+  ActRequest rq;
+  rq.node = in.setup.node;
+  rq.verdict = &j.verdict;
+  rq.next = j.next;
+  rq.health = &in.setup.health();
+  rq.feature = in.setup.feature();
+  rq.now = in.now;
+  if (in.options.mode == Mode::kPeriodic)
+    rq.options.extra_refresh_seconds = in.setup.health().extra_refresh_seconds;
+  rq.dry = in.options.dry;
+  rq.pause_before_write = TestPauseFromEnvironment();
+  ActResult res = ActOnNode(slurm.get(), rq);
+  if (!slurm) res.problems.insert(res.problems.begin(), err);
+  Acted a{std::move(res.node), std::move(res.plan), res.ok};
+  r->problems.insert(r->problems.end(), res.problems.begin(), res.problems.end());
   r->actions = a.plan.lines;
-  if (!dry && a.slurm_ok && !a.plan.update.empty() &&
-      !slurm->UpdateNode(in.setup.node, a.plan.update, &err)) {
-    r->problems.push_back(err);
-    a.slurm_ok = false;
-  }
+  r->slurm_reads = res.reads;
+  r->slurm_writes = res.writes;
   return a;
 }
 

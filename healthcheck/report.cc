@@ -106,6 +106,7 @@ std::string ReportJson(const RunReport& r) {
   if (!r.events_log.empty()) j["events_log"] = r.events_log;
   j["warnings"] = r.warnings;
   j["total_ms"] = r.total_ms;
+  j["slurm_rpcs"] = {{"get_node", r.slurm_reads}, {"update_node", r.slurm_writes}};
   return j.dump(1) + "\n";
 }
 

@@ -29,6 +29,9 @@ struct RunReport {
   std::vector<std::string> warnings;
   int exit_code = 0;
   double total_ms = 0;
+  // RPCs sent to slurmctld through the SlurmApi: node reads and updates.
+  int slurm_reads = 0;
+  int slurm_writes = 0;
 };
 
 // Text: a head line "railcheck NODE MODE: VERDICT (rails: 7 ok, 1 degraded)", then one line
@@ -36,7 +39,8 @@ struct RunReport {
 // drained -> LOG" and "warning: ..." lines when there are any.
 std::string ReportText(const RunReport& r);
 
-// One JSON object with the same content plus each rail's port facts; ends in a newline.
+// One JSON object with the same content plus each rail's port facts and the RPC counts
+// ("slurm_rpcs": {"get_node": N, "update_node": M}); ends in a newline.
 std::string ReportJson(const RunReport& r);
 
 }  // namespace railguard::health

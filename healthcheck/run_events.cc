@@ -71,7 +71,8 @@ std::vector<wire::HealthEvent> EventsForRun(const SlurmNode& before, const Verdi
     if (f.severity != Severity::kNote &&
         std::find(node.checks.begin(), node.checks.end(), f.check) == node.checks.end())
       node.checks.push_back(f.check);
-  if (plan.update.drain_reason) {
+  // A drain, not a reason refreshed on a node already drained.
+  if (plan.update.drain_reason && !before.drain) {
     HealthEvent e = node;
     e.kind = EventKind::kDrained;
     e.detail = *plan.update.drain_reason;

@@ -5,12 +5,25 @@
 #include <slurm/slurm_errno.h>
 #include <unistd.h>
 
+#include <utility>
 #include <vector>
 
 namespace railguard::health {
 namespace {
 
 std::string SlurmError() { return slurm_strerror(slurm_get_errno()); }
+
+// The node state flags railcheck respects (act.h, SlurmNode::held_flags), named as scontrol
+// names them (slurm.h NODE_STATE_*; node_state_string()).
+const std::pair<uint32_t, const char*> kHeldFlags[] = {
+    {NODE_STATE_REBOOT_REQUESTED, "REBOOT_REQUESTED"},
+    {NODE_STATE_REBOOT_ISSUED, "REBOOT_ISSUED"},
+    {NODE_STATE_FAIL, "FAIL"},
+    {NODE_STATE_POWER_DOWN, "POWER_DOWN"},
+    {NODE_STATE_POWERING_DOWN, "POWERING_DOWN"},
+    {NODE_STATE_POWERED_DOWN, "POWERED_DOWN"},
+    {NODE_STATE_POWER_DRAIN, "POWER_DRAIN"},
+};
 
 class Libslurm : public SlurmApi {
  public:
@@ -36,6 +49,9 @@ class Libslurm : public SlurmApi {
       out->features = ni.features ? ni.features : "";
       out->features_act = ni.features_act ? ni.features_act : "";
       out->extra = ni.extra ? ni.extra : "";
+      out->held_flags.clear();
+      for (const auto& [bit, flag] : kHeldFlags)
+        if (ni.node_state & bit) out->held_flags.push_back(flag);
     }
     slurm_free_node_info_msg(msg);
     if (!found) *err = "slurmctld has no node " + name;

@@ -14,6 +14,19 @@ std::string FormatDrainReason(std::string_view first, size_t more) {
   return reason + tail;
 }
 
+std::string_view ReasonHeadline(std::string_view reason) {
+  const size_t open = reason.rfind(" (+");
+  const std::string_view tail = " more)";
+  if (open == std::string_view::npos || reason.size() < tail.size() ||
+      reason.substr(reason.size() - tail.size()) != tail)
+    return reason;
+  const std::string_view digits = reason.substr(open + 3, reason.size() - tail.size() - open - 3);
+  if (digits.empty() || digits.size() > 4) return reason;
+  for (char c : digits)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return reason;
+  return reason.substr(0, open);
+}
+
 bool IsRailcheckReason(std::string_view reason) {
   return reason.substr(0, sizeof kReasonPrefix - 1) == kReasonPrefix;
 }

@@ -24,6 +24,10 @@ constexpr size_t kMaxReasonChars = 100;
 // (the caller's short form of the first drain finding) of at most 1000 bytes.
 std::string FormatDrainReason(std::string_view first, size_t more);
 
+// `reason` without a trailing " (+N more)": the finding it names. railcheck refreshes its
+// reason when this changes, not when only the count of the others does.
+std::string_view ReasonHeadline(std::string_view reason);
+
 // True when `reason` is one railcheck set (starts with kReasonPrefix).
 bool IsRailcheckReason(std::string_view reason);
 

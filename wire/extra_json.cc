@@ -144,6 +144,14 @@ ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::s
     out->rails.push_back(s);
   }
   if (ExtraStatus fw = ReadFw(rc, out, err); fw != ExtraStatus::kOk) return fw;
+  if (const JsonValue* healthy = rc.Find("healthy")) {
+    if (healthy->type != JsonValue::Type::kBool) {
+      *err = At(*healthy) + "\"healthy\" is " + JsonTypeName(healthy->type) +
+             "; expected true or false";
+      return ExtraStatus::kError;
+    }
+    out->healthy = healthy->boolean;
+  }
   const JsonValue* failed = rc.Find("failed");
   if (!failed) return ExtraStatus::kOk;
   if (const std::string why = NotAnArrayOfAtMost(failed, kMaxExtraFailed); !why.empty()) {
@@ -231,6 +239,7 @@ std::optional<std::string> WriteExtra(const RailcheckExtra& mine, const std::str
   rc["failed"] = failed;
   if (std::any_of(mine.fw.begin(), mine.fw.end(), [](const std::string& v) { return !v.empty(); }))
     rc["fw"] = mine.fw;
+  if (mine.healthy) rc["healthy"] = *mine.healthy;
   doc["railcheck"] = rc;
   return doc.dump();
 }

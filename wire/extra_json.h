@@ -32,6 +32,11 @@ struct RailcheckExtra {
   std::string verdict;           // "drain", "restrict", "warn" or "ok"
   std::vector<RailState> rails;  // rail k's state; never kUnknown
   std::vector<FailedCheck> failed;
+  // Whether railcheck gives the node the healthy feature after this run (it withholds it
+  // for resume_after_clean_runs clean runs after a fault). Optional in what is read: older
+  // railchecks do not write it. job_submit/rail's feature keeper restores the feature from
+  // it after slurmctld drops run-time features.
+  std::optional<bool> healthy;
   // "fw": the fw_ver of rail k's NIC ("" when unknown), for the fleet's firmware in
   // `railctl report`; written only when one is known, optional for readers (older railchecks
   // do not write it). Each at most kMaxExtraFwChars printable ASCII characters.

@@ -35,6 +35,7 @@ bool ExtraSaysHealthy(const std::string& extra) {
   if (wire::ReadExtra(extra, wire::ExtraReadMode::kStrict, &report, &err) !=
       wire::ExtraStatus::kOk)
     return false;
+  if (report.healthy) return *report.healthy;  // railcheck's own decision on the feature
   if (report.verdict != "ok" && report.verdict != "warn") return false;
   for (wire::RailState s : report.rails)
     if (s != wire::RailState::kOk) return false;

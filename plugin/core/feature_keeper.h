@@ -13,8 +13,10 @@
 namespace railguard::plugin {
 
 // Whether `extra` (a node's Extra text) says railcheck gives the node the healthy feature:
-// a railcheck report (wire/extra_json.h) whose verdict is "ok" or "warn" and whose rails are
-// all ok. False for no report, any other verdict, a degraded or down rail, or unreadable text.
+// its "healthy" when the report (wire/extra_json.h) has one (railcheck withholds the
+// feature for some clean runs after a fault), else a verdict of "ok" or "warn" with every
+// rail ok. False for no report, any other verdict, a degraded or down rail, or unreadable
+// text.
 bool ExtraSaysHealthy(const std::string& extra);
 
 // ExtraSaysHealthy with memory: nodes publish a few distinct Extra texts, so the keeper's

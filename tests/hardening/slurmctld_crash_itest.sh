@@ -29,7 +29,7 @@ log=$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log
 rgf_periodic_all n004
 rgh_drained n004 || rgp_fail "n004 not drained by its periodic run"
 reason=$(rgh_reason n004)
-rgp_expect_eq "n004's reason" "$reason" "railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s"
+rgp_expect_eq "n004's reason" "$reason" "railcheck: rail3 mlx5_5 width 2X < 4X"
 extra=$(rgh_node_field n004 Extra)
 [[ $extra == *'"verdict":"drain"'* ]] || rgp_fail "n004 Extra: $extra"
 rgf_healthy_everywhere_but n004 || rgp_fail "rail_healthy not on exactly the 31 healthy nodes"

@@ -73,7 +73,7 @@ rgp_ok "periodic: exit 4, says: $(grep '^error: cannot write' "$rgp_tmp/periodic
 rgh_node_tree n006 --fault port-down:1
 job=$(rgp_submit -N2 -w n006,n007 --wrap 'true')
 rgh_wait "n006 drained by its Prolog" 30 rgh_drained n006
-rgp_expect_eq "n006's reason" "$(rgh_reason n006)" "railcheck: rail1 mlx5_3 port DOWN/Disabled (+1 more)"
+rgp_expect_eq "n006's reason" "$(rgh_reason n006)" "railcheck: rail1 mlx5_3 phys_state 3 (Disabled) != 5 LinkUp (+1 more)"
 rgh_wait "job $job back to pending" 20 bash -c "scontrol show job $job | grep -q JobState=PENDING"
 scancel "$job"
 cmp -s "$mnt/state.json" "$rgp_tmp/state.before" || rgp_fail "state.json changed on a full disk"

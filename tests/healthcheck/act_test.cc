@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "base/names.h"
+#include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
 namespace {
@@ -39,8 +40,9 @@ SlurmNode Idle() {
 
 class Act : public ::testing::Test {
  protected:
-  Plan Run(const Verdict& v) {
-    Plan p = PlanActions(v, node_, state_, cfg_, "rail_healthy", 1700000000);
+  Plan Run(const Verdict& v, const PlanOptions& opt = PlanOptions()) {
+    Plan p = PlanActions(v, node_, state_, cfg_, "rail_healthy", now_, opt);
+    now_ += 300;
     state_ = p.next;
     // Apply what slurmctld would.
     if (p.update.drain_reason) {
@@ -60,6 +62,7 @@ class Act : public ::testing::Test {
   SlurmNode node_ = Idle();
   RunState state_;
   HealthConfig cfg_;
+  double now_ = 1700000000;
 };
 
 TEST_F(Act, ADrainVerdictDrainsWithARailcheckReasonAndRemovesTheFeature) {
@@ -75,21 +78,99 @@ TEST_F(Act, ADrainVerdictDrainsWithARailcheckReasonAndRemovesTheFeature) {
   EXPECT_TRUE(state_.feature_held);
 }
 
-TEST_F(Act, ANodeIsDrainedOnceAndItsReasonKeptWhileItStaysBad) {
+TEST_F(Act, ANodeIsDrainedOnceAndNothingIsSentWhileTheSameFaultStays) {
   Run(MakeVerdict(Level::kDrain, {RateDown()}));
-  Finding flap = RateDown();
-  flap.check = "link.flap";
-  flap.reason = "rail3 mlx5_5 link flapping (2 in 60 min)";
   for (int i = 0; i < 5; ++i) {
-    Plan p = Run(MakeVerdict(Level::kDrain, {flap}));
-    EXPECT_FALSE(p.update.drain_reason);
-    EXPECT_FALSE(p.update.resume);
+    Plan p = Run(MakeVerdict(Level::kDrain, {RateDown()}));
+    EXPECT_TRUE(p.update.empty());
     ASSERT_FALSE(p.lines.empty());
     EXPECT_EQ(p.lines[0],
               "already drained by railcheck (railcheck: rail3 mlx5_5 rate 200 Gb/s "
               "< 400 Gb/s); reason kept");
   }
   EXPECT_EQ(state_.drains, 1);
+}
+
+TEST_F(Act, TheReasonIsRefreshedWhenTheFaultChangesWithoutCountingANewDrain) {
+  Run(MakeVerdict(Level::kDrain, {RateDown()}));
+  // Rail 3 repaired, rail 5 now down: the reason still named rail 3.
+  Finding down = RateDown();
+  down.check = "port.state";
+  down.rail = 5;
+  down.severity = Severity::kDown;
+  down.reason = "rail5 mlx5_9 phys_state 2 (Polling) != 5 LinkUp";
+  Finding flap = down;
+  flap.check = "link.flap";
+  flap.severity = Severity::kDegraded;
+  flap.reason = "rail5 mlx5_9 link flapping (1 in 0 s)";
+  Plan p = Run(MakeVerdict(Level::kDrain, {down, flap}));
+  ASSERT_TRUE(p.update.drain_reason);
+  EXPECT_EQ(*p.update.drain_reason,
+            "railcheck: rail5 mlx5_9 phys_state 2 (Polling) != 5 LinkUp (+1 more)");
+  EXPECT_EQ(p.lines[0],
+            "reason refreshed, the fault changed: railcheck: rail5 mlx5_9 phys_state 2 (Polling) "
+            "!= 5 LinkUp (+1 more) (was: railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s)");
+  EXPECT_EQ(state_.drains, 1);
+  p = Run(MakeVerdict(Level::kDrain, {down, flap}));
+  EXPECT_TRUE(p.update.empty());
+  // The port flaps: up again, only link.flap on rail 5. The reason still names rail 5's
+  // fault: kept, no RPC for the reason (Extra changes: its failed list is shorter).
+  p = Run(MakeVerdict(Level::kDrain, {flap}));
+  EXPECT_FALSE(p.update.drain_reason);
+  p = Run(MakeVerdict(Level::kDrain, {flap}));
+  EXPECT_TRUE(p.update.empty());
+  EXPECT_EQ(node_.reason, "railcheck: rail5 mlx5_9 phys_state 2 (Polling) != 5 LinkUp (+1 more)");
+}
+
+TEST_F(Act, AHealthyUnchangedNodeGetsNoUpdateThoughTimePasses) {
+  Plan p = Run(MakeVerdict(Level::kOk));
+  EXPECT_TRUE(p.update.extra);  // first publication
+  for (int i = 0; i < 5; ++i) {
+    p = Run(MakeVerdict(Level::kOk));
+    EXPECT_TRUE(p.update.empty()) << "run " << i << " sends Extra " << p.update.extra.value_or("");
+  }
+  // The health changes: Extra is rewritten, with this run's time.
+  Verdict v = MakeVerdict(Level::kRestrict);
+  v.rails[2].status = RailStatus::kDegraded;
+  p = Run(v);
+  ASSERT_TRUE(p.update.extra);
+  EXPECT_NE(p.update.extra->find("\"time\":" + std::to_string(static_cast<long long>(now_ - 300))),
+            std::string::npos);
+}
+
+TEST_F(Act, APeriodicRunRefreshesAnOldUnchangedExtraAPrologNever) {
+  Run(MakeVerdict(Level::kOk));
+  PlanOptions periodic;
+  periodic.extra_refresh_seconds = 3600;
+  for (int i = 0; i < 11; ++i) EXPECT_TRUE(Run(MakeVerdict(Level::kOk), periodic).update.empty());
+  Plan prolog = PlanActions(MakeVerdict(Level::kOk), node_, state_, cfg_, "rail_healthy", now_);
+  EXPECT_TRUE(prolog.update.empty());
+  Plan p = Run(MakeVerdict(Level::kOk), periodic);  // 3600 s after the publication
+  ASSERT_TRUE(p.update.extra);
+  EXPECT_EQ(p.lines.back(), "Extra refreshed: the same health, published 60 min ago");
+}
+
+TEST_F(Act, APendingRebootIsNeverCancelledByAResume) {
+  cfg_.resume_after_clean_runs = 2;
+  Run(MakeVerdict(Level::kDrain, {RateDown()}));
+  node_.held_flags = {"REBOOT_REQUESTED"};
+  for (int i = 0; i < 4; ++i) EXPECT_FALSE(Run(MakeVerdict(Level::kOk)).update.resume);
+  Plan p = Run(MakeVerdict(Level::kOk));
+  EXPECT_EQ(p.lines[0],
+            "stays drained: the node is REBOOT_REQUESTED (resuming would cancel a pending reboot "
+            "or power action); 5 clean runs so far");
+  node_.held_flags.clear();  // rebooted
+  EXPECT_TRUE(Run(MakeVerdict(Level::kOk)).update.resume);
+}
+
+TEST_F(Act, SomeoneElsesReasonOnANodeNotDrainedIsNotOverwritten) {
+  node_.down = true;
+  node_.reason = "power supply, ticket 99";
+  Plan p = Run(MakeVerdict(Level::kDrain, {RateDown()}));
+  EXPECT_FALSE(p.update.drain_reason);
+  EXPECT_EQ(p.lines[0],
+            "not drained but carries someone else's reason ('power supply, ticket 99'); "
+            "railcheck leaves it alone");
 }
 
 TEST_F(Act, RailchecksOwnDrainIsResumedAfterNCleanRunsAndAFailedRunRestartsTheCount) {
@@ -201,6 +282,150 @@ TEST_F(Act, ExtraCarriesPerRailHealthAndKeepsOtherKeys) {
   EXPECT_EQ(p.lines.back(),
             "Extra holds text that is not a JSON object; per-rail health not "
             "published there");
+}
+
+// A slurmctld in memory where someone else acts too: `admin` runs before RPC number `at`
+// (0-based) is served, as an admin's scontrol would land between railcheck's RPCs.
+class RacingSlurm : public testing::FakeSlurm {
+ public:
+  int calls = 0;
+  int at = -1;
+  std::function<void(SlurmNode*)> admin;
+
+  bool GetNode(const std::string& name, SlurmNode* out, std::string* err) override {
+    Before(name);
+    return FakeSlurm::GetNode(name, out, err);
+  }
+  bool UpdateNode(const std::string& name, const NodeUpdate& u, std::string* err) override {
+    Before(name);
+    return FakeSlurm::UpdateNode(name, u, err);
+  }
+
+ private:
+  void Before(const std::string& name) {
+    if (calls++ == at && admin) admin(&nodes[name]);
+  }
+};
+
+void AdminDrains(SlurmNode* n) {
+  n->drain = true;
+  n->reason = "admin: reseat GPU 3, ticket 4711";
+}
+
+class ActOn : public ::testing::Test {
+ protected:
+  void SetUp() override { slurm_.nodes["n003"] = Idle(); }
+
+  ActResult Act(const Verdict& v) {
+    ActRequest rq;
+    rq.node = "n003";
+    rq.verdict = &v;
+    rq.next = state_;
+    rq.health = &cfg_;
+    rq.feature = "rail_healthy";
+    rq.now = now_;
+    rq.pause_before_write = pause_;
+    now_ += 300;
+    slurm_.calls = 0;
+    ActResult a = ActOnNode(&slurm_, rq);
+    if (a.ok) state_ = a.plan.next;
+    return a;
+  }
+  const SlurmNode& Node() { return slurm_.nodes["n003"]; }
+
+  RacingSlurm slurm_;
+  RunState state_;
+  HealthConfig cfg_;
+  double now_ = 1700000000;
+  std::function<void()> pause_;
+};
+
+TEST_F(ActOn, AHealthyUnchangedNodeCostsOneReadAndNoWrite) {
+  ActResult a = Act(MakeVerdict(Level::kOk));
+  EXPECT_EQ(a.reads, 1);
+  EXPECT_EQ(a.writes, 1);  // the feature and the first Extra
+  for (int i = 0; i < 3; ++i) {
+    a = Act(MakeVerdict(Level::kOk));
+    EXPECT_TRUE(a.ok);
+    EXPECT_EQ(a.reads, 1);
+    EXPECT_EQ(a.writes, 0);
+  }
+  EXPECT_EQ(slurm_.updates.size(), 1u);
+}
+
+TEST_F(ActOn, ADrainIsReadAgainBeforeItsWriteAndReadBackAfter) {
+  ActResult a = Act(MakeVerdict(Level::kDrain, {RateDown()}));
+  EXPECT_TRUE(a.ok);
+  EXPECT_EQ(a.reads, 3);
+  EXPECT_EQ(a.writes, 1);
+  EXPECT_EQ(Node().reason, "railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s");
+  EXPECT_TRUE(a.problems.empty());
+}
+
+TEST_F(ActOn, AnAdminsDrainBetweenRailchecksReadAndWriteIsKept) {
+  slurm_.at = 1;  // after the read the plan is made from, before the write
+  slurm_.admin = AdminDrains;
+  ActResult a = Act(MakeVerdict(Level::kDrain, {RateDown()}));
+  EXPECT_TRUE(a.ok);
+  EXPECT_TRUE(Node().drain);
+  EXPECT_EQ(Node().reason, "admin: reseat GPU 3, ticket 4711");
+  for (const NodeUpdate& u : slurm_.updates) EXPECT_FALSE(u.drain_reason);
+  ASSERT_GE(a.plan.lines.size(), 2u);
+  EXPECT_EQ(a.plan.lines[0],
+            "the node changed in slurmctld after it was read (reason 'admin: reseat GPU 3, "
+            "ticket 4711'): planned again");
+  EXPECT_EQ(a.plan.lines[1],
+            "drained by someone else (reason 'admin: reseat GPU 3, ticket 4711'); railcheck "
+            "leaves it alone");
+  EXPECT_EQ(a.plan.next.drains, 0);
+  // And it is never resumed, however many clean runs follow.
+  slurm_.at = -1;
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(Act(MakeVerdict(Level::kOk)).plan.update.resume);
+  EXPECT_EQ(Node().reason, "admin: reseat GPU 3, ticket 4711");
+}
+
+TEST_F(ActOn, AnAdminsDrainDuringThePauseBeforeAResumeIsNotResumed) {
+  cfg_.resume_after_clean_runs = 1;
+  Act(MakeVerdict(Level::kDrain, {RateDown()}));
+  ASSERT_TRUE(Node().drain);
+  pause_ = [this]() { AdminDrains(&slurm_.nodes["n003"]); };
+  ActResult a = Act(MakeVerdict(Level::kOk));
+  EXPECT_TRUE(Node().drain);
+  EXPECT_EQ(Node().reason, "admin: reseat GPU 3, ticket 4711");
+  for (const NodeUpdate& u : slurm_.updates) EXPECT_FALSE(u.resume);
+  EXPECT_EQ(a.plan.next.resumes, 0);
+}
+
+TEST_F(ActOn, AnAdminsDrainRightAfterRailchecksResumeIsSeenAndKept) {
+  cfg_.resume_after_clean_runs = 1;
+  Act(MakeVerdict(Level::kDrain, {RateDown()}));
+  slurm_.at = 3;  // read, read again, resume, [admin], read back
+  slurm_.admin = AdminDrains;
+  ActResult a = Act(MakeVerdict(Level::kOk));
+  EXPECT_TRUE(a.plan.update.resume);
+  EXPECT_EQ(Node().reason, "admin: reseat GPU 3, ticket 4711");
+  EXPECT_EQ(a.plan.lines.back(),
+            "read back after the update, the node is drained (reason 'admin: reseat GPU 3, "
+            "ticket 4711'): someone else changed it right after railcheck; kept");
+  slurm_.at = -1;
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(Act(MakeVerdict(Level::kOk)).plan.update.resume);
+}
+
+TEST_F(ActOn, SlurmUnreachableWritesNothingAndSaysSo) {
+  ActRequest rq;
+  Verdict v = MakeVerdict(Level::kOk);
+  rq.node = "n003";
+  rq.verdict = &v;
+  rq.health = &cfg_;
+  rq.feature = "rail_healthy";
+  ActResult a = ActOnNode(nullptr, rq);
+  EXPECT_FALSE(a.ok);
+  EXPECT_EQ(a.reads, 0);
+  slurm_.reachable = false;
+  a = ActOnNode(&slurm_, rq);
+  EXPECT_FALSE(a.ok);
+  EXPECT_EQ(a.problems,
+            (std::vector<std::string>{"Unable to contact slurm controller (connect failure)"}));
 }
 
 TEST(DrainReason, IsBoundedPrintableAndCountsTheOthers) {

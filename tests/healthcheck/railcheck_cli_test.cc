@@ -117,7 +117,7 @@ TEST_F(Railcheck, AHealthyNodeGetsTheFeatureAndItsRailsInExtra) {
   EXPECT_EQ(Node().extra,
             "{\"railcheck\":{\"failed\":[],\"fw\":[\"28.39.1002\",\"28.39.1002\","
             "\"28.39.1002\",\"28.39.1002\",\"28.39.1002\",\"28.39.1002\",\"28.39.1002\","
-            "\"28.39.1002\"],\"rails\":[\"ok\",\"ok\",\"ok\",\"ok\","
+            "\"28.39.1002\"],\"healthy\":true,\"rails\":[\"ok\",\"ok\",\"ok\",\"ok\","
             "\"ok\",\"ok\",\"ok\",\"ok\"],\"time\":1700000300,\"verdict\":\"ok\"}}");
   EXPECT_FALSE(Node().drain);
 }
@@ -126,15 +126,15 @@ TEST_F(Railcheck, RailThreeTrainedDownDrainsTheNodeInTheProlog) {
   Fixture("--fault rate-down:3");
   EXPECT_EQ(Run({"--prolog"}), kExitDrain);
   EXPECT_TRUE(Node().drain);
-  EXPECT_EQ(Node().reason, "railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s");
+  EXPECT_EQ(Node().reason, "railcheck: rail3 mlx5_5 width 2X < 4X");
   EXPECT_EQ(Node().features, "su1");
   const std::string out = out_.str();
   EXPECT_NE(out.find("railcheck n003 prolog: drain (rails: 7 ok, 1 degraded)\n  drain    "
                      "port.rate: rail3 mlx5_5 rate 200 Gb/sec (2X NDR) < expected 400 Gb/sec "
-                     "(4X NDR)\n"),
+                     "(4X NDR): width 2X < 4X\n"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("slurm: drain n003: railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s\n"),
+  EXPECT_NE(out.find("slurm: drain n003: railcheck: rail3 mlx5_5 width 2X < 4X\n"),
             std::string::npos)
       << out;
   EXPECT_NE(Node().extra.find("\"failed\":[\"rail3:port.rate\"]"), std::string::npos);
@@ -143,7 +143,7 @@ TEST_F(Railcheck, RailThreeTrainedDownDrainsTheNodeInTheProlog) {
 TEST_F(Railcheck, AnEpilogThatDrainedTheNodeSucceedsAndOneThatCouldNotFails) {
   Fixture("--fault port-down:0");
   EXPECT_EQ(Run({"--epilog"}), kExitOk);  // drained: nothing left for Slurm to do
-  EXPECT_EQ(Node().reason, "railcheck: rail0 mlx5_0 port DOWN/Disabled");
+  EXPECT_EQ(Node().reason, "railcheck: rail0 mlx5_0 phys_state 3 (Disabled) != 5 LinkUp");
   EXPECT_EQ(Run({"--epilog"}), kExitOk);  // found drained
   slurm_.nodes["n003"].drain = false;
   slurm_.reachable = false;
@@ -190,7 +190,7 @@ TEST_F(Railcheck, DryRunSaysWhatItWouldDoAndChangesNothing) {
   EXPECT_NE(out_.str().find("railcheck n003 periodic (dry run): drain (rails: 7 ok, 1 down)\n"),
             std::string::npos)
       << out_.str();
-  EXPECT_NE(out_.str().find("would: drain n003: railcheck: rail6 mlx5_10 port DOWN/Disabled\n"),
+  EXPECT_NE(out_.str().find("would: drain n003: railcheck: rail6 mlx5_10 phys_state 3 (Disabled) != 5 LinkUp\n"),
             std::string::npos)
       << out_.str();
   EXPECT_FALSE(testing::fs::exists(tmp_ / "events.log"));
@@ -319,12 +319,13 @@ TEST_F(Railcheck, ADegradedRailIsLoggedWithTheDrainAndTheFeatureTakenAway) {
   EXPECT_EQ(ev[1].nic, "mlx5_5");
   EXPECT_EQ(ev[1].checks, std::vector<std::string>{"port.rate"});
   EXPECT_EQ(ev[1].detail,
-            "port.rate: rail3 mlx5_5 rate 200 Gb/sec (2X NDR) < expected 400 Gb/sec (4X NDR)");
+            "port.rate: rail3 mlx5_5 rate 200 Gb/sec (2X NDR) < expected 400 Gb/sec (4X NDR): "
+            "width 2X < 4X");
 
   EXPECT_EQ(ev[2].kind, wire::EventKind::kDrained);
   EXPECT_EQ(ev[2].rail, -1);
   EXPECT_EQ(ev[2].checks, std::vector<std::string>{"port.rate"});
-  EXPECT_EQ(ev[2].detail, "railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s");
+  EXPECT_EQ(ev[2].detail, "railcheck: rail3 mlx5_5 width 2X < 4X");
 
   EXPECT_EQ(ev[3].kind, wire::EventKind::kRestricted);
   EXPECT_EQ(ev[3].detail, "feature rail_healthy taken away: single-node jobs only");
@@ -354,7 +355,7 @@ TEST_F(Railcheck, ARepairedRailIsLoggedAsRecoveredAndTheNodeAsResumedAfterItsCle
                  }));
   const std::vector<wire::HealthEvent> ev = Events();
   EXPECT_EQ(ev[3].detail,
-            "resumed after clean runs (was: railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s)");
+            "resumed after clean runs (was: railcheck: rail3 mlx5_5 width 2X < 4X)");
 }
 
 TEST_F(Railcheck, ALogThatCannotBeWrittenIsAWarningAndChangesNoExitCode) {

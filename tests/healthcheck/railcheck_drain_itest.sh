@@ -24,7 +24,7 @@ job=$(rgp_submit -N2 --wrap 'echo "nodes=$SLURM_JOB_NODELIST"')
 rgh_wait "n002 drained by its Prolog" 30 rgh_drained n002
 rgp_ok "n002's Prolog drained it"
 rgp_expect_eq "n002's reason in sinfo -R" "$(rgh_reason n002)" \
-  "railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s"
+  "railcheck: rail3 mlx5_5 width 2X < 4X"
 rgp_ok "sinfo -R: $(rgh_reason n002)"
 rgp_wait_state "$job" COMPLETED 90
 nodes=$(rgp_job "$job" NodeList)

@@ -23,6 +23,11 @@ TEST(ExtraSaysHealthy, OnlyAnOkOrWarnReportWithEveryRailOk) {
   EXPECT_FALSE(ExtraSaysHealthy(""));                 // railcheck has not run yet
   EXPECT_FALSE(ExtraSaysHealthy("rack 12, slot 3"));  // someone else's text
   EXPECT_FALSE(ExtraSaysHealthy(R"({"railcheck":{"verdict":"ok"}})"));  // does not read
+  // railcheck's own decision wins: the feature withheld for clean runs after a fault.
+  EXPECT_FALSE(ExtraSaysHealthy(
+      R"({"railcheck":{"failed":[],"healthy":false,"rails":["ok"],"time":1,"verdict":"ok"}})"));
+  EXPECT_TRUE(ExtraSaysHealthy(
+      R"({"railcheck":{"failed":[],"healthy":true,"rails":["ok"],"time":1,"verdict":"warn"}})"));
 }
 
 TEST(FixFeatures, ADegradedNodeLosesTheFeatureWhateverSlurmConfSays) {

@@ -28,6 +28,17 @@ TEST(DrainReasonGrammar, WhatIsWrittenReadsBack) {
   EXPECT_EQ(RailsInReason(reason, 8), (std::vector<int>{3}));
 }
 
+TEST(DrainReasonGrammar, TheHeadlineIsTheReasonWithoutItsCountOfOthers) {
+  EXPECT_EQ(ReasonHeadline("railcheck: rail3 mlx5_5 width 2X < 4X (+2 more)"),
+            "railcheck: rail3 mlx5_5 width 2X < 4X");
+  EXPECT_EQ(ReasonHeadline("railcheck: rail3 mlx5_5 width 2X < 4X"),
+            "railcheck: rail3 mlx5_5 width 2X < 4X");
+  EXPECT_EQ(ReasonHeadline("admin: see (+x more)"), "admin: see (+x more)");
+  EXPECT_EQ(ReasonHeadline(" (+ more)"), " (+ more)");
+  EXPECT_EQ(ReasonHeadline("more)"), "more)");
+  EXPECT_EQ(ReasonHeadline(""), "");
+}
+
 TEST(DrainReasonGrammar, OnlyWholeRailWordsCountAndOnlyRailchecksPrefix) {
   EXPECT_FALSE(IsRailcheckReason("admin: bad DIMM"));
   EXPECT_FALSE(IsRailcheckReason("railcheck"));
