@@ -39,7 +39,9 @@ const char* const kHealthKeys[] = {"sysfs_root",
                                    "periodic_time_limit_seconds",
                                    "actions",
                                    "link_error_limits",
-                                   "aer_limits"};
+                                   "aer_limits",
+                                   "confirm_reads",
+                                   "confirm_delay_ms"};
 const char* const kAerLimitKeys[] = {"correctable_per_hour", "nonfatal_per_hour"};
 
 std::string JoinList(const std::vector<std::string>& items) {
@@ -213,6 +215,8 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
       {"prolog_time_limit_seconds", 1, kMaxPrologTimeLimitSeconds, &h->prolog_time_limit_seconds},
       {"periodic_time_limit_seconds", 1, kMaxPeriodicTimeLimitSeconds,
        &h->periodic_time_limit_seconds},
+      {"confirm_reads", 0, kMaxConfirmReads, &h->confirm_reads},
+      {"confirm_delay_ms", 0, kMaxConfirmDelayMs, &h->confirm_delay_ms},
   };
   bool limits_ok = true;
   for (const IntKey& k : ints) {

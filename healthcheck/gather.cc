@@ -338,7 +338,8 @@ NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
     });
   }
   const std::vector<std::string> gpu_pci = spec.gpu_pci;
-  launch(n_nics, [board, root, gpu_pci](const Sysfs& tfs) {
+  launch(n_nics, [board, root, gpu_pci, gpus = spec.gpus](const Sysfs& tfs) {
+    if (!gpus) return;
     NodeFacts g;
     GatherGpus(tfs, root, gpu_pci, &g);
     std::lock_guard<std::mutex> lock(board->mu);

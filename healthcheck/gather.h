@@ -20,6 +20,7 @@ struct GatherSpec {
   std::vector<std::string> nics;     // the node type's NIC per rail, in rail order
   std::vector<std::string> gpu_pci;  // the node type's GPU functions, if it lists them
   int read_timeout_ms = 500;         // the deadline for all reads together
+  bool gpus = true;                  // false: no GPU scan (re-reading rail NICs only)
 };
 
 // Gathers the facts of `spec` with one worker thread per rail NIC and one for the GPUs,
