@@ -225,6 +225,7 @@ ChildOutcome RunInChild(const ChildWork& work, const ChildLimits& limits) {
   close(fds[1]);
   o.started = true;
   o.pid = pid;
+  const Clock::time_point started = Clock::now();
   Heard h;
   bool eof = false;
   char chunk[65536];
@@ -232,8 +233,13 @@ ChildOutcome RunInChild(const ChildWork& work, const ChildLimits& limits) {
     const Clock::time_point now = Clock::now();
     Clock::time_point until = limits.deadline;
     bool bounded = false;
-    if (!limits.bounded_phase.empty() && h.phase == limits.bounded_phase) {
-      const auto phase_end = h.phase_start + std::chrono::milliseconds(limits.bounded_phase_ms);
+    // In the bounded phase, a read in flight may last that long from the later of the
+    // phase's start and its own (a child merely slow between reads is not late).
+    if (!limits.bounded_phase.empty() && h.phase == limits.bounded_phase && !h.reads.empty()) {
+      Clock::time_point oldest = h.reads.begin()->second.second;
+      for (const auto& kv : h.reads) oldest = std::min(oldest, kv.second.second);
+      const auto phase_end =
+          std::max(h.phase_start, oldest) + std::chrono::milliseconds(limits.bounded_phase_ms);
       if (phase_end < until) {
         until = phase_end;
         bounded = true;
@@ -242,7 +248,11 @@ ChildOutcome RunInChild(const ChildWork& work, const ChildLimits& limits) {
     if (now >= until) {
       o.why = bounded ? "did not finish " + h.phase + " within " +
                             std::to_string(limits.bounded_phase_ms) + " ms"
-                      : "did not finish within its time limit";
+                      : "did not finish within its time limit (" +
+                            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               now - started)
+                                               .count()) +
+                            " ms)";
       break;
     }
     const auto wait_ms =
@@ -330,7 +340,10 @@ NodeFacts FactsOfLateChild(const ChildOutcome& c, const std::string& node,
     f.nics.push_back(std::move(n));
   }
   const std::string dir = JoinPath(sysfs_root, "class/infiniband/");
-  for (const StuckRead& r : c.stuck) {
+  // The oldest read is what holds the child; the others began after it (and, in a child
+  // that stopped as a whole, were only caught by it).
+  for (const StuckRead& r : std::vector<StuckRead>(c.stuck.begin(), c.stuck.begin() +
+                                                   std::min<size_t>(1, c.stuck.size()))) {
     GatherTimeout t;
     for (size_t k = 0; k < nics.size() && t.rail < 0; ++k) {
       const std::string& nic = nics[k];

@@ -75,8 +75,10 @@ class ReportingVerbs : public Verbs {
 // When the parent stops waiting for the child.
 struct ChildLimits {
   std::chrono::steady_clock::time_point deadline;  // for the whole work
-  std::string bounded_phase;                       // a phase with a limit of its own
-  int bounded_phase_ms = 0;                        // each time that phase begins
+  // A phase with a limit of its own: in it, a read in flight for this long (counted from
+  // the later of its start and the phase's) makes the child late.
+  std::string bounded_phase;
+  int bounded_phase_ms = 0;
 };
 
 // A read the child began and had not ended when the parent gave up.
@@ -114,8 +116,8 @@ ChildOutcome RunInChild(const ChildWork& work, const ChildLimits& limits);
 
 // The facts of a node whose gather child was late (`c`): nothing read, each NIC of `nics`
 // (the node type's, in rail order) and the GPUs incomplete, and a GatherTimeout of
-// `read_timeout_ms` for each read the child had begun and not ended, the oldest first, on
-// the rail whose NIC it reads (<sysfs_root>/class/infiniband/NIC/..., "ibv_query_port(NIC,
+// `read_timeout_ms` for the oldest read the child had begun and not ended (what holds it),
+// on the rail whose NIC it reads (<sysfs_root>/class/infiniband/NIC/..., "ibv_query_port(NIC,
 // N)"), else on the node (task "node").
 NodeFacts FactsOfLateChild(const ChildOutcome& c, const std::string& node,
                            const std::string& sysfs_root, const std::vector<std::string>& nics,

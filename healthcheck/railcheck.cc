@@ -308,13 +308,21 @@ int Run::GatherInChild(const Options& o, const Setup& s, const StateFiles& st) {
   }
   const std::string pid = std::to_string(c.pid);
   const std::string where = c.phase.empty() ? "starting" : c.phase;
-  if (c.stuck.empty() || o.mode == Mode::kBaseline || c.phase != kReadingPhase)
+  // A read still in flight is what holds the child (the run went on past it or not).
+  if (c.stuck.empty() || o.mode == Mode::kBaseline)
     return Fail("the run's child process " + pid + " " + c.why + " while " + where +
                 (c.reaped ? "" : "; left behind"));
   Phase("answering for the late gather");
   late_ = true;
   warnings_.push_back("the gather (process " + pid + ") " + c.why + "; answered without it " +
                       "and left it behind (killed once its stuck read returns)");
+  if (c.stuck.size() > 1) {
+    std::string others;
+    for (size_t i = 1; i < c.stuck.size() && i < 4; ++i)
+      others += (i > 1 ? ", " : "") + c.stuck[i].what;
+    warnings_.push_back(std::to_string(c.stuck.size() - 1) + " later read(s) were in flight " +
+                        "too: " + others + (c.stuck.size() > 4 ? ", ..." : ""));
+  }
   warnings_.push_back("rails it had not read are not judged in this run; the state file and " +
                       std::string("the event log are left as they were"));
   const NodeFacts facts =

@@ -42,7 +42,9 @@ static void StopIfAsked(const char* path) {
       close(fd);
     }
   }
-  kill(getpid(), SIGSTOP);
+  // raise() directs the signal at this thread: it begins the stop itself, before its open
+  // goes on (a signal to the process could be taken by another thread, later).
+  raise(SIGSTOP);
 }
 
 static mode_t ModeOf(int flags, va_list ap) {
