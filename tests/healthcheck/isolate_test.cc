@@ -170,6 +170,31 @@ TEST(ReportingSysfs, ReportsEveryCallAndPassesItOn) {
   End(c);
 }
 
+// libibverbs stuck in a firmware command (ibv_query_port) is named as a read too.
+class StoppedVerbs : public Verbs {
+ public:
+  bool QueryPort(const std::string&, int, VerbsPort*, std::string*) override {
+    raise(SIGSTOP);
+    return false;
+  }
+};
+
+TEST(ReportingVerbs, AStuckQueryIsNamedWithTheDeviceAndPort) {
+  const ChildOutcome c = RunInChild(
+      [](ChildReporter& rep, std::string*, std::string*) {
+        rep.Phase("reading sysfs");
+        ReportingVerbs verbs(std::make_shared<StoppedVerbs>(), &rep);
+        VerbsPort p;
+        std::string err;
+        verbs.QueryPort("mlx5_5", 1, &p, &err);
+        return 0;
+      },
+      Limits(5000, "reading sysfs", 200));
+  ASSERT_EQ(c.stuck.size(), 1u) << c.why;
+  EXPECT_EQ(c.stuck[0].what, "ibv_query_port(mlx5_5, 1)");
+  End(c);
+}
+
 TEST(FactsOfLateChild, TheOldestStuckReadIsATimeoutOnTheRailItReads) {
   ChildOutcome c;
   c.stuck = {{"/s/class/infiniband/mlx5_5/ports/1/rate", 900},
