@@ -682,27 +682,51 @@ TEST(ConfirmConfig, KeysTakeTheirRanges) {
             "r.yaml:3:21: invalid confirm_delay_ms '-1'; expected an integer from 0 to 10000\n");
 }
 
-// In a test process: the gather child is stopped in its read; this process (the parent)
-// answers with the stuck file and drains the node through Slurm itself.
-TEST_F(Railcheck, ALateGatherChildIsAnsweredForAndTheNodeDrainedNamingTheFile) {
-  WriteConfig("  read_timeout_ms: 400\n  prolog_time_limit_seconds: 4\n");
-  const std::string rate = tmp_ / "sys/n003/class/infiniband/mlx5_5/ports/1/rate";
-  fs_ = std::make_shared<StoppingSysfs>(rate, 300);
+TEST_F(Railcheck, AGatherChildThatFinishesHandsOverItsReportAndExitCode) {
+  Fixture("--fault rate-down:3");
   in_child_ = true;
-  const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(Run({"--prolog"}), kExitDrain);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(out_.str().find("railcheck n003 prolog: drain (rails: 7 ok, 1 degraded)\n"),
+            std::string::npos)
+      << out_.str();
+  // The child wrote the state (the updates went to its copy of the fake Slurm).
+  EXPECT_TRUE(testing::fs::exists(tmp_ / "state/n003/state.json"));
+}
+
+// The gather in a child of this test process whose read of rail 3's rate stops it (as a
+// D-state read holds it) `delay_ms` into the read; this process, the parent, answers.
+class RailcheckStuck : public Railcheck {
+ protected:
+  std::string Rate() { return tmp_ / "sys/n003/class/infiniband/mlx5_5/ports/1/rate"; }
+
+  // Runs the Prolog that way and ends the child left behind; its time in ms.
+  double StoppedProlog(int delay_ms) {
+    fs_ = std::make_shared<StoppingSysfs>(Rate(), delay_ms);
+    in_child_ = true;
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(Run({"--prolog"}), kExitDrain);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    const std::string out = out_.str();
+    const size_t at = out.find("the gather (process ");
+    EXPECT_NE(at, std::string::npos) << out;
+    const pid_t child =
+        at == std::string::npos ? 0 : static_cast<pid_t>(std::atol(out.c_str() + at + 20));
+    if (child > 0) {
+      kill(child, SIGKILL);
+      waitpid(child, nullptr, 0);
+    }
+    return ms;
+  }
+};
+
+TEST_F(RailcheckStuck, ALateGatherChildIsAnsweredForAndTheNodeDrainedNamingTheFile) {
+  WriteConfig("  read_timeout_ms: 400\n  prolog_time_limit_seconds: 4\n");
+  const double ms = StoppedProlog(300);
   const std::string out = out_.str();
-  // The child is this process's; end it.
-  const size_t at = out.find("the gather (process ");
-  ASSERT_NE(at, std::string::npos) << out;
-  const pid_t child = static_cast<pid_t>(std::atol(out.c_str() + at + 20));
-  ASSERT_GT(child, 0);
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
   EXPECT_LT(ms, 1500) << out;  // read_timeout_ms and the grace of 500 ms, then the answer
-  EXPECT_NE(out.find("  drain    gather.timeout: rail3 mlx5_5: reading " + rate +
+  EXPECT_NE(out.find("  drain    gather.timeout: rail3 mlx5_5: reading " + Rate() +
                      " did not finish within 400 ms\n"),
             std::string::npos)
       << out;
@@ -716,36 +740,14 @@ TEST_F(Railcheck, ALateGatherChildIsAnsweredForAndTheNodeDrainedNamingTheFile) {
   EXPECT_FALSE(testing::fs::exists(tmp_ / "state/n003/state.json"));
 }
 
-TEST_F(Railcheck, AGatherChildThatFinishesHandsOverItsReportAndExitCode) {
-  Fixture("--fault rate-down:3");
-  in_child_ = true;
-  EXPECT_EQ(Run({"--prolog"}), kExitDrain);
-  EXPECT_NE(out_.str().find("railcheck n003 prolog: drain (rails: 7 ok, 1 degraded)\n"),
-            std::string::npos)
-      << out_.str();
-  // The child wrote the state (the updates went to its copy of the fake Slurm).
-  EXPECT_TRUE(testing::fs::exists(tmp_ / "state/n003/state.json"));
-}
-
 // The child's gather gave up on the read at read_timeout_ms and the child went on (to wait
 // for a re-read) before the stuck read stopped it: still answered, at the run's deadline.
-TEST_F(Railcheck, AChildStuckAfterItsGatherGaveUpIsAnsweredForAtTheRunsDeadline) {
+TEST_F(RailcheckStuck, AChildStuckAfterItsGatherGaveUpIsAnsweredForAtTheRunsDeadline) {
   WriteConfig("  read_timeout_ms: 200\n  prolog_time_limit_seconds: 2\n");
-  const std::string rate = tmp_ / "sys/n003/class/infiniband/mlx5_5/ports/1/rate";
-  fs_ = std::make_shared<StoppingSysfs>(rate, 350);
-  in_child_ = true;
-  const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(Run({"--prolog"}), kExitDrain);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms = StoppedProlog(350);
   const std::string out = out_.str();
-  const size_t at = out.find("the gather (process ");
-  ASSERT_NE(at, std::string::npos) << out;
-  const pid_t child = static_cast<pid_t>(std::atol(out.c_str() + at + 20));
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
   EXPECT_LT(ms, 2000) << out;  // the limit less its reserve of 500 ms, then the answer
-  EXPECT_NE(out.find("  drain    gather.timeout: rail3 mlx5_5: reading " + rate +
+  EXPECT_NE(out.find("  drain    gather.timeout: rail3 mlx5_5: reading " + Rate() +
                      " did not finish within 200 ms\n"),
             std::string::npos)
       << out;
