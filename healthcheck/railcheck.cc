@@ -314,8 +314,9 @@ int Run::GatherInChild(const Options& o, const Setup& s, const StateFiles& st) {
                 (c.reaped ? "" : "; left behind"));
   Phase("answering for the late gather");
   late_ = true;
-  warnings_.push_back("the gather (process " + pid + ") " + c.why + "; answered without it " +
-                      "and left it behind (killed once its stuck read returns)");
+  warnings_.push_back("the gather (process " + pid + ") " + c.why + "; answered without it" +
+                      (c.reaped ? std::string()
+                                : " and left it behind (killed once its stuck read returns)"));
   if (c.stuck.size() > 1) {
     std::string others;
     for (size_t i = 1; i < c.stuck.size() && i < 4; ++i)
