@@ -117,6 +117,12 @@ struct HealthConfig {
   // Hard limit on a --periodic (HealthCheckProgram) or admin run. Slurm kills a
   // HealthCheckProgram after 60 s, so at most 59.
   int periodic_time_limit_seconds = 50;
+  // A finding of port.state, port.rate or gather.timeout (what can pass in a moment: a link
+  // in LinkErrorRecovery, a slow driver read) counts only when its rail still fails after up
+  // to this many re-reads (0: counted at once), each after confirm_delay_ms; re-reads stop
+  // at half the run's time limit.
+  int confirm_reads = 2;
+  int confirm_delay_ms = 250;
   // Check name -> what its findings do. Loaded with a CheckCatalog: one entry per check of
   // the catalog, its default action unless health.actions names another. Loaded without one
   // (the Slurm plugins, which run no checks): only the checks health.actions names.
@@ -169,6 +175,8 @@ constexpr int kMaxResumeAfterCleanRuns = 1000;
 constexpr int kMaxFlapWindowSeconds = 7 * 86400;
 constexpr int kMaxMinRateIntervalSeconds = 86400;
 constexpr int kMaxReadTimeoutMs = 60000;
+constexpr int kMaxConfirmReads = 10;
+constexpr int kMaxConfirmDelayMs = 10000;
 constexpr int kMaxPrologTimeLimitSeconds = 300;
 constexpr int kMaxPeriodicTimeLimitSeconds = 59;
 constexpr int kMaxExtraRefreshSeconds = 7 * 86400;

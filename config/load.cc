@@ -43,7 +43,9 @@ const char* const kHealthKeys[] = {"sysfs_root",
                                    "eth_error_limits",
                                    "rate_windows_seconds",
                                    "boot_id_file",
-                                   "extra_refresh_seconds"};
+                                   "extra_refresh_seconds",
+                                   "confirm_reads",
+                                   "confirm_delay_ms"};
 const char* const kAerLimitKeys[] = {"correctable_per_hour", "nonfatal_per_hour"};
 
 std::string JoinList(const std::vector<std::string>& items) {
@@ -221,6 +223,8 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
       {"periodic_time_limit_seconds", 1, kMaxPeriodicTimeLimitSeconds,
        &h->periodic_time_limit_seconds},
       {"extra_refresh_seconds", 0, kMaxExtraRefreshSeconds, &h->extra_refresh_seconds},
+      {"confirm_reads", 0, kMaxConfirmReads, &h->confirm_reads},
+      {"confirm_delay_ms", 0, kMaxConfirmDelayMs, &h->confirm_delay_ms},
   };
   bool limits_ok = true;
   for (const IntKey& k : ints) {

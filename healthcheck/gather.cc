@@ -384,7 +384,8 @@ NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
   }
   const std::vector<std::string> gpu_pci = spec.gpu_pci;
   const std::string boot_id_file = spec.boot_id_file;
-  launch(n_nics, [board, root, gpu_pci, boot_id_file](const Sysfs& tfs) {
+  launch(n_nics, [board, root, gpu_pci, boot_id_file, gpus = spec.gpus](const Sysfs& tfs) {
+    if (!gpus) return;
     NodeFacts g;
     if (!boot_id_file.empty()) g.boot_id = ReadFact<std::string>(tfs, boot_id_file, ParseBootId);
     GatherGpus(tfs, root, gpu_pci, &g);

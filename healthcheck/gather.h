@@ -24,6 +24,7 @@ struct GatherSpec {
   // The ethtool ioctl for RoCE rails' statistics (live node only); null: not read.
   std::shared_ptr<EthtoolIoctl> ethtool;
   std::string boot_id_file;          // the kernel's boot id ("%n" replaced); "" = not read
+  bool gpus = true;                  // false: no GPU scan (re-reading rail NICs only)
 };
 
 // Gathers the facts of `spec` with one worker thread per rail NIC and one for the GPUs,

@@ -92,11 +92,14 @@ int main(int argc, char** argv) {
   deps.set_phase = [](const char* phase) { g_phase.store(phase); };
   deps.out = &std::cout;
   deps.err = &std::cerr;
+  // A thread stuck in the kernel (D state) keeps its process from exiting, _exit or not:
+  // the reads happen in a child that this process can leave behind.
+  deps.gather_in_child = true;
 
   std::vector<std::string> args(argv + 1, argv + argc);
   int code = RunRailcheck(args, env, deps);
   std::cout.flush();
   std::cerr.flush();
-  // Gather workers stuck in a hung read must not hold the exit: leave without waiting.
+  // Leave without running destructors or waiting for anything.
   _exit(code);
 }

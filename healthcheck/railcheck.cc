@@ -6,13 +6,17 @@
 #include <cstdio>
 #include <exception>
 #include <optional>
+#include <sstream>
+#include <thread>
 
 #include "base/args.h"
 #include "config/load.h"
 #include "config/locate.h"
 #include "healthcheck/check_table.h"
 #include "healthcheck/checks.h"
+#include "healthcheck/confirm.h"
 #include "healthcheck/gather.h"
+#include "healthcheck/isolate.h"
 #include "healthcheck/report.h"
 #include "healthcheck/run_events.h"
 #include "healthcheck/state.h"
@@ -86,6 +90,7 @@ struct Setup {
   const topo::NodeType* type = nullptr;
   std::string sysfs_root;
   std::string state_dir;
+  int time_limit_seconds = 0;  // the mode's hard limit
 
   const HealthConfig& health() const { return rails->config.health; }
   const std::string& feature() const { return rails->config.placement.healthy_feature; }
@@ -123,6 +128,16 @@ struct Acted {
   bool slurm_ok = false;  // the node was read and the plan carried out (or dry)
 };
 
+JudgeInput JudgeInputOf(const RunInput& in);
+
+// The phase in which the child reads sysfs (and libibverbs): while in it, the parent gives
+// the child read_timeout_ms and this much more (the child's own gather ends at the first).
+constexpr const char* kReadingPhase = "reading sysfs";
+constexpr int kReadingGraceMs = 500;
+
+// What the parent keeps of a run's time limit for answering a late child itself.
+int LateReserveMs(int limit_ms) { return std::max(250, std::min(3000, limit_ms / 4)); }
+
 class Run;
 using Handler = int (Run::*)(const RunInput& in, RunOutput* out);
 
@@ -147,6 +162,10 @@ class Run {
   Run(const CliEnv& env, const CliDeps& deps) : env_(env), deps_(deps) {}
 
   int Main(const std::vector<std::string>& args);
+  // Gather (or take `*late_facts`), then the mode's handler and the report.
+  int GatherJudgeAct(const Options& o, const Setup& s, const StateFiles& st,
+                     const NodeFacts* late_facts);
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 
   // Judge, act, record the state: --prolog, --epilog, --periodic.
   int CheckAndAct(const RunInput& in, RunOutput* out);
@@ -161,8 +180,12 @@ class Run {
   bool LoadSetup(const Options& o, Setup* s, std::string* err);
   // The state folder, the lock and the two state files: false with `*err`.
   bool LoadState(const Options& o, const Setup& s, StateFiles* st, std::string* err);
-  // The node's facts from sysfs (and libibverbs on a live node).
-  NodeFacts GatherFacts(const Setup& s);
+  // GatherJudgeAct in a child process (CliDeps::gather_in_child); a late child is answered for.
+  int GatherInChild(const Options& o, const Setup& s, const StateFiles& st);
+  // The node's facts from sysfs (and libibverbs on a live node); in a judging mode with
+  // transient findings re-read (confirm.h), what the re-reads showed into `*notes`.
+  NodeFacts GatherFacts(const Options& o, const Setup& s, const StateFiles& st,
+                        std::vector<std::string>* notes);
   // Slurm's view of the node, the plan, and its update; problems into `*r`.
   Acted Act(const RunInput& in, const Judgement& j, RunReport* r);
   // The event log, once Slurm carried out the plan.
@@ -190,7 +213,8 @@ class Run {
 
   const CliEnv& env_;
   const CliDeps& deps_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  bool late_ = false;                   // answering for a late gather child
+  std::vector<std::string> warnings_;  // for the report
 };
 
 const ModeEntry kModes[] = {
@@ -219,7 +243,14 @@ int Run::Main(const std::vector<std::string>& args) {
   StateFiles state;
   std::string err;
   if (!LoadSetup(o, &setup, &err) || !LoadState(o, setup, &state, &err)) return Fail(err);
-  const NodeFacts facts = GatherFacts(setup);
+  if (deps_.gather_in_child) return GatherInChild(o, setup, state);
+  return GatherJudgeAct(o, setup, state, nullptr);
+}
+
+int Run::GatherJudgeAct(const Options& o, const Setup& setup, const StateFiles& state,
+                        const NodeFacts* late_facts) {
+  std::vector<std::string> notes;
+  const NodeFacts facts = late_facts ? *late_facts : GatherFacts(o, setup, state, &notes);
   const RunInput in{o, setup, state, facts, deps_.now()};
 
   RunOutput out;
@@ -229,8 +260,76 @@ int Run::Main(const std::vector<std::string>& args) {
   r.dry_run = o.dry;
   r.facts = &facts;
   r.gpus_expected = setup.type->gpus;
+  r.warnings = warnings_;
+  r.warnings.insert(r.warnings.end(), notes.begin(), notes.end());
   const int code = (this->*EntryOf(o.mode).handler)(in, &out);
   return Finish(&r, code, o.json);
+}
+
+int Run::GatherInChild(const Options& o, const Setup& s, const StateFiles& st) {
+  const int limit_ms = 1000 * s.time_limit_seconds;
+  ChildLimits limits;
+  limits.deadline = start_ + std::chrono::milliseconds(limit_ms - LateReserveMs(limit_ms));
+  limits.bounded_phase = kReadingPhase;
+  limits.bounded_phase_ms = s.health().read_timeout_ms + kReadingGraceMs;
+  Phase("gathering in a child process");
+  const ChildOutcome c = RunInChild(
+      [&](ChildReporter& rep, std::string* out, std::string* err) {
+        std::ostringstream os;
+        std::ostringstream es;
+        CliDeps d = deps_;
+        d.fs = std::make_shared<ReportingSysfs>(deps_.fs, &rep);
+        d.open_verbs = [this, &rep]() -> std::shared_ptr<Verbs> {
+          const uint64_t t = rep.ReadBegin("libibverbs' device list");
+          std::shared_ptr<Verbs> v = deps_.open_verbs ? deps_.open_verbs() : nullptr;
+          rep.ReadEnd(t);
+          return v ? std::make_shared<ReportingVerbs>(v, &rep) : nullptr;
+        };
+        d.set_phase = [&rep](const char* p) { rep.Phase(p); };
+        d.arm_time_limit = nullptr;
+        d.out = &os;
+        d.err = &es;
+        d.gather_in_child = false;
+        Run child(env_, d);
+        child.start_ = start_;
+        const int code = child.GatherJudgeAct(o, s, st, nullptr);
+        *out = os.str();
+        *err = es.str();
+        return code;
+      },
+      limits);
+  if (c.finished) {
+    *deps_.out << c.out;
+    *deps_.err << c.err;
+    return c.code;
+  }
+  if (!c.started) {
+    warnings_.push_back("gathered in this process: " + c.why);
+    return GatherJudgeAct(o, s, st, nullptr);
+  }
+  const std::string pid = std::to_string(c.pid);
+  const std::string where = c.phase.empty() ? "starting" : c.phase;
+  // A read still in flight is what holds the child (the run went on past it or not).
+  if (c.stuck.empty() || o.mode == Mode::kBaseline)
+    return Fail("the run's child process " + pid + " " + c.why + " while " + where +
+                (c.reaped ? "" : "; left behind"));
+  Phase("answering for the late gather");
+  late_ = true;
+  warnings_.push_back("the gather (process " + pid + ") " + c.why + "; answered without it" +
+                      (c.reaped ? std::string()
+                                : " and left it behind (killed once its stuck read returns)"));
+  if (c.stuck.size() > 1) {
+    std::string others;
+    for (size_t i = 1; i < c.stuck.size() && i < 4; ++i)
+      others += (i > 1 ? ", " : "") + c.stuck[i].what;
+    warnings_.push_back(std::to_string(c.stuck.size() - 1) + " later read(s) were in flight " +
+                        "too: " + others + (c.stuck.size() > 4 ? ", ..." : ""));
+  }
+  warnings_.push_back("rails it had not read are not judged in this run; the state file and " +
+                      std::string("the event log are left as they were"));
+  const NodeFacts facts =
+      FactsOfLateChild(c, s.node, s.sysfs_root, s.type->nics, s.health().read_timeout_ms);
+  return GatherJudgeAct(o, s, st, &facts);
 }
 
 int Run::ParseOptions(const std::vector<std::string>& args, Options* o) {
@@ -292,9 +391,9 @@ bool Run::LoadSetup(const Options& o, Setup* s, std::string* err) {
     return false;
   }
   const HealthConfig& health = s->health();
-  if (deps_.arm_time_limit)
-    deps_.arm_time_limit(IsHook(o.mode) ? health.prolog_time_limit_seconds
-                                        : health.periodic_time_limit_seconds);
+  s->time_limit_seconds = IsHook(o.mode) ? health.prolog_time_limit_seconds
+                                         : health.periodic_time_limit_seconds;
+  if (deps_.arm_time_limit) deps_.arm_time_limit(s->time_limit_seconds);
   s->node = o.node.empty() ? env_.hostname : o.node;
   if (s->node.empty()) {
     *err = "no node name: give --node NAME (or set SLURMD_NODENAME)";
@@ -331,8 +430,9 @@ bool Run::LoadState(const Options& o, const Setup& s, StateFiles* st, std::strin
   return st->last_status != LoadStatus::kCorrupt && st->last_status != LoadStatus::kError;
 }
 
-NodeFacts Run::GatherFacts(const Setup& s) {
-  Phase("reading sysfs");
+NodeFacts Run::GatherFacts(const Options& o, const Setup& s, const StateFiles& st,
+                           std::vector<std::string>* notes) {
+  Phase(kReadingPhase);
   GatherSpec spec;
   spec.node = s.node;
   spec.sysfs_root = s.sysfs_root;
@@ -344,7 +444,33 @@ NodeFacts Run::GatherFacts(const Setup& s) {
   spec.boot_id_file = ExpandNode(s.health().boot_id_file, s.node);
   std::shared_ptr<Verbs> verbs =
       s.sysfs_root == "/" && deps_.open_verbs ? deps_.open_verbs() : nullptr;
-  return Gather(spec, deps_.fs, verbs);
+  NodeFacts facts = Gather(spec, deps_.fs, verbs);
+  if (o.mode == Mode::kBaseline) return facts;
+  Phase("judging transients");
+  ConfirmSpec cs;
+  cs.reads = s.health().confirm_reads;
+  cs.delay_ms = s.health().confirm_delay_ms;
+  cs.read_ms = s.health().read_timeout_ms;
+  cs.budget_end = start_ + std::chrono::milliseconds(500 * s.time_limit_seconds);
+  ConfirmDeps cd;
+  const double now = deps_.now();
+  cd.judge = [&](const NodeFacts& f) { return Judge(JudgeInputOf(RunInput{o, s, st, f, now})); };
+  cd.reread = [&](const std::vector<int>& rails, bool gpus) {
+    GatherSpec again = spec;
+    again.nics.clear();
+    for (int r : rails) again.nics.push_back(s.type->nics[r]);
+    again.gpus = gpus;
+    Phase(kReadingPhase);
+    NodeFacts f = Gather(again, deps_.fs, verbs);
+    Phase("judging transients");
+    return f;
+  };
+  cd.sleep = [this](int ms) {
+    Phase("waiting to re-read");
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  };
+  cd.now = [] { return std::chrono::steady_clock::now(); };
+  return ConfirmTransients(std::move(facts), cs, cd, notes);
 }
 
 int Run::RecordBaseline(const RunInput& in, RunOutput* out) {
@@ -483,8 +609,9 @@ int Run::CheckAndAct(const RunInput& in, RunOutput* out) {
   RunReport& r = out->report;
   r.verdict = &j.verdict;
   const Acted a = Act(in, j, &r);
-  if (!in.options.dry && a.slurm_ok) WriteEvents(in, j, a, &r);
-  if (!in.options.dry) RecordState(in, a, &r);
+  // Answering for a late gather, nothing else is touched: the disk may be what is stuck.
+  if (!in.options.dry && a.slurm_ok && !late_) WriteEvents(in, j, a, &r);
+  if (!in.options.dry && !late_) RecordState(in, a, &r);
   return CheckAndActCode(in.options, j.verdict.level, a, r);
 }
 

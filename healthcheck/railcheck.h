@@ -50,6 +50,11 @@ struct CliDeps {
   std::function<void(const char* phase)> set_phase;
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
+  // Gather, judge and act in a child process (isolate.h) that says what it reads: when it is
+  // late (a read stuck in the kernel), this process answers Slurm itself with gather.timeout
+  // naming the stuck read, and leaves the child behind. main() sets it; tests that look at
+  // the fake Slurm after a whole run leave it off (the child's updates stay in the child).
+  bool gather_in_child = false;
 };
 
 // Runs railcheck with `args` (argv without argv[0]) and returns its exit code. Never throws.

@@ -301,7 +301,8 @@ TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
             "sysfs_root, state_dir, events_log, link_layer, resume_after_clean_runs, flap_window_seconds, "
             "min_rate_interval_seconds, read_timeout_ms, prolog_time_limit_seconds, "
             "periodic_time_limit_seconds, actions, link_error_limits, aer_limits, "
-            "eth_error_limits, rate_windows_seconds, boot_id_file, extra_refresh_seconds\n");
+            "eth_error_limits, rate_windows_seconds, boot_id_file, extra_refresh_seconds, "
+            "confirm_reads, confirm_delay_ms\n");
   EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "nic.rate: restrict")),
             "/etc/slurm/railguard.yaml:12:13: unknown check 'nic.rate' in health.actions; "
             "expected one of: nic.present, nic.firmware, port.state, port.link_layer, port.rate, "

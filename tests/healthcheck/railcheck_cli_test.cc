@@ -4,10 +4,17 @@
 // Slurm see: exit codes, the report, the node's reason, features and Extra.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "healthcheck/run_events.h"
 #include "healthcheck/railcheck.h"
@@ -70,12 +77,13 @@ class Railcheck : public ::testing::Test {
     env.slurmd_nodename = "n003";
     env.slurm_conf = tmp_ / "slurm.conf";  // railguard.yaml is found beside it
     CliDeps deps;
-    deps.fs = std::make_shared<RealSysfs>();
+    deps.fs = fs_ ? fs_ : std::make_shared<RealSysfs>();
     deps.open_verbs = []() { return nullptr; };
     deps.open_slurm = [this](std::string*) { return std::make_unique<Forward>(&slurm_); };
     deps.now = [this]() { return now_; };
     deps.out = &out_;
     deps.err = &err_;
+    deps.gather_in_child = in_child_;
     const int code = RunRailcheck(args, env, deps);
     now_ += 300;
     return code;
@@ -95,6 +103,8 @@ class Railcheck : public ::testing::Test {
   }
 
   TempDir tmp_;
+  std::shared_ptr<const Sysfs> fs_;  // the real one when null
+  bool in_child_ = false;            // CliDeps::gather_in_child
   FakeSlurm slurm_;
   std::ostringstream out_;
   std::ostringstream err_;
@@ -405,6 +415,347 @@ TEST(EventsLogConfig, DefaultsToTheLogTheReportReadsAndTakesOnlyAFilePath) {
             "/var/lib/railguard/events.log\n"
             "r.yaml:3:15: invalid events_log '/var/log/railguard/'; expected a file, not a "
             "folder, such as /var/lib/railguard/events.log\n");
+}
+
+// --- a read stuck in the kernel (issue 13 item 2) ------------------------------------------
+
+// What a process wrote to the pipe until EOF or `deadline`; `*eof` says which came first.
+std::string ReadUntilEof(int fd, std::chrono::steady_clock::time_point deadline, bool* eof) {
+  std::string text;
+  *eof = false;
+  char buf[4096];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) return text;
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n <= 0) {
+      *eof = true;
+      return text;
+    }
+    text.append(buf, static_cast<size_t>(n));
+  }
+}
+
+// The Prolog as slurmd runs it: the railcheck-prolog binary, its output through a pipe read
+// until EOF. The read of rail 3's rate is stuck the way a D-state read is: the process that
+// opens it stops inside open() and never runs again (tests/healthcheck/stop_preload.c), so
+// neither its threads nor its exit can end. railcheck must still answer within
+// prolog_time_limit_seconds, naming the file, and Slurm must see EOF on its pipe.
+TEST_F(Railcheck, AReadStuckInTheKernelDoesNotHoldThePrologPastItsLimit) {
+  WriteConfig("  read_timeout_ms: 1000\n  prolog_time_limit_seconds: 4\n");
+  const std::string rate = tmp_ / "sys/n003/class/infiniband/mlx5_5/ports/1/rate";
+  const std::string pidfile = tmp_ / "stopped.pid";
+  // The process left behind becomes this one's child, so that the test can end it.
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    dup2(pipefd[1], 2);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    const std::string env[] = {
+        "SLURMD_NODENAME=n003",
+        "SLURM_CONF=" + tmp_ / "slurm.conf",  // absent: Slurm is unreachable
+        "LD_PRELOAD=" RAILGUARD_BINARY_DIR "/healthcheck/librailcheck_stop_preload.so",
+        "RAILGUARD_TEST_STOP_AT=" + rate,
+        "RAILGUARD_TEST_STOP_DELAY_MS=300",
+        "RAILGUARD_TEST_STOP_PIDFILE=" + pidfile,
+        "ASAN_OPTIONS=verify_asan_link_order=0",
+    };
+    std::vector<char*> envp;
+    for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    const char* bin = RAILGUARD_BINARY_DIR "/healthcheck/railcheck-prolog";
+    char* argv[] = {const_cast<char*>(bin), nullptr};
+    execve(bin, argv, envp.data());
+    _exit(127);
+  }
+  close(pipefd[1]);
+  bool eof = false;
+  const std::string out = ReadUntilEof(pipefd[0], start + std::chrono::seconds(8), &eof);
+  const double eof_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  close(pipefd[0]);
+  int status = 0;
+  pid_t waited = 0;
+  for (int i = 0; i < 200 && waited == 0; ++i) {
+    waited = waitpid(pid, &status, WNOHANG);
+    if (waited == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const double exit_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  // The stopped reader (railcheck sent it SIGKILL, which ends a stopped process at once, but
+  // one in D state only when its read returns).
+  const pid_t stopped = static_cast<pid_t>(std::atol(ReadFile(pidfile).c_str()));
+  if (stopped > 0) kill(stopped, SIGKILL);
+  if (waited != pid) kill(pid, SIGKILL);
+  for (pid_t p : {pid, stopped})
+    if (p > 0 && p != waited) waitpid(p, nullptr, 0);
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+
+  ASSERT_TRUE(eof) << "no EOF on the Prolog's output within 8 s; got: " << out;
+  ASSERT_EQ(waited, pid) << "the Prolog did not exit";
+  EXPECT_LT(eof_ms, 4000) << out;
+  EXPECT_LT(exit_ms, 4000) << out;
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kExitDrain) << out;
+  EXPECT_NE(out.find("  drain    gather.timeout: rail3 mlx5_5: reading " + rate +
+                     " did not finish within 1000 ms\n"),
+            std::string::npos)
+      << out;
+  EXPECT_GT(stopped, 0) << "no process was stopped in the read";
+  EXPECT_NE(stopped, pid) << "the process that was reading is the one Slurm waits for";
+}
+
+// Real sysfs, but some files read as a series of texts (one per read, the last repeated),
+// and some first reads that take a while: what a port caught in a passing state looks like.
+class ScriptedSysfs : public RealSysfs {
+ public:
+  std::map<std::string, std::vector<std::string>> texts;
+  std::map<std::string, int> slow_first_read_ms;
+
+  bool ReadFile(const std::string& path, std::string* out, std::string* err) const override {
+    size_t n = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      n = reads_[path]++;
+    }
+    auto slow = slow_first_read_ms.find(path);
+    if (slow != slow_first_read_ms.end() && n == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(slow->second));
+    auto it = texts.find(path);
+    if (it == texts.end()) return RealSysfs::ReadFile(path, out, err);
+    *out = it->second[std::min(n, it->second.size() - 1)];
+    return true;
+  }
+  size_t Reads(const std::string& path) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = reads_.find(path);
+    return it == reads_.end() ? 0 : it->second;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::map<std::string, size_t> reads_;
+};
+
+// A Sysfs whose read of one file stops the process reading it (SIGSTOP), after a pause that
+// lets the other readers finish: the reader is stuck as in a D-state read.
+class StoppingSysfs : public RealSysfs {
+ public:
+  StoppingSysfs(std::string path, int delay_ms) : path_(std::move(path)), delay_ms_(delay_ms) {}
+  bool ReadFile(const std::string& path, std::string* out, std::string* err) const override {
+    if (path == path_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_));
+      raise(SIGSTOP);
+    }
+    return RealSysfs::ReadFile(path, out, err);
+  }
+
+ private:
+  std::string path_;
+  int delay_ms_;
+};
+
+class RailcheckConfirm : public Railcheck {
+ protected:
+  std::string Port(const std::string& file) {
+    return tmp_ / ("sys/n003/class/infiniband/mlx5_5/ports/1/" + file);
+  }
+  std::shared_ptr<ScriptedSysfs> Scripted() {
+    auto fs = std::make_shared<ScriptedSysfs>();
+    fs_ = fs;
+    return fs;
+  }
+};
+
+// The texts are the kernel's: drivers/infiniband/core/sysfs.c, state_show ("%d: %s", names
+// DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER), phys_state_show ("%u: %s", ib_port_phys_state_str:
+// Sleep, Polling, Disabled, PortConfigurationTraining, LinkUp, LinkErrorRecovery, Phy Test),
+// rate_show ("%d%s Gb/sec (%dX %s)").
+TEST_F(RailcheckConfirm, APortCaughtOnceInLinkErrorRecoveryIsNotDrained) {
+  auto fs = Scripted();
+  fs->texts[Port("phys_state")] = {"6: LinkErrorRecovery\n", "5: LinkUp\n"};
+  EXPECT_EQ(Run({"--prolog"}), kExitOk) << out_.str();
+  EXPECT_FALSE(Node().drain);
+  EXPECT_EQ(fs->Reads(Port("phys_state")), 2u);
+  EXPECT_NE(out_.str().find("warning: transient, not counted: port.state: rail3 mlx5_5"),
+            std::string::npos)
+      << out_.str();
+  EXPECT_NE(out_.str().find("; read again 1 of 2 after 250 ms: no longer failing\n"),
+            std::string::npos)
+      << out_.str();
+}
+
+TEST_F(RailcheckConfirm, APortDownAtTheFirstReadAndActiveAtTheSecondIsNotDrained) {
+  auto fs = Scripted();
+  fs->texts[Port("state")] = {"1: DOWN\n", "4: ACTIVE\n"};
+  fs->texts[Port("phys_state")] = {"2: Polling\n", "5: LinkUp\n"};
+  EXPECT_EQ(Run({"--periodic"}), kExitOk) << out_.str();
+  EXPECT_FALSE(Node().drain);
+  EXPECT_EQ(Node().features, "su1,rail_healthy");
+}
+
+TEST_F(RailcheckConfirm, APortThatStaysDownIsDrainedAfterItsReReadsWithinTheLimit) {
+  WriteConfig("  prolog_time_limit_seconds: 3\n");
+  auto fs = Scripted();
+  fs->texts[Port("state")] = {"1: DOWN\n"};
+  fs->texts[Port("phys_state")] = {"3: Disabled\n"};
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(Run({"--prolog"}), kExitDrain) << out_.str();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(ms, 500);   // two waits of 250 ms
+  EXPECT_LT(ms, 3000);  // within the Prolog's limit (re-reads start only in its first half)
+  EXPECT_EQ(fs->Reads(Port("state")), 3u);
+  EXPECT_EQ(Node().reason, "railcheck: rail3 mlx5_5 phys_state 3 (Disabled) != 5 LinkUp");
+  EXPECT_NE(out_.str().find("warning: confirmed on 3 reads 250 ms apart: port.state: rail3 "
+                            "mlx5_5"),
+            std::string::npos)
+      << out_.str();
+}
+
+TEST_F(RailcheckConfirm, AMomentaryRateDropIsNotDrained) {
+  auto fs = Scripted();
+  fs->texts[Port("rate")] = {"200 Gb/sec (2X NDR)\n", "400 Gb/sec (4X NDR)\n"};
+  EXPECT_EQ(Run({"--prolog"}), kExitOk) << out_.str();
+  EXPECT_FALSE(Node().drain);
+}
+
+TEST_F(RailcheckConfirm, OneMissedReadDeadlineIsNotDrained) {
+  WriteConfig("  read_timeout_ms: 200\n");
+  auto fs = Scripted();
+  fs->slow_first_read_ms[Port("rate")] = 600;
+  EXPECT_EQ(Run({"--prolog"}), kExitOk) << out_.str();
+  EXPECT_FALSE(Node().drain);
+  EXPECT_NE(out_.str().find("warning: transient, not counted: gather.timeout: rail3 mlx5_5: "
+                            "reading " +
+                            Port("rate") + " did not finish within 200 ms"),
+            std::string::npos)
+      << out_.str();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the slow reader ends
+}
+
+TEST_F(RailcheckConfirm, ReReadsStopAtHalfTheTimeLimitAndTheFindingCounts) {
+  WriteConfig("  prolog_time_limit_seconds: 2\n  confirm_reads: 10\n  confirm_delay_ms: 300\n");
+  auto fs = Scripted();
+  fs->texts[Port("state")] = {"1: DOWN\n"};
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(Run({"--prolog"}), kExitDrain) << out_.str();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(ms, 2000) << out_.str();  // 10 re-reads 300 ms apart would take 3 s
+  EXPECT_NE(out_.str().find("warning: counted unconfirmed (no time left for re-read "),
+            std::string::npos)
+      << out_.str();
+  EXPECT_TRUE(Node().drain);
+}
+
+TEST_F(RailcheckConfirm, NoReReadsWhenConfirmReadsIsZero) {
+  WriteConfig("  confirm_reads: 0\n");
+  auto fs = Scripted();
+  fs->texts[Port("phys_state")] = {"6: LinkErrorRecovery\n", "5: LinkUp\n"};
+  EXPECT_EQ(Run({"--prolog"}), kExitDrain) << out_.str();
+  EXPECT_EQ(fs->Reads(Port("phys_state")), 1u);
+}
+
+TEST(ConfirmConfig, KeysTakeTheirRanges) {
+  const std::string head = "topology: " RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml\nhealth:\n";
+  Config c;
+  Diags d;
+  EXPECT_EQ(HealthConfig().confirm_reads, 2);
+  EXPECT_EQ(HealthConfig().confirm_delay_ms, 250);
+  ASSERT_TRUE(LoadConfigString(head + "  confirm_reads: 3\n  confirm_delay_ms: 0\n", "r.yaml", &c,
+                               &d))
+      << FormatDiags(d);
+  EXPECT_EQ(c.health.confirm_reads, 3);
+  EXPECT_EQ(c.health.confirm_delay_ms, 0);
+  EXPECT_FALSE(LoadConfigString(head + "  confirm_reads: 11\n", "r.yaml", &c, &d));
+  EXPECT_FALSE(LoadConfigString(head + "  confirm_delay_ms: -1\n", "r.yaml", &c, &d));
+  EXPECT_EQ(FormatDiags(d),
+            "r.yaml:3:18: invalid confirm_reads '11'; expected an integer from 0 to 10\n"
+            "r.yaml:3:21: invalid confirm_delay_ms '-1'; expected an integer from 0 to 10000\n");
+}
+
+TEST_F(Railcheck, AGatherChildThatFinishesHandsOverItsReportAndExitCode) {
+  Fixture("--fault rate-down:3");
+  in_child_ = true;
+  EXPECT_EQ(Run({"--prolog"}), kExitDrain);
+  EXPECT_NE(out_.str().find("railcheck n003 prolog: drain (rails: 7 ok, 1 degraded)\n"),
+            std::string::npos)
+      << out_.str();
+  // The child wrote the state (the updates went to its copy of the fake Slurm).
+  EXPECT_TRUE(testing::fs::exists(tmp_ / "state/n003/state.json"));
+}
+
+// The gather in a child of this test process whose read of rail 3's rate stops it (as a
+// D-state read holds it) `delay_ms` into the read; this process, the parent, answers.
+class RailcheckStuck : public Railcheck {
+ protected:
+  std::string Rate() { return tmp_ / "sys/n003/class/infiniband/mlx5_5/ports/1/rate"; }
+
+  // Runs the Prolog that way and ends the child left behind; its time in ms.
+  double StoppedProlog(int delay_ms) {
+    fs_ = std::make_shared<StoppingSysfs>(Rate(), delay_ms);
+    in_child_ = true;
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(Run({"--prolog"}), kExitDrain);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    const std::string out = out_.str();
+    const size_t at = out.find("the gather (process ");
+    EXPECT_NE(at, std::string::npos) << out;
+    const pid_t child =
+        at == std::string::npos ? 0 : static_cast<pid_t>(std::atol(out.c_str() + at + 20));
+    if (child > 0) {
+      kill(child, SIGKILL);
+      waitpid(child, nullptr, 0);
+    }
+    return ms;
+  }
+};
+
+TEST_F(RailcheckStuck, ALateGatherChildIsAnsweredForAndTheNodeDrainedNamingTheFile) {
+  WriteConfig("  read_timeout_ms: 400\n  prolog_time_limit_seconds: 4\n");
+  const double ms = StoppedProlog(300);
+  const std::string out = out_.str();
+  EXPECT_LT(ms, 1500) << out;  // read_timeout_ms and the grace of 500 ms, then the answer
+  EXPECT_NE(out.find("  drain    gather.timeout: rail3 mlx5_5: reading " + Rate() +
+                     " did not finish within 400 ms\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(") did not finish reading sysfs within 900 ms; answered without it and "
+                     "left it behind (killed once its stuck read returns)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(Node().reason, "railcheck: rail3 mlx5_5 sysfs read timed out");
+  EXPECT_TRUE(Node().drain);
+  // The state is the child's to write: none was written.
+  EXPECT_FALSE(testing::fs::exists(tmp_ / "state/n003/state.json"));
+}
+
+// The child's gather gave up on the read at read_timeout_ms and the child went on (to wait
+// for a re-read) before the stuck read stopped it: still answered, at the run's deadline.
+TEST_F(RailcheckStuck, AChildStuckAfterItsGatherGaveUpIsAnsweredForAtTheRunsDeadline) {
+  WriteConfig("  read_timeout_ms: 200\n  prolog_time_limit_seconds: 2\n");
+  const double ms = StoppedProlog(350);
+  const std::string out = out_.str();
+  EXPECT_LT(ms, 2000) << out;  // the limit less its reserve of 500 ms, then the answer
+  EXPECT_NE(out.find("  drain    gather.timeout: rail3 mlx5_5: reading " + Rate() +
+                     " did not finish within 200 ms\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(") did not finish within its time limit ("), std::string::npos) << out;
+  EXPECT_EQ(Node().reason, "railcheck: rail3 mlx5_5 sysfs read timed out");
 }
 
 }  // namespace
