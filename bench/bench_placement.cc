@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -206,29 +207,59 @@ bool LoadStream(const std::string& path, std::vector<bench::StreamJob>* out) {
   return true;
 }
 
-int Switches(int argc, char** argv) {
-  std::string stream_path, v;
-  size_t su_nodes = 0, wait = 0;
-  bool have_su = false, have_wait = false;
+// Reads the layout at `path`; false after printing the problems.
+bool LoadTopo(const std::string& path, railguard::topo::Topology* topo) {
+  railguard::Diags diags;
+  if (railguard::topo::LoadTopologyFile(path, topo, &diags)) return true;
+  std::fputs(railguard::FormatDiags(diags).c_str(), stderr);
+  return false;
+}
+
+// One option with a value, of a subcommand: its flag and what to do with the value (false
+// after printing the error).
+struct Opt {
+  const char* flag;
+  std::function<bool(const std::string& flag, const std::string& value)> set;
+};
+
+// Parses the arguments of subcommand `cmd` against `opts`; --help prints `usage`. Returns -1
+// when the command goes on, else its exit code (0 after --help, 2 after an error).
+int ParseOpts(int argc, char** argv, const char* cmd, const char* usage,
+              const std::vector<Opt>& opts) {
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::fputs(kSwitchesUsage, stdout);
+      std::fputs(usage, stdout);
       return 0;
-    } else if (a == "--stream") {
-      if (!Value(argc, argv, &i, &stream_path)) return 2;
-    } else if (a == "--su-nodes") {
-      if (!Value(argc, argv, &i, &v) || !ToSize(a, v, &su_nodes)) return 2;
-      have_su = true;
-    } else if (a == "--wait") {
-      if (!Value(argc, argv, &i, &v) || !ToSize(a, v, &wait)) return 2;
-      have_wait = true;
-    } else {
-      std::fprintf(stderr, "bench_placement: switches: unknown argument %s\n%s", a.c_str(),
-                   kSwitchesUsage);
+    }
+    auto o = std::find_if(opts.begin(), opts.end(), [&](const Opt& x) { return a == x.flag; });
+    if (o == opts.end()) {
+      std::fprintf(stderr, "bench_placement: %s: unknown argument %s\n%s", cmd, a.c_str(), usage);
       return 2;
     }
+    std::string v;
+    if (!Value(argc, argv, &i, &v) || !o->set(a, v)) return 2;
   }
+  return -1;
+}
+
+int Switches(int argc, char** argv) {
+  std::string stream_path;
+  size_t su_nodes = 0, wait = 0;
+  bool have_su = false, have_wait = false;
+  const int rc = ParseOpts(
+      argc, argv, "switches", kSwitchesUsage,
+      {{"--stream",
+        [&](const std::string&, const std::string& v) {
+          stream_path = v;
+          return true;
+        }},
+       {"--su-nodes", [&](const std::string& f,
+                          const std::string& v) { return (have_su = ToSize(f, v, &su_nodes)); }},
+       {"--wait", [&](const std::string& f, const std::string& v) {
+          return (have_wait = ToSize(f, v, &wait));
+        }}});
+  if (rc >= 0) return rc;
   if (stream_path.empty() || !have_su || !have_wait) {
     std::fputs(kSwitchesUsage, stderr);
     return 2;
@@ -250,36 +281,26 @@ int Switches(int argc, char** argv) {
 }
 
 int DegradedExtraCmd(int argc, char** argv) {
-  std::string topo_path, v;
+  std::string topo_path;
   size_t rail = 0;
   double now = static_cast<double>(std::time(nullptr));
-  for (int i = 0; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(kExtraUsage, stdout);
-      return 0;
-    } else if (a == "--topo") {
-      if (!Value(argc, argv, &i, &topo_path)) return 2;
-    } else if (a == "--rail") {
-      if (!Value(argc, argv, &i, &v) || !ToSize(a, v, &rail)) return 2;
-    } else if (a == "--time") {
-      if (!Value(argc, argv, &i, &v) || !ToDouble(a, v, &now)) return 2;
-    } else {
-      std::fprintf(stderr, "bench_placement: degraded-extra: unknown argument %s\n%s", a.c_str(),
-                   kExtraUsage);
-      return 2;
-    }
-  }
+  const int rc = ParseOpts(
+      argc, argv, "degraded-extra", kExtraUsage,
+      {{"--topo",
+        [&](const std::string&, const std::string& v) {
+          topo_path = v;
+          return true;
+        }},
+       {"--rail", [&](const std::string& f, const std::string& v) { return ToSize(f, v, &rail); }},
+       {"--time",
+        [&](const std::string& f, const std::string& v) { return ToDouble(f, v, &now); }}});
+  if (rc >= 0) return rc;
   if (topo_path.empty()) {
     std::fputs(kExtraUsage, stderr);
     return 2;
   }
   railguard::topo::Topology topo;
-  railguard::Diags diags;
-  if (!railguard::topo::LoadTopologyFile(topo_path, &topo, &diags)) {
-    std::fputs(railguard::FormatDiags(diags).c_str(), stderr);
-    return 1;
-  }
+  if (!LoadTopo(topo_path, &topo)) return 1;
   if (rail >= topo.rails.size()) {
     std::fprintf(
         stderr,
@@ -346,10 +367,7 @@ int Report(int argc, char** argv) {
   }
   railguard::topo::Topology topo;
   railguard::Diags diags;
-  if (!railguard::topo::LoadTopologyFile(topo_path, &topo, &diags)) {
-    std::fputs(railguard::FormatDiags(diags).c_str(), stderr);
-    return 1;
-  }
+  if (!LoadTopo(topo_path, &topo)) return 1;
   std::string text, err;
   std::vector<bench::StreamJob> stream;
   if (!LoadStream(stream_path, &stream)) return 1;
