@@ -32,8 +32,10 @@ usage() {
   cat <<'EOF'
 usage: bench/placement.sh [--quick] [options]
 
-Runs one job stream through topology/tree and through railguard's plugins on live local
-Slurm clusters and prints the side-by-side table, the verdict, and the plugins' cost.
+Runs one job stream through stock topology/tree, topology/tree with --switches on every
+multi-node job, and railguard's plugins, on live local Slurm clusters, with a fault (nodes
+restricted as railcheck does) half way through, and prints the side-by-side table, the
+verdicts, and the plugins' cost.
 
   --quick             small fast run: etc/dev-4su.yaml (32 nodes), 40 jobs, ~4 minutes
   --long-queue        a replay whose queue outlasts the switch waits: the trace at a higher
@@ -75,6 +77,8 @@ Slurm clusters and prints the side-by-side table, the verdict, and the plugins' 
                       slurm-plugins/ (default $RAILGUARD_BINARY_DIR, else ./build)
 Defaults of the full run: --skip 15000 --jobs 600 --compress 2000 --load 3 --max-duration 120.
 Defaults of --quick:      --skip 20 --jobs 40 --compress 2000 --load 1 --max-duration 10.
+--long-queue changes them: full --load 10; quick --compress 200 --load 10 --max-duration 60
+--switch-wait 60 (the same arrivals as --quick, run times compressed 10x less).
 EOF
 }
 
