@@ -38,9 +38,10 @@ restricted as railcheck does) half way through, and prints the side-by-side tabl
 verdicts, and the plugins' cost.
 
   --quick             small fast run: etc/dev-4su.yaml (32 nodes), 40 jobs, ~4 minutes
-  --long-queue        a replay whose queue outlasts the switch waits: the trace at a higher
-                      offered load (full: --load 10; quick: run times compressed 10x less,
-                      --compress 200 --max-duration 60, and --switch-wait 60)
+  --long-queue        a replay whose queue outlasts the switch waits: the same arrivals,
+                      run times compressed less, so the offered load is higher (full: 4x
+                      less, capped at 10 min; quick: 10x less, capped at 60 s, and
+                      --switch-wait 60)
   --trace FILE        trace (default: shared/data/traces/microsoft-itp/cluster04.csv)
   --format F          auto (default), csv or swf
   --skip K            leave out the first K jobs of the trace (sorted by submission)
@@ -77,8 +78,8 @@ verdicts, and the plugins' cost.
                       slurm-plugins/ (default $RAILGUARD_BINARY_DIR, else ./build)
 Defaults of the full run: --skip 15000 --jobs 600 --compress 2000 --load 3 --max-duration 120.
 Defaults of --quick:      --skip 20 --jobs 40 --compress 2000 --load 1 --max-duration 10.
---long-queue changes them: full --load 10; quick --compress 200 --load 10 --max-duration 60
---switch-wait 60 (the same arrivals as --quick, run times compressed 10x less).
+--long-queue changes them: full --compress 500 --load 12 --max-duration 600; quick --compress
+200 --load 10 --max-duration 60 --switch-wait 60.
 EOF
 }
 
@@ -130,9 +131,11 @@ if [ "$long_queue" = 1 ] && [ "$quick" = 1 ]; then
   # 10x less, so the 32 nodes stay full for minutes and 4-node jobs queue past a 60 s wait.
   : "${compress:=200}" "${load:=10}" "${max_duration:=60}" "${switch_wait:=60}"
 elif [ "$long_queue" = 1 ]; then
-  # Ten times the trace's arrival rate instead of three: the queue builds up for the whole
-  # stretch of submissions and waits run past 300 s.
-  : "${load:=10}"
+  # The full run's arrivals (gaps / 6000) with run times compressed 4x less (capped at 10
+  # min): about 530 s of work for the 127 nodes arrives within 93 s, so the queue holds
+  # several minutes of work and waits pass the 300 s switch wait (estimated from the
+  # stream, not measured).
+  : "${compress:=500}" "${load:=12}" "${max_duration:=600}"
 fi
 : "${switch_wait:=300}"
 if [ "$quick" = 1 ]; then
