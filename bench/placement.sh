@@ -212,11 +212,9 @@ su_count=$(awk '{ print $2 }' "$out/nodes.txt" | sort -u | wc -l)
   --compress "$compress" --load "$load" --max-duration "$max_duration" --max-nodes "$node_count" \
   -o "$out/stream.txt" 2>"$out/stream.summary" || { cat "$out/stream.summary" >&2; exit 1; }
 log "$(cat "$out/stream.summary")"
-# The largest SU (what a job_submit/lua would hard-code), and each node's SU.
+# The largest SU (what a job_submit/lua would hard-code).
 su_nodes=$(awk '{ n[$2]++ } END { m = 0; for (s in n) if (n[s] > m) m = n[s]; print m }' \
   "$out/nodes.txt")
-declare -A node_su=()
-while read -r n s _; do node_su[$n]=$s; done <"$out/nodes.txt"
 "$bin/bench_placement" switches --stream "$out/stream.txt" --su-nodes "$su_nodes" \
   --wait "$switch_wait" >"$out/switches.txt" || die "bench_placement switches failed"
 declare -A switches_of=()
@@ -239,18 +237,17 @@ fi
 # --- one policy's run ----------------------------------------------------------------------------
 
 # inject_fault POLICY: railcheck's restrict verdict on every node of the fault: the healthy
-# feature taken from the available and active lists, Extra set to railcheck's report of a
+# feature taken from the available and active lists (the other features kept), Extra set
+# to railcheck's report of a
 # degraded rail 0 (bench_placement degraded-extra: wire/extra_json's writer). Writes
 # $out/fault-POLICY.txt: the first whole second after the last update returned, and the nodes.
 inject_fault() {
-  local policy=$1 node extra
+  local policy=$1 extra
   extra=$("$bin/bench_placement" degraded-extra --topo "$topo" --rail 0) ||
     die "bench_placement degraded-extra failed"
-  for node in "${fault_list[@]}"; do
-    scontrol update NodeName="$node" AvailableFeatures="${node_su[$node]}" \
-      ActiveFeatures="${node_su[$node]}" Extra="$extra" ||
-      die "$policy: the fault's scontrol update of $node failed"
-  done
+  with_healthy remove "$fault_hosts"
+  scontrol update NodeName="$fault_hosts" Extra="$extra" ||
+    die "$policy: the fault's scontrol update of the Extra of $fault_hosts failed"
   echo "$(date -d "@$((EPOCHSECONDS + 1))" +%Y-%m-%dT%H:%M:%S) $fault_hosts" \
     >"$out/fault-$policy.txt"
   log "$policy: fault injected: $fault_hosts restricted ($(cat "$out/fault-$policy.txt"))"
@@ -262,15 +259,41 @@ sleep_until() {
   [ "$wait_us" -le 0 ] || sleep "$((wait_us / 1000000)).$(printf '%06d' $((wait_us % 1000000)))"
 }
 
-# set_healthy: every node gets the healthy feature next to its SU feature (one call per SU).
-set_healthy() {
-  local su nodes
-  while read -r su nodes; do
-    scontrol update NodeName="$nodes" AvailableFeatures="$su,rail_healthy" \
-      ActiveFeatures="$su,rail_healthy" || die "scontrol update of $su's features failed"
-  done < <(awk '{ n[$2] = n[$2] (n[$2] ? "," : "") $1 } END { for (s in n) print s, n[s] }' \
-    "$out/nodes.txt")
+# with_healthy add|remove [NODES]: the healthy feature added to (taken from) the available
+# and active feature lists of NODES (a hostlist; default every node), every other feature
+# kept, as railcheck does; one scontrol update per group of nodes with the same lists.
+with_healthy() {
+  local how=$1 avail act group
+  local -a which=()
+  [ -z "${2:-}" ] || which=("$2")
+  while read -r avail act group; do
+    [ "$avail" != - ] || avail=""
+    [ "$act" != - ] || act=""
+    scontrol update NodeName="$group" AvailableFeatures="$avail" ActiveFeatures="$act" ||
+      die "scontrol update of the features of $group failed"
+  done < <(scontrol show node -o "${which[@]}" | awk -v how="$how" '
+    function fix(list,   n, a, i, r) {
+      if (list == "(null)") list = ""
+      n = split(list, a, ","); r = ""
+      for (i = 1; i <= n; i++) if (a[i] != "" && a[i] != "rail_healthy") r = r (r ? "," : "") a[i]
+      if (how == "add") r = r (r ? "," : "") "rail_healthy"
+      return r == "" ? "-" : r
+    }
+    {
+      name = av = ac = ""
+      for (i = 1; i <= NF; i++) {
+        if ($i ~ /^NodeName=/) name = substr($i, 10)
+        else if ($i ~ /^AvailableFeatures=/) av = substr($i, 19)
+        else if ($i ~ /^ActiveFeatures=/) ac = substr($i, 16)
+      }
+      if (name == "") next
+      k = fix(av) " " fix(ac); g[k] = g[k] (g[k] ? "," : "") name
+    }
+    END { for (k in g) print k, g[k] }')
 }
+
+# set_healthy: every node gets the healthy feature.
+set_healthy() { with_healthy add; }
 
 # submit_stream POLICY: submits every job of the stream at its time; records job ids and the
 # submission lag (how late sbatch returned, in ms) in $out/submit-POLICY.txt.
