@@ -1,24 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // bench_placement: the C++ half of bench/placement.sh. `stream` cuts the time-compressed job
-// stream out of a trace; `report` reads each policy's jobcomp/filetxt file and prints the
-// side-by-side table and the verdicts.
+// stream out of a trace; `switches` gives each multi-node job of it the --switches a short
+// job_submit/lua would; `degraded-extra` prints the Extra railcheck writes for a restricted
+// node; `report` reads each policy's jobcomp/filetxt file and prints the side-by-side table
+// and the verdicts.
 //
 // usage: bench_placement stream TRACE [options] [-o FILE]
-//        bench_placement report --topo YAML --stream FILE --run TITLE=JOBCOMP... [--details]
+//        bench_placement switches --stream FILE --su-nodes N --wait SECONDS
+//        bench_placement degraded-extra --topo YAML [--rail K] [--time T]
+//        bench_placement report --topo YAML --stream FILE --run TITLE=JOBCOMP... [options]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "base/diag.h"
+#include "base/numbers.h"
+#include "base/text_file.h"
 #include "bench/placement_report.h"
 #include "bench/trace.h"
-#include "base/diag.h"
-#include "base/text_file.h"
 #include "topo/topology_yaml.h"
-#include "base/numbers.h"
 
 namespace {
 
@@ -40,10 +46,24 @@ constexpr char kStreamUsage[] =
 
 constexpr char kReportUsage[] =
     "usage: bench_placement report --topo YAML --stream FILE --run TITLE=JOBCOMP...\n"
-    "         [--details]\n"
-    "  Prints one column per --run (jobcomp/filetxt file of that policy's run). The first\n"
-    "  run is the baseline: a verdict line follows for each other run (railguard).\n"
-    "  --details       also list the multi-node jobs that fit one SU but spanned more\n";
+    "         [--fault TITLE=FILE]... [--baseline TITLE] [--verdict TITLE]... [--details]\n"
+    "  Prints one column per --run (jobcomp/filetxt file of that policy's run).\n"
+    "  --fault TITLE=FILE  the fault injected into that run ('<YYYY-MM-DDTHH:MM:SS> <hostlist>'):\n"
+    "                  jobs started on those nodes from that second on are counted\n"
+    "  --baseline TITLE  the run the verdicts compare with (default: the first)\n"
+    "  --verdict TITLE   a run that gets a verdict line (default: every run but the baseline)\n"
+    "  --details       also list the multi-node jobs that fit one SU but spanned more, and\n"
+    "                  the jobs started on degraded nodes\n";
+
+constexpr char kSwitchesUsage[] =
+    "usage: bench_placement switches --stream FILE --su-nodes N --wait SECONDS\n"
+    "  Prints '<seq> --switches=<ceil(nodes/N)>@<min>:<ss>' for each multi-node job of the\n"
+    "  stream: what a job_submit/lua of a few lines sets on stock topology/tree.\n";
+
+constexpr char kExtraUsage[] =
+    "usage: bench_placement degraded-extra --topo YAML [--rail K] [--time T]\n"
+    "  Prints the Extra value railcheck publishes for a node it restricts because rail K\n"
+    "  (default 0) of the layout's rails is degraded, judged at T (default now).\n";
 
 // Reads an option value: `argv[*i]` is the option, the value follows.
 bool Value(int argc, char** argv, int* i, std::string* out) {
@@ -174,9 +194,144 @@ int Stream(int argc, char** argv) {
   return 0;
 }
 
+// Reads the stream file at `path` into `out`; false after printing the error.
+bool LoadStream(const std::string& path, std::vector<bench::StreamJob>* out) {
+  std::string text, err;
+  railguard::Diags diags;
+  if (!railguard::ReadTextFile(path, railguard::kTraceInput, &text, &diags) ||
+      !bench::ParseStream(text, path, out, &err)) {
+    std::fprintf(stderr, "bench_placement: %s\n",
+                 err.empty() ? railguard::FormatDiags(diags).c_str() : err.c_str());
+    return false;
+  }
+  return true;
+}
+
+// Reads the layout at `path`; false after printing the problems.
+bool LoadTopo(const std::string& path, railguard::topo::Topology* topo) {
+  railguard::Diags diags;
+  if (railguard::topo::LoadTopologyFile(path, topo, &diags)) return true;
+  std::fputs(railguard::FormatDiags(diags).c_str(), stderr);
+  return false;
+}
+
+// One option with a value, of a subcommand: its flag and what to do with the value (false
+// after printing the error).
+struct Opt {
+  const char* flag;
+  std::function<bool(const std::string& flag, const std::string& value)> set;
+};
+
+// Parses the arguments of subcommand `cmd` against `opts`; --help prints `usage`. Returns -1
+// when the command goes on, else its exit code (0 after --help, 2 after an error).
+int ParseOpts(int argc, char** argv, const char* cmd, const char* usage,
+              const std::vector<Opt>& opts) {
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(usage, stdout);
+      return 0;
+    }
+    auto o = std::find_if(opts.begin(), opts.end(), [&](const Opt& x) { return a == x.flag; });
+    if (o == opts.end()) {
+      std::fprintf(stderr, "bench_placement: %s: unknown argument %s\n%s", cmd, a.c_str(), usage);
+      return 2;
+    }
+    std::string v;
+    if (!Value(argc, argv, &i, &v) || !o->set(a, v)) return 2;
+  }
+  return -1;
+}
+
+int Switches(int argc, char** argv) {
+  std::string stream_path;
+  size_t su_nodes = 0, wait = 0;
+  bool have_su = false, have_wait = false;
+  const int rc = ParseOpts(
+      argc, argv, "switches", kSwitchesUsage,
+      {{"--stream",
+        [&](const std::string&, const std::string& v) {
+          stream_path = v;
+          return true;
+        }},
+       {"--su-nodes", [&](const std::string& f,
+                          const std::string& v) { return (have_su = ToSize(f, v, &su_nodes)); }},
+       {"--wait", [&](const std::string& f, const std::string& v) {
+          return (have_wait = ToSize(f, v, &wait));
+        }}});
+  if (rc >= 0) return rc;
+  if (stream_path.empty() || !have_su || !have_wait) {
+    std::fputs(kSwitchesUsage, stderr);
+    return 2;
+  }
+  if (su_nodes < 1 || su_nodes > (1u << 30) || wait > (1u << 30)) {
+    std::fprintf(stderr,
+                 "bench_placement: switches: --su-nodes from 1 to 2^30 and --wait up to "
+                 "2^30 s expected\n");
+    return 2;
+  }
+  std::vector<bench::StreamJob> stream;
+  if (!LoadStream(stream_path, &stream)) return 1;
+  for (const bench::StreamJob& j : stream) {
+    const std::string opt = bench::SwitchesOption(j.nodes, static_cast<uint32_t>(su_nodes),
+                                                  static_cast<uint32_t>(wait));
+    if (!opt.empty()) std::printf("%d %s\n", j.seq, opt.c_str());
+  }
+  return 0;
+}
+
+int DegradedExtraCmd(int argc, char** argv) {
+  std::string topo_path;
+  size_t rail = 0;
+  double now = static_cast<double>(std::time(nullptr));
+  const int rc = ParseOpts(
+      argc, argv, "degraded-extra", kExtraUsage,
+      {{"--topo",
+        [&](const std::string&, const std::string& v) {
+          topo_path = v;
+          return true;
+        }},
+       {"--rail", [&](const std::string& f, const std::string& v) { return ToSize(f, v, &rail); }},
+       {"--time",
+        [&](const std::string& f, const std::string& v) { return ToDouble(f, v, &now); }}});
+  if (rc >= 0) return rc;
+  if (topo_path.empty()) {
+    std::fputs(kExtraUsage, stderr);
+    return 2;
+  }
+  railguard::topo::Topology topo;
+  if (!LoadTopo(topo_path, &topo)) return 1;
+  if (rail >= topo.rails.size()) {
+    std::fprintf(
+        stderr,
+        "bench_placement: degraded-extra: --rail %zu; expected 0 to %zu (%s has %zu rails)\n", rail,
+        topo.rails.size() - 1, topo_path.c_str(), topo.rails.size());
+    return 2;
+  }
+  std::printf("%s\n",
+              bench::DegradedExtra(static_cast<int>(topo.rails.size()), static_cast<int>(rail), now)
+                  .c_str());
+  return 0;
+}
+
+// Splits "TITLE=VALUE" of `flag`; false after printing the error.
+bool TitleValue(const std::string& flag, const std::string& v, const char* what,
+                std::pair<std::string, std::string>* out) {
+  const size_t eq = v.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
+    std::fprintf(stderr, "bench_placement: %s '%s'; expected TITLE=%s\n", flag.c_str(), v.c_str(),
+                 what);
+    return false;
+  }
+  *out = {v.substr(0, eq), v.substr(eq + 1)};
+  return true;
+}
+
 int Report(int argc, char** argv) {
-  std::string topo_path, stream_path, v;
-  std::vector<std::pair<std::string, std::string>> runs;
+  std::string topo_path, stream_path, v, baseline;
+  std::vector<std::pair<std::string, std::string>> runs, faults;
+  std::vector<std::string> verdict_for;
+  std::pair<std::string, std::string> tv;
   bool details = false;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -188,14 +343,16 @@ int Report(int argc, char** argv) {
     } else if (a == "--stream") {
       if (!Value(argc, argv, &i, &stream_path)) return 2;
     } else if (a == "--run") {
+      if (!Value(argc, argv, &i, &v) || !TitleValue(a, v, "JOBCOMP-FILE", &tv)) return 2;
+      runs.push_back(tv);
+    } else if (a == "--fault") {
+      if (!Value(argc, argv, &i, &v) || !TitleValue(a, v, "FAULT-FILE", &tv)) return 2;
+      faults.push_back(tv);
+    } else if (a == "--baseline") {
+      if (!Value(argc, argv, &i, &baseline)) return 2;
+    } else if (a == "--verdict") {
       if (!Value(argc, argv, &i, &v)) return 2;
-      size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
-        std::fprintf(stderr, "bench_placement: --run '%s'; expected TITLE=JOBCOMP-FILE\n",
-                     v.c_str());
-        return 2;
-      }
-      runs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+      verdict_for.push_back(v);
     } else if (a == "--details") {
       details = true;
     } else {
@@ -210,25 +367,43 @@ int Report(int argc, char** argv) {
   }
   railguard::topo::Topology topo;
   railguard::Diags diags;
-  if (!railguard::topo::LoadTopologyFile(topo_path, &topo, &diags)) {
-    std::fputs(railguard::FormatDiags(diags).c_str(), stderr);
-    return 1;
-  }
+  if (!LoadTopo(topo_path, &topo)) return 1;
   std::string text, err;
   std::vector<bench::StreamJob> stream;
-  if (!railguard::ReadTextFile(stream_path, railguard::kTraceInput, &text, &diags) ||
-      !bench::ParseStream(text, stream_path, &stream, &err)) {
-    std::fprintf(stderr, "bench_placement: %s\n",
-                 err.empty() ? railguard::FormatDiags(diags).c_str() : err.c_str());
-    return 1;
+  if (!LoadStream(stream_path, &stream)) return 1;
+  auto known = [&](const std::string& title) {
+    return std::any_of(runs.begin(), runs.end(), [&](const auto& r) { return r.first == title; });
+  };
+  std::vector<std::string> named = verdict_for;
+  if (!baseline.empty()) named.push_back(baseline);
+  for (const auto& f : faults) named.push_back(f.first);
+  for (const std::string& title : named) {
+    if (!known(title)) {
+      std::fprintf(stderr, "bench_placement: '%s' names no --run; expected one of its titles\n",
+                   title.c_str());
+      return 2;
+    }
   }
   std::vector<bench::PolicyResult> results;
   for (const auto& [title, path] : runs) {
     std::vector<bench::JobRecord> records;
     bench::PolicyResult r;
+    bench::Fault fault;
+    bool has_fault = false;
+    for (const auto& [ft, fpath] : faults) {
+      if (ft != title) continue;
+      if (!railguard::ReadTextFile(fpath, railguard::kTraceInput, &text, &diags) ||
+          !bench::ParseFault(text, fpath, topo, &fault, &err)) {
+        std::fprintf(stderr, "bench_placement: %s\n",
+                     err.empty() ? railguard::FormatDiags(diags).c_str() : err.c_str());
+        return 1;
+      }
+      has_fault = true;
+    }
     if (!railguard::ReadTextFile(path, railguard::kTraceInput, &text, &diags) ||
         !bench::ParseJobComp(text, path, &records, &err) ||
-        !bench::Evaluate(stream, records, path, topo, title, &r, &err)) {
+        !bench::Evaluate(stream, records, path, topo, title, &r, &err,
+                         has_fault ? &fault : nullptr)) {
       std::fprintf(stderr, "bench_placement: %s\n",
                    err.empty() ? railguard::FormatDiags(diags).c_str() : err.c_str());
       return 1;
@@ -241,11 +416,23 @@ int Report(int argc, char** argv) {
       for (const std::string& s : r.split) {
         std::printf("%s: spanned SUs although it fits one: %s\n", r.policy.c_str(), s.c_str());
       }
+      for (const std::string& s : r.on_degraded) {
+        std::printf("%s: started on a degraded node after the fault: %s\n", r.policy.c_str(),
+                    s.c_str());
+      }
     }
   }
-  for (size_t i = 1; i < results.size(); ++i) {
+  size_t base = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].policy == baseline) base = i;
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    const bool wanted = verdict_for.empty() ? i != base
+                                            : std::find(verdict_for.begin(), verdict_for.end(),
+                                                        results[i].policy) != verdict_for.end();
+    if (!wanted) continue;
     bool pass = false;
-    std::printf("%s\n", bench::Verdict(results[0], results[i], &pass).c_str());
+    std::printf("%s\n", bench::Verdict(results[base], results[i], &pass).c_str());
   }
   return 0;
 }
@@ -256,16 +443,22 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::fputs(kStreamUsage, argc < 2 ? stderr : stdout);
     std::fputs(kReportUsage, argc < 2 ? stderr : stdout);
+    std::fputs(kSwitchesUsage, argc < 2 ? stderr : stdout);
+    std::fputs(kExtraUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   try {
     if (!std::strcmp(argv[1], "stream")) return Stream(argc - 2, argv + 2);
     if (!std::strcmp(argv[1], "report")) return Report(argc - 2, argv + 2);
+    if (!std::strcmp(argv[1], "switches")) return Switches(argc - 2, argv + 2);
+    if (!std::strcmp(argv[1], "degraded-extra")) return DegradedExtraCmd(argc - 2, argv + 2);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_placement: internal error: %s\n", e.what());
     return 1;
   }
-  std::fprintf(stderr, "bench_placement: unknown command '%s'; expected stream or report\n",
+  std::fprintf(stderr,
+               "bench_placement: unknown command '%s'; expected stream, switches, "
+               "degraded-extra or report\n",
                argv[1]);
   return 2;
 }

@@ -3,12 +3,17 @@
 # Placement benchmark: the same time-compressed stream of real GPU jobs through two or more
 # policies, side by side, each on its own live local Slurm cluster
 # (tests/harness/cluster.sh: a real slurmctld and one slurmd per node, 8 fake GPUs each):
-#   topology/tree     stock Slurm with railctl's topology.conf export; users submit without
-#                     --switches, as stock users do
-#   railguard         topology/rail + job_submit/rail (default placement config: strict) +
-#                     the SPANK plugin; every node has the healthy feature
-#   railguard-strict  the same with default_mode: strict written out (--policies ...,strict)
-#   railguard-prefer  the same with default_mode: prefer (--policies ...,prefer)
+#   stock tree          stock Slurm with railctl's topology.conf export; users submit without
+#                       --switches, as stock users do
+#   tree + --switches   the same, every multi-node job submitted with
+#                       --switches=ceil(nodes/SU size)@<wait> (what a short job_submit/lua
+#                       does instead of railguard)
+#   railguard (strict)  topology/rail + job_submit/rail (default placement config: strict) +
+#                       the SPANK plugin
+#   railguard (strict, written out) / railguard (prefer)   --policies ...,strict / ...,prefer
+# Every node has the healthy feature; mid-replay a fault takes it from some nodes the way
+# railcheck restricts a node (and sets their Extra), and the jobs started on them after it
+# are counted.
 # Jobs run `sleep` for their compressed duration (sbatch --gpus for one node, -N and
 # --gpus-per-node for more, --time set). What happened is read from Slurm itself:
 # jobcomp/filetxt records (submit, start, end, NodeList) of each run. Then the plugins' own
@@ -27,10 +32,16 @@ usage() {
   cat <<'EOF'
 usage: bench/placement.sh [--quick] [options]
 
-Runs one job stream through topology/tree and through railguard's plugins on live local
-Slurm clusters and prints the side-by-side table, the verdict, and the plugins' cost.
+Runs one job stream through stock topology/tree, topology/tree with --switches on every
+multi-node job, and railguard's plugins, on live local Slurm clusters, with a fault (nodes
+restricted as railcheck does) half way through, and prints the side-by-side table, the
+verdicts, and the plugins' cost.
 
-  --quick             small fast run: etc/dev-4su.yaml (32 nodes), 40 jobs, ~2 minutes
+  --quick             small fast run: etc/dev-4su.yaml (32 nodes), 40 jobs, ~4 minutes
+  --long-queue        a replay whose queue outlasts the switch waits: the same arrivals,
+                      run times compressed less, so the offered load is higher (full: 4x
+                      less, capped at 10 min; quick: 10x less, capped at 60 s, and
+                      --switch-wait 60)
   --trace FILE        trace (default: shared/data/traces/microsoft-itp/cluster04.csv)
   --format F          auto (default), csv or swf
   --skip K            leave out the first K jobs of the trace (sorted by submission)
@@ -40,12 +51,24 @@ Slurm clusters and prints the side-by-side table, the verdict, and the plugins' 
                       run times do not (1: the trace's own load)
   --max-duration S    cap each job's run time at S benchmark seconds
   --topo YAML         the layout (default etc/superpod-h100.yaml: 4 SUs, 127 nodes)
-  --policies LIST     comma-separated, run in this order (default tree,rail):
-                        tree    stock topology/tree, no --switches
-                        rail    railguard's plugins, default placement config (strict)
-                        strict  railguard's plugins with default_mode: strict written out
-                        prefer  railguard's plugins with default_mode: prefer
-                      The first is the baseline of the verdicts.
+  --policies LIST     comma-separated, run in this order (default tree,switches,rail):
+                        tree      stock topology/tree, no --switches
+                        switches  stock topology/tree, every multi-node job with
+                                  --switches=ceil(nodes/SU size)@<--switch-wait>
+                        rail      railguard's plugins, default placement config (strict)
+                        strict    railguard's plugins with default_mode: strict written out
+                        prefer    railguard's plugins with default_mode: prefer
+                      The verdicts compare each railguard policy with switches when it runs,
+                      else with the first policy.
+  --switch-wait S     the switches policy's wait bound in seconds (default 300, quick
+                      --long-queue 60); its slurm.conf gets max_switch_wait=max(S,300)
+  --rail-max-switch-wait S
+                      SchedulerParameters max_switch_wait of the railguard policies (default:
+                      the value in etc/slurm.conf.railguard, else 31536000)
+  --fault-at S        inject the fault S seconds into the stream (default: half way through
+                      its submissions)
+  --fault-nodes N     nodes the fault degrades: the first N of the first SU (default 2)
+  --no-fault          no fault
   --latency N         sbatch round trips per side for the job_submit latency (default 100
                       full, 40 quick; 0 skips it)
   --no-cost           skip the in-process plugin cost benchmark
@@ -55,6 +78,8 @@ Slurm clusters and prints the side-by-side table, the verdict, and the plugins' 
                       slurm-plugins/ (default $RAILGUARD_BINARY_DIR, else ./build)
 Defaults of the full run: --skip 15000 --jobs 600 --compress 2000 --load 3 --max-duration 120.
 Defaults of --quick:      --skip 20 --jobs 40 --compress 2000 --load 1 --max-duration 10.
+--long-queue changes them: full --compress 500 --load 12 --max-duration 600; quick --compress
+200 --load 10 --max-duration 60 --switch-wait 60.
 EOF
 }
 
@@ -65,12 +90,14 @@ die() {
 log() { echo "placement.sh: $*" >&2; }
 
 quick=0 trace="" format=auto skip="" jobs="" compress="" load="" max_duration="" topo=""
-policies=tree,rail latency="" cost=1 out=""
+policies=tree,switches,rail latency="" cost=1 out="" long_queue=0 switch_wait=""
+rail_max_switch_wait="" fault=1 fault_at="" fault_nodes=2
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1; shift ;;
     --trace | --format | --skip | --jobs | --compress | --load | --max-duration | --topo | \
-      --policies | --latency | --out | --build)
+      --policies | --latency | --out | --build | --switch-wait | --rail-max-switch-wait | \
+      --fault-at | --fault-nodes)
       [ $# -ge 2 ] || { echo "placement.sh: $1 needs a value" >&2; exit 2; }
       case $1 in
         --trace) trace=$2 ;;
@@ -85,14 +112,32 @@ while [ $# -gt 0 ]; do
         --latency) latency=$2 ;;
         --out) out=$2 ;;
         --build) bin=$2 ;;
+        --switch-wait) switch_wait=$2 ;;
+        --rail-max-switch-wait) rail_max_switch_wait=$2 ;;
+        --fault-at) fault_at=$2 ;;
+        --fault-nodes) fault_nodes=$2 ;;
       esac
       shift 2 ;;
     --no-cost) cost=0; shift ;;
+    --long-queue) long_queue=1; shift ;;
+    --no-fault) fault=0; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "placement.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 
+if [ "$long_queue" = 1 ] && [ "$quick" = 1 ]; then
+  # The quick stream's arrivals stay as they are (gaps / 2000); its run times are compressed
+  # 10x less, so the 32 nodes stay full for minutes and 4-node jobs queue past a 60 s wait.
+  : "${compress:=200}" "${load:=10}" "${max_duration:=60}" "${switch_wait:=60}"
+elif [ "$long_queue" = 1 ]; then
+  # The full run's arrivals (gaps / 6000) with run times compressed 4x less (capped at 10
+  # min): about 530 s of work for the 127 nodes arrives within 93 s, so the queue holds
+  # several minutes of work and waits pass the 300 s switch wait (estimated from the
+  # stream, not measured).
+  : "${compress:=500}" "${load:=12}" "${max_duration:=600}"
+fi
+: "${switch_wait:=300}"
 if [ "$quick" = 1 ]; then
   : "${topo:=$src/etc/dev-4su.yaml}" "${skip:=20}" "${jobs:=40}" "${compress:=2000}"
   : "${max_duration:=10}" "${latency:=40}" "${load:=1}"
@@ -105,12 +150,26 @@ else
 fi
 : "${trace:=$shared_data/traces/microsoft-itp/cluster04.csv}"
 [[ $latency =~ ^[0-9]+$ ]] || die "--latency needs a whole number, got '$latency'"
+[[ $switch_wait =~ ^[0-9]+$ ]] && [ "${#switch_wait}" -le 9 ] ||
+  die "--switch-wait needs a whole number of seconds, got '$switch_wait'"
+if [ -z "$rail_max_switch_wait" ]; then
+  # What the shipped slurm.conf lines say (etc/slurm.conf.railguard), else a year.
+  rail_max_switch_wait=$(sed -nE 's/^SchedulerParameters=.*max_switch_wait=([0-9]+).*/\1/p' \
+    "$src/etc/slurm.conf.railguard" 2>/dev/null | tail -n 1)
+  : "${rail_max_switch_wait:=31536000}"
+fi
+[[ $rail_max_switch_wait =~ ^[0-9]+$ ]] && [ "${#rail_max_switch_wait}" -le 9 ] ||
+  die "--rail-max-switch-wait needs a whole number of seconds, got '$rail_max_switch_wait'"
+[[ $fault_nodes =~ ^[0-9]+$ ]] && [ "$fault_nodes" -ge 1 ] ||
+  die "--fault-nodes needs a whole number, 1 or more, got '$fault_nodes'"
+[ -z "$fault_at" ] || [[ $fault_at =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+  die "--fault-at needs seconds (e.g. 30 or 12.5), got '$fault_at'"
 IFS=, read -ra policy_list <<<"$policies"
 declare -A seen_policy=()
 for p in "${policy_list[@]}"; do
   case $p in
-    tree | rail | strict | prefer) ;;
-    *) die "--policies: unknown policy '$p'; expected tree, rail, strict or prefer" ;;
+    tree | switches | rail | strict | prefer) ;;
+    *) die "--policies: unknown policy '$p'; expected tree, switches, rail, strict or prefer" ;;
   esac
   [ -z "${seen_policy[$p]:-}" ] || die "--policies: $p given twice"
   seen_policy[$p]=1
@@ -153,36 +212,112 @@ su_count=$(awk '{ print $2 }' "$out/nodes.txt" | sort -u | wc -l)
   --compress "$compress" --load "$load" --max-duration "$max_duration" --max-nodes "$node_count" \
   -o "$out/stream.txt" 2>"$out/stream.summary" || { cat "$out/stream.summary" >&2; exit 1; }
 log "$(cat "$out/stream.summary")"
+# The largest SU (what a job_submit/lua would hard-code).
+su_nodes=$(awk '{ n[$2]++ } END { m = 0; for (s in n) if (n[s] > m) m = n[s]; print m }' \
+  "$out/nodes.txt")
+"$bin/bench_placement" switches --stream "$out/stream.txt" --su-nodes "$su_nodes" \
+  --wait "$switch_wait" >"$out/switches.txt" || die "bench_placement switches failed"
+declare -A switches_of=()
+while read -r n opt; do switches_of[$n]=$opt; done <"$out/switches.txt"
+# The fault: the first --fault-nodes nodes of the first SU, half way through the submissions.
+fault_list=()
+if [ "$fault" = 1 ]; then
+  first_su=$(awk 'NR == 1 { print $2 }' "$out/nodes.txt")
+  mapfile -t fault_list < <(awk -v su="$first_su" '$2 == su { print $1 }' "$out/nodes.txt" |
+    head -n "$fault_nodes")
+  [ "${#fault_list[@]}" -eq "$fault_nodes" ] ||
+    die "--fault-nodes $fault_nodes: SU $first_su has only ${#fault_list[@]} nodes"
+  if [ -z "$fault_at" ]; then
+    fault_at=$(awk '!/^#/ { t = $2 } END { printf "%.3f", t / 2 }' "$out/stream.txt")
+  fi
+  fault_hosts=$(IFS=,; echo "${fault_list[*]}")
+  log "fault: ${fault_hosts} lose rail_healthy at stream second $fault_at"
+fi
 
 # --- one policy's run ----------------------------------------------------------------------------
 
-# set_healthy: every node gets the healthy feature next to its SU feature (one call per SU).
-set_healthy() {
-  local su nodes
-  while read -r su nodes; do
-    scontrol update NodeName="$nodes" AvailableFeatures="$su,rail_healthy" \
-      ActiveFeatures="$su,rail_healthy" || die "scontrol update of $su's features failed"
-  done < <(awk '{ n[$2] = n[$2] (n[$2] ? "," : "") $1 } END { for (s in n) print s, n[s] }' \
-    "$out/nodes.txt")
+# inject_fault POLICY: railcheck's restrict verdict on every node of the fault: the healthy
+# feature taken from the available and active lists (the other features kept), Extra set
+# to railcheck's report of a
+# degraded rail 0 (bench_placement degraded-extra: wire/extra_json's writer). Writes
+# $out/fault-POLICY.txt: the first whole second after the last update returned, and the nodes.
+inject_fault() {
+  local policy=$1 extra
+  extra=$("$bin/bench_placement" degraded-extra --topo "$topo" --rail 0) ||
+    die "bench_placement degraded-extra failed"
+  with_healthy remove "$fault_hosts"
+  scontrol update NodeName="$fault_hosts" Extra="$extra" ||
+    die "$policy: the fault's scontrol update of the Extra of $fault_hosts failed"
+  echo "$(date -d "@$((EPOCHSECONDS + 1))" +%Y-%m-%dT%H:%M:%S) $fault_hosts" \
+    >"$out/fault-$policy.txt"
+  log "$policy: fault injected: $fault_hosts restricted ($(cat "$out/fault-$policy.txt"))"
 }
+
+# sleep_until DUE_US: sleeps until the EPOCHREALTIME (in microseconds) DUE_US.
+sleep_until() {
+  local wait_us=$(($1 - ${EPOCHREALTIME/./}))
+  [ "$wait_us" -le 0 ] || sleep "$((wait_us / 1000000)).$(printf '%06d' $((wait_us % 1000000)))"
+}
+
+# with_healthy add|remove [NODES]: the healthy feature added to (taken from) the available
+# and active feature lists of NODES (a hostlist; default every node), every other feature
+# kept, as railcheck does; one scontrol update per group of nodes with the same lists.
+with_healthy() {
+  local how=$1 avail act group
+  local -a which=()
+  [ -z "${2:-}" ] || which=("$2")
+  while read -r avail act group; do
+    [ "$avail" != - ] || avail=""
+    [ "$act" != - ] || act=""
+    scontrol update NodeName="$group" AvailableFeatures="$avail" ActiveFeatures="$act" ||
+      die "scontrol update of the features of $group failed"
+  done < <(scontrol show node -o "${which[@]}" | awk -v how="$how" '
+    function fix(list,   n, a, i, r) {
+      if (list == "(null)") list = ""
+      n = split(list, a, ","); r = ""
+      for (i = 1; i <= n; i++) if (a[i] != "" && a[i] != "rail_healthy") r = r (r ? "," : "") a[i]
+      if (how == "add") r = r (r ? "," : "") "rail_healthy"
+      return r == "" ? "-" : r
+    }
+    {
+      name = av = ac = ""
+      for (i = 1; i <= NF; i++) {
+        if ($i ~ /^NodeName=/) name = substr($i, 10)
+        else if ($i ~ /^AvailableFeatures=/) av = substr($i, 19)
+        else if ($i ~ /^ActiveFeatures=/) ac = substr($i, 16)
+      }
+      if (name == "") next
+      k = fix(av) " " fix(ac); g[k] = g[k] (g[k] ? "," : "") name
+    }
+    END { for (k in g) print k, g[k] }')
+}
+
+# set_healthy: every node gets the healthy feature.
+set_healthy() { with_healthy add; }
 
 # submit_stream POLICY: submits every job of the stream at its time; records job ids and the
 # submission lag (how late sbatch returned, in ms) in $out/submit-POLICY.txt.
 submit_stream() {
-  local policy=$1 seq at dur nodes gpn gpus tmin _trace_id now_us due_us wait_us id_out lag_ms
-  local t0_us=${EPOCHREALTIME/./} max_lag=0 n=0
+  local policy=$1 seq at dur nodes gpn gpus tmin _trace_id now_us due_us id_out lag_ms
+  local t0_us=${EPOCHREALTIME/./} max_lag=0 n=0 fault_us=-1
   local -a shape
+  if [ "${#fault_list[@]}" -gt 0 ]; then
+    fault_us=$(awk -v t="$fault_at" 'BEGIN { printf "%d", t * 1000000 }')
+    fault_us=$((t0_us + fault_us))
+  fi
   : >"$out/submit-$policy.txt"
   while read -r seq at dur nodes gpn gpus tmin _trace_id; do
     [[ $seq == '#'* ]] && continue
     due_us=$((t0_us + 10#${at/./} * 1000))
-    now_us=${EPOCHREALTIME/./}
-    wait_us=$((due_us - now_us))
-    if [ "$wait_us" -gt 0 ]; then
-      sleep "$((wait_us / 1000000)).$(printf '%06d' $((wait_us % 1000000)))"
+    if [ "$fault_us" -ge 0 ] && [ "$due_us" -ge "$fault_us" ]; then
+      sleep_until "$fault_us"
+      inject_fault "$policy"
+      fault_us=-1
     fi
+    sleep_until "$due_us"
     if [ "$nodes" -eq 1 ]; then shape=(-N1 --gpus="$gpus"); else
       shape=(-N "$nodes" --gpus-per-node="$gpn")
+      [ "$policy" != switches ] || shape+=("${switches_of[$seq]}")
     fi
     id_out=$(sbatch --parsable -J "rgb-$seq" -t "$tmin" -o /dev/null "${shape[@]}" \
       --wrap "sleep $dur" 2>"$out/sbatch.err") ||
@@ -193,6 +328,10 @@ submit_stream() {
     echo "$seq ${id_out%%;*} $lag_ms" >>"$out/submit-$policy.txt"
     n=$((n + 1))
   done <"$out/stream.txt"
+  if [ "$fault_us" -ge 0 ]; then
+    sleep_until "$fault_us"
+    inject_fault "$policy"
+  fi
   log "$policy: submitted $n jobs; sbatch returned at most $max_lag ms after a job's time"
 }
 
@@ -239,15 +378,19 @@ set_job_submit() {
 
 # run_policy tree|rail|strict|prefer
 run_policy() {
-  local policy=$1 rounds=5 r per
+  local policy=$1 rounds=5 r per max_wait=300
   local -a opts=(--topo "$topo" --railctl "$bin/railctl" --timeout 180)
-  rm -f "$out/jobcomp-$policy.txt"
+  rm -f "$out/jobcomp-$policy.txt" "$out/fault-$policy.txt"
+  case $policy in
+    switches) [ "$switch_wait" -le 300 ] || max_wait=$switch_wait ;;
+    rail | strict | prefer) max_wait=$rail_max_switch_wait ;;
+  esac
   {
     echo "JobCompType=jobcomp/filetxt"
     echo "JobCompLoc=$out/jobcomp-$policy.txt"
-    echo "SchedulerParameters=bf_interval=2,max_switch_wait=300"
+    echo "SchedulerParameters=bf_interval=2,max_switch_wait=$max_wait"
   } >"$out/extra-$policy.conf"
-  if [ "$policy" != tree ]; then
+  if [ "$policy" != tree ] && [ "$policy" != switches ]; then
     echo "topology: topology.yaml" >"$out/railguard.yaml"  # default placement config
     [ "$policy" = rail ] ||
       printf 'placement:\n  default_mode: %s\n' "$policy" >>"$out/railguard.yaml"
@@ -266,7 +409,7 @@ run_policy() {
   opts+=(--conf-extra "$out/extra-$policy.conf")
   log "$policy: starting $node_count nodes"
   rg_cluster_start --no-trap "${opts[@]}" || die "$policy: the cluster did not start"
-  [ "$policy" = tree ] || set_healthy
+  set_healthy  # on every policy: the same feature lists, and the fault takes it the same way
   local t0=$SECONDS load0 load1
   read -r load0 _ </proc/loadavg
   submit_stream "$policy"
@@ -277,7 +420,8 @@ run_policy() {
     "sbatch returned at most $(sort -k3 -n "$out/submit-$policy.txt" | tail -n 1 |
       awk '{ print $3 }') ms after a job's time" >"$out/host-$policy.txt"
   # The sbatch latency: on the first railguard cluster.
-  if [ "$policy" != tree ] && [ "$latency" -gt 0 ] && [ ! -s "$out/latency-rail.txt" ]; then
+  if [ "$policy" != tree ] && [ "$policy" != switches ] && [ "$latency" -gt 0 ] &&
+    [ ! -s "$out/latency-rail.txt" ]; then
     # Alternate with and without job_submit/rail, a few rounds, to spread drift evenly.
     per=$(((latency + rounds - 1) / rounds))
     for ((r = 0; r < rounds; r++)); do
@@ -308,11 +452,24 @@ percentiles() {  # FILE: "p50 p99 mean" in ms of microsecond samples
   echo "         $(cat "$out/stream.summary")"
   echo "runs:    one live cluster per policy; times are benchmark seconds" \
     "(x$compress for trace time)"
+  echo "waits:   tree + --switches: --switches=ceil(nodes/$su_nodes)@${switch_wait}s" \
+    "(max_switch_wait=$([ "$switch_wait" -le 300 ] && echo 300 || echo "$switch_wait"));" \
+    "railguard: max_switch_wait=$rail_max_switch_wait"
+  if [ "${#fault_list[@]}" -gt 0 ]; then
+    echo "fault:   at stream second $fault_at, $fault_hosts lose rail_healthy and get" \
+      "railcheck's restrict Extra; starts from the next whole second on are counted"
+  fi
   echo
   report=(--topo "$topo" --stream "$out/stream.txt" --details)
-  declare -A title=([tree]=topology/tree [rail]=railguard [strict]=railguard-strict
-    [prefer]=railguard-prefer)
-  for p in "${policy_list[@]}"; do report+=(--run "${title[$p]}=$out/jobcomp-$p.txt"); done
+  declare -A title=([tree]="stock tree" [switches]="tree + --switches"
+    [rail]="railguard (strict)" [strict]="railguard (strict, written out)"
+    [prefer]="railguard (prefer)")
+  for p in "${policy_list[@]}"; do
+    report+=(--run "${title[$p]}=$out/jobcomp-$p.txt")
+    [ ! -s "$out/fault-$p.txt" ] || report+=(--fault "${title[$p]}=$out/fault-$p.txt")
+    case $p in rail | strict | prefer) report+=(--verdict "${title[$p]}") ;; esac
+  done
+  [ -z "${seen_policy[switches]:-}" ] || report+=(--baseline "${title[switches]}")
   "$bin/bench_placement" report "${report[@]}"
   for p in "${policy_list[@]}"; do cat "$out/host-$p.txt"; done
   if [ -s "$out/latency-rail.txt" ]; then

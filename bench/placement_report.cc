@@ -9,6 +9,7 @@
 #include <set>
 
 #include "topo/hostlist.h"
+#include "wire/extra_json.h"
 
 namespace railguard::bench {
 namespace {
@@ -147,9 +148,13 @@ bool ParseJobComp(std::string_view text, const std::string& name, std::vector<Jo
 
 bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>& records,
               const std::string& records_name, const topo::Topology& topo,
-              const std::string& policy, PolicyResult* out, std::string* err) {
+              const std::string& policy, PolicyResult* out, std::string* err, const Fault* fault) {
   *out = PolicyResult();
   out->policy = policy;
+  out->fault = fault != nullptr;
+  const std::set<std::string> degraded =
+      fault ? std::set<std::string>(fault->nodes.begin(), fault->nodes.end())
+            : std::set<std::string>();
   size_t largest_su = 0;
   for (const topo::ScalableUnit& su : topo.sus) largest_su = std::max(largest_su, su.nodes.size());
 
@@ -191,15 +196,26 @@ bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>
     }
     const double wait = static_cast<double>(std::max<int64_t>(0, r->start - r->submit));
     waits.push_back(wait);
-    if (j.nodes < 2) continue;
-    waits_multi.push_back(wait);
-    ++out->multi_node;
     std::vector<std::string> hosts;
     std::string herr;
     if (!ExpandHostlist(r->node_list, &hosts, &herr)) {
       *err = Where(records_name, r->line) + "NodeList '" + r->node_list + "': " + herr;
       return false;
     }
+    if (fault && r->start >= fault->time) {
+      ++out->started_after_fault;
+      const bool hit = std::any_of(hosts.begin(), hosts.end(),
+                                   [&](const std::string& h) { return degraded.count(h) > 0; });
+      if (hit) {
+        ++(j.nodes < 2 ? out->single_on_degraded : out->multi_on_degraded);
+        out->on_degraded.push_back(r->name + " (" + std::to_string(j.nodes) + " node" +
+                                   (j.nodes == 1 ? "" : "s") + ", +" +
+                                   std::to_string(r->start - fault->time) + " s): " + r->node_list);
+      }
+    }
+    if (j.nodes < 2) continue;
+    waits_multi.push_back(wait);
+    ++out->multi_node;
     std::set<int> sus;
     for (const std::string& h : hosts) {
       const topo::NodeRef* ref = topo.FindNode(h);
@@ -255,6 +271,15 @@ std::string FormatTable(const std::vector<PolicyResult>& results) {
   row("p95 wait, multi-node jobs (s)",
       [](const PolicyResult& r) { return Fmt("%.0f", r.p95_wait_multi); });
   row("makespan (s)", [](const PolicyResult& r) { return Fmt("%.0f", r.makespan); });
+  if (std::any_of(results.begin(), results.end(), [](const PolicyResult& r) { return r.fault; })) {
+    auto count = [](bool fault, int n) { return fault ? std::to_string(n) : std::string("-"); };
+    row("jobs started after the fault",
+        [&](const PolicyResult& r) { return count(r.fault, r.started_after_fault); });
+    row("  multi-node, on a degraded node",
+        [&](const PolicyResult& r) { return count(r.fault, r.multi_on_degraded); });
+    row("  single-node, on a degraded node",
+        [&](const PolicyResult& r) { return count(r.fault, r.single_on_degraded); });
+  }
 
   size_t title_w = 6;
   for (const auto& r : rows) title_w = std::max(title_w, r.first.size());
@@ -282,7 +307,8 @@ std::string Verdict(const PolicyResult& baseline, const PolicyResult& railguard,
       railguard.multi_fit_got_one_su == railguard.multi_fit_one_su && railguard.missing == 0;
   const double limit = baseline.p95_wait * 1.10;
   const bool wait_ok = railguard.p95_wait <= limit + 1.0;
-  *pass = all_one_su && wait_ok;
+  const bool fault_ok = !railguard.fault || railguard.multi_on_degraded == 0;
+  *pass = all_one_su && wait_ok && fault_ok;
   std::string s =
       std::string("verdict: ") + (*pass ? "PASS" : "FAIL") + ": " + railguard.policy + " placed " +
       std::to_string(railguard.multi_fit_got_one_su) + " of " +
@@ -300,7 +326,90 @@ std::string Verdict(const PolicyResult& baseline, const PolicyResult& railguard,
     s += " (limit +10%";
   }
   s += std::string(", plus 1 s for Slurm's whole-second times): ") + (wait_ok ? "ok" : "too slow");
+  if (railguard.fault) {
+    s += "; after the fault " + std::to_string(railguard.multi_on_degraded) +
+         " multi-node jobs started on a degraded node" + (fault_ok ? "" : " (target: none)");
+  }
   return s;
+}
+
+bool ParseFault(std::string_view text, const std::string& name, const topo::Topology& topo,
+                Fault* out, std::string* err) {
+  *out = Fault();
+  const char kForm[] = "; expected one line '<YYYY-MM-DDTHH:MM:SS> <hostlist>'";
+  int line_no = 0;
+  bool have = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string line(text.substr(pos, nl - pos));
+    pos = nl + 1;
+    ++line_no;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    const std::string at = Where(name, line_no);
+    if (have) {
+      *err = at + "a second fault" + kForm;
+      return false;
+    }
+    const size_t sp = line.find(' ');
+    if (sp == std::string::npos) {
+      *err = at + "'" + line + "' has no node list" + kForm;
+      return false;
+    }
+    const std::string time = line.substr(0, sp);
+    out->node_list = line.substr(line.find_first_not_of(' ', sp));
+    if (!ParseTime(time, &out->time)) {
+      *err = at + "time '" + time + "'" + kForm;
+      return false;
+    }
+    std::string herr;
+    if (!ExpandHostlist(out->node_list, &out->nodes, &herr) || out->nodes.empty()) {
+      *err = at + "node list '" + out->node_list + "': " + (herr.empty() ? "empty" : herr) + kForm;
+      return false;
+    }
+    for (const std::string& h : out->nodes) {
+      if (!topo.FindNode(h)) {
+        *err = at + "node '" + h + "' is not in the layout; expected nodes of the benchmark's " +
+               "layout";
+        return false;
+      }
+    }
+    have = true;
+  }
+  if (!have) {
+    *err = name + ": no fault" + kForm;
+    return false;
+  }
+  return true;
+}
+
+std::string DegradedExtra(int rails, int degraded_rail, double now) {
+  wire::RailcheckExtra e;
+  e.time = now;
+  e.verdict = "restrict";
+  e.rails.assign(static_cast<size_t>(rails), wire::RailState::kOk);
+  e.rails[static_cast<size_t>(degraded_rail)] = wire::RailState::kDegraded;
+  wire::FailedCheck f;
+  f.rail = degraded_rail;
+  f.check = "port.rate";
+  e.failed.push_back(f);
+  return wire::WriteExtra(e, "").value_or("");
+}
+
+uint32_t SwitchCount(uint32_t nodes, uint32_t su_nodes) {
+  if (nodes < 2) return 0;
+  return nodes / su_nodes + (nodes % su_nodes ? 1 : 0);
+}
+
+std::string SwitchesOption(uint32_t nodes, uint32_t su_nodes, uint32_t wait_seconds) {
+  const uint32_t count = SwitchCount(nodes, su_nodes);
+  if (count == 0) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "--switches=%u@%u:%02u", count, wait_seconds / 60,
+                wait_seconds % 60);
+  return buf;
 }
 
 }  // namespace railguard::bench

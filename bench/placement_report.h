@@ -52,24 +52,65 @@ struct PolicyResult {
   std::vector<std::string> split;  // "rgb-<seq> (<nodes> nodes): <node list>" for each
                                    // multi-node job that fit one SU but spanned more
   int foreign_records = 0;         // records not named rgb-<seq> (ignored)
+  // With a fault (Evaluate's `fault`): jobs whose start is at or after Fault::time, and of
+  // those the ones given a degraded node, multi-node and single-node apart (railcheck's
+  // restrict verdict keeps only multi-node jobs off a node).
+  bool fault = false;
+  int started_after_fault = 0;
+  int multi_on_degraded = 0;
+  int single_on_degraded = 0;
+  std::vector<std::string> on_degraded;  // "rgb-<seq> (<n> nodes, +<s> s): <node list>" each
 };
+
+// A fault injected mid-replay: nodes marked degraded the way railcheck's restrict verdict
+// does (healthy feature taken away, Extra set).
+struct Fault {
+  int64_t time = 0;                // first whole second after the last node update returned,
+                                   // local time read as UTC like JobRecord's times
+  std::string node_list;           // the hostlist as written
+  std::vector<std::string> nodes;  // expanded
+};
+
+// Parses a fault file: one line "<YYYY-MM-DDTHH:MM:SS> <hostlist>" ('#' lines and blank lines
+// skipped). Every node must be in `topo`. Errors: "<name>:<line>: ...; expected ...".
+bool ParseFault(std::string_view text, const std::string& name, const topo::Topology& topo,
+                Fault* out, std::string* err);
+
+// The Extra value railcheck publishes for a node whose rail `degraded_rail` (0-based) of
+// `rails` is degraded and which it restricts (wire::WriteExtra of verdict "restrict",
+// failed "rail<k>:port.rate"), judged at `now` (seconds since the epoch).
+// REQUIRES: 0 <= degraded_rail < rails.
+std::string DegradedExtra(int rails, int degraded_rail, double now);
+
+// The --switches count a ~10-line job_submit/lua gives a job on stock topology/tree:
+// ceil(nodes / su_nodes) leaf switches; 0 for a job of fewer than 2 nodes (left alone).
+// REQUIRES: su_nodes >= 1.
+uint32_t SwitchCount(uint32_t nodes, uint32_t su_nodes);
+
+// sbatch's option for it, waiting at most `wait_seconds`: "--switches=<count>@<min>:<ss>"
+// (e.g. "--switches=2@5:00", Slurm's minutes:seconds form); "" when SwitchCount is 0.
+std::string SwitchesOption(uint32_t nodes, uint32_t su_nodes, uint32_t wait_seconds);
 
 // Matches `records` (by job name rgb-<seq>; a later record of the same job replaces an
 // earlier one) to `stream` and computes the numbers, with each node's SU from `topo`.
 // A record of a job that ran on a node `topo` does not list, or whose node list is not a
 // valid hostlist, is an error naming the record's line in `records_name`.
+// With `fault`, also counts the jobs started at or after fault->time on its nodes.
 // REQUIRES: topo loaded and indexed; out and err are not null.
 bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>& records,
               const std::string& records_name, const topo::Topology& topo,
-              const std::string& policy, PolicyResult* out, std::string* err);
+              const std::string& policy, PolicyResult* out, std::string* err,
+              const Fault* fault = nullptr);
 
-// The table, one row per number and one column per policy.
+// The table, one row per number and one column per policy; the fault rows when any result
+// has a fault.
 std::string FormatTable(const std::vector<PolicyResult>& results);
 
 // The verdict for the target "railguard places every multi-node job that fits one SU in one
 // SU, without a p95 wait worse than topology/tree by more than 10%": one line starting with
 // "verdict: PASS" or "verdict: FAIL", with the numbers. Slurm records whole seconds, so a
-// p95 up to 1 s above the 10% margin counts as within it (the line says so).
+// p95 up to 1 s above the 10% margin counts as within it (the line says so). When `railguard`
+// had a fault, a multi-node job started on a degraded node after it also fails the verdict.
 std::string Verdict(const PolicyResult& baseline, const PolicyResult& railguard, bool* pass);
 
 }  // namespace railguard::bench

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "topo/topology_yaml.h"
+#include "wire/extra_json.h"
 
 namespace railguard::bench {
 namespace {
@@ -197,6 +198,173 @@ TEST(Table, HasOneColumnPerPolicyAndTheShareOfOneSuPlacements) {
   EXPECT_EQ(t.substr(0, t.find('\n')),
             "metric                           topology/tree       railguard");
   EXPECT_NE(t.find("  of those, placed in one SU     38/41 (92.7%)  41/41 (100.0%)\n"),
+            std::string::npos)
+      << t;
+}
+
+// --- tree + --switches: what a short job_submit/lua sets --------------------------------------
+
+TEST(Switches, CountIsTheNodesOverTheSuSizeRoundedUpAndNoneForOneNode) {
+  EXPECT_EQ(SwitchCount(0, 32), 0u);
+  EXPECT_EQ(SwitchCount(1, 32), 0u);
+  EXPECT_EQ(SwitchCount(2, 32), 1u);
+  EXPECT_EQ(SwitchCount(32, 32), 1u);
+  EXPECT_EQ(SwitchCount(33, 32), 2u);
+  EXPECT_EQ(SwitchCount(64, 32), 2u);
+  EXPECT_EQ(SwitchCount(65, 32), 3u);
+  EXPECT_EQ(SwitchCount(9, 8), 2u);
+  EXPECT_EQ(SwitchCount(5, 1), 5u);
+}
+
+TEST(Switches, OptionIsSbatchsCountAtMinutesAndSeconds) {
+  // sbatch(1) --switches=<count>[@max-time], max-time in "minutes:seconds" among its forms.
+  EXPECT_EQ(SwitchesOption(1, 32, 300), "");
+  EXPECT_EQ(SwitchesOption(16, 32, 300), "--switches=1@5:00");
+  EXPECT_EQ(SwitchesOption(40, 32, 300), "--switches=2@5:00");
+  EXPECT_EQ(SwitchesOption(4, 8, 65), "--switches=1@1:05");
+  EXPECT_EQ(SwitchesOption(4, 8, 0), "--switches=1@0:00");
+  EXPECT_EQ(SwitchesOption(4, 8, 7200), "--switches=1@120:00");
+}
+
+// --- the fault: nodes railcheck restricted --------------------------------------------------
+
+TEST(Fault, DegradedExtraIsWhatRailcheckWritesForARestrictedNode) {
+  const std::string extra = DegradedExtra(8, 3, 1764590400.7);
+  EXPECT_EQ(extra,
+            "{\"railcheck\":{\"failed\":[\"rail3:port.rate\"],\"rails\":[\"ok\",\"ok\",\"ok\","
+            "\"degraded\",\"ok\",\"ok\",\"ok\",\"ok\"],\"time\":1764590400,\"verdict\":"
+            "\"restrict\"}}");
+  // And the report's strict reader takes it as railcheck's own.
+  wire::RailcheckExtra back;
+  std::string err;
+  ASSERT_EQ(wire::ReadExtra(extra, wire::ExtraReadMode::kStrict, &back, &err),
+            wire::ExtraStatus::kOk)
+      << err;
+  EXPECT_EQ(back.verdict, "restrict");
+  ASSERT_EQ(back.rails.size(), 8u);
+  EXPECT_EQ(back.rails[3], wire::RailState::kDegraded);
+  EXPECT_EQ(back.rails[2], wire::RailState::kOk);
+  ASSERT_EQ(back.failed.size(), 1u);
+  EXPECT_EQ(back.failed[0].rail, 3);
+  EXPECT_EQ(back.failed[0].check, "port.rate");
+}
+
+TEST_F(Report, ParsesAFaultFileAndNamesWhatIsWrong) {
+  Fault f;
+  std::string err;
+  ASSERT_TRUE(ParseFault("# injected\n2026-01-01T10:00:30 n[031-032]\n", "f.txt", topo_, &f, &err))
+      << err;
+  EXPECT_EQ(f.node_list, "n[031-032]");
+  EXPECT_EQ(f.nodes, (std::vector<std::string>{"n031", "n032"}));
+  int64_t t0 = 0;
+  std::vector<JobRecord> r = Records(Record(1, "rgb-1", "COMPLETED", "2026-01-01T10:00:00",
+                                            "2026-01-01T10:00:00", "2026-01-01T10:00:01", "n001"));
+  t0 = r[0].submit;
+  EXPECT_EQ(f.time - t0, 30);
+
+  EXPECT_FALSE(ParseFault("", "f.txt", topo_, &f, &err));
+  EXPECT_EQ(err, "f.txt: no fault; expected one line '<YYYY-MM-DDTHH:MM:SS> <hostlist>'");
+  EXPECT_FALSE(ParseFault("2026-01-01T10:00:30\n", "f.txt", topo_, &f, &err));
+  EXPECT_EQ(err,
+            "f.txt:1: '2026-01-01T10:00:30' has no node list; expected one line "
+            "'<YYYY-MM-DDTHH:MM:SS> <hostlist>'");
+  EXPECT_FALSE(ParseFault("10:00:30 n001\n", "f.txt", topo_, &f, &err));
+  EXPECT_EQ(err, "f.txt:1: time '10:00:30'; expected one line '<YYYY-MM-DDTHH:MM:SS> <hostlist>'");
+  EXPECT_FALSE(ParseFault("2026-01-01T10:00:30 n999\n", "f.txt", topo_, &f, &err));
+  EXPECT_EQ(err,
+            "f.txt:1: node 'n999' is not in the layout; expected nodes of the benchmark's layout");
+  EXPECT_FALSE(
+      ParseFault("2026-01-01T10:00:30 n001\n2026-01-01T10:00:40 n002\n", "f.txt", topo_, &f, &err));
+  EXPECT_EQ(err, "f.txt:2: a second fault; expected one line '<YYYY-MM-DDTHH:MM:SS> <hostlist>'");
+}
+
+TEST_F(Report, CountsJobsStartedOnDegradedNodesFromTheFaultsSecondOn) {
+  Fault fault;
+  std::string err;
+  ASSERT_TRUE(ParseFault("2026-01-01T10:00:30 n[031-032]", "f.txt", topo_, &fault, &err)) << err;
+  const std::vector<StreamJob> stream = {Job(1, 2), Job(2, 2), Job(3, 1),
+                                         Job(4, 4), Job(5, 2), Job(6, 1)};
+  const std::string text =
+      // before the fault, on n031-n032: not counted (placed while they were healthy)
+      Record(10, "rgb-1", "COMPLETED", "2026-01-01T10:00:00", "2026-01-01T10:00:29",
+             "2026-01-01T10:00:39", "n[031-032]") +
+      // in the fault's second, one node degraded: counted
+      Record(11, "rgb-2", "COMPLETED", "2026-01-01T10:00:00", "2026-01-01T10:00:30",
+             "2026-01-01T10:00:40", "n[030-031]") +
+      // single-node, later, on n032: counted apart
+      Record(12, "rgb-3", "COMPLETED", "2026-01-01T10:00:00", "2026-01-01T10:00:45",
+             "2026-01-01T10:00:50", "n032") +
+      // after, on healthy nodes: started after the fault, not on a degraded node
+      Record(13, "rgb-4", "COMPLETED", "2026-01-01T10:00:00", "2026-01-01T10:00:50",
+             "2026-01-01T10:01:00", "n[025-028]") +
+      Record(14, "rgb-5", "COMPLETED", "2026-01-01T10:00:00", "2026-01-01T10:01:50",
+             "2026-01-01T10:02:00", "n[025,032]") +
+      // never started
+      Record(15, "rgb-6", "CANCELLED", "2026-01-01T10:00:00", "Unknown", "2026-01-01T10:02:00",
+             "(null)");
+  PolicyResult r;
+  ASSERT_TRUE(Evaluate(stream, Records(text), "comp.txt", topo_, "tree", &r, &err, &fault)) << err;
+  EXPECT_TRUE(r.fault);
+  EXPECT_EQ(r.started_after_fault, 4);
+  EXPECT_EQ(r.multi_on_degraded, 2);
+  EXPECT_EQ(r.single_on_degraded, 1);
+  EXPECT_EQ(r.on_degraded, (std::vector<std::string>{"rgb-2 (2 nodes, +0 s): n[030-031]",
+                                                     "rgb-3 (1 node, +15 s): n032",
+                                                     "rgb-5 (2 nodes, +80 s): n[025,032]"}));
+  // Without a fault nothing of that is counted.
+  PolicyResult plain;
+  ASSERT_TRUE(Evaluate(stream, Records(text), "comp.txt", topo_, "tree", &plain, &err)) << err;
+  EXPECT_FALSE(plain.fault);
+  EXPECT_EQ(plain.started_after_fault, 0);
+  EXPECT_EQ(plain.multi_on_degraded, 0);
+}
+
+TEST(Verdict, AMultiNodeJobOnADegradedNodeFailsIt) {
+  PolicyResult base, rail;
+  base.policy = "tree + --switches";
+  rail.policy = "railguard (strict)";
+  base.multi_fit_one_su = rail.multi_fit_one_su = rail.multi_fit_got_one_su = 5;
+  base.multi_fit_got_one_su = 4;
+  base.p95_wait = rail.p95_wait = 10;
+  rail.fault = true;
+  rail.single_on_degraded = 3;  // allowed: restrict keeps multi-node jobs off only
+  bool pass = false;
+  EXPECT_EQ(Verdict(base, rail, &pass),
+            "verdict: PASS: railguard (strict) placed 5 of 5 multi-node jobs that fit one SU in "
+            "one SU (tree + --switches: 4); p95 wait 10 s vs 10 s (+0.0%, limit +10%, plus 1 s "
+            "for Slurm's whole-second times): ok; after the fault 0 multi-node jobs started on a "
+            "degraded node");
+  EXPECT_TRUE(pass);
+  rail.multi_on_degraded = 1;
+  EXPECT_EQ(Verdict(base, rail, &pass),
+            "verdict: FAIL: railguard (strict) placed 5 of 5 multi-node jobs that fit one SU in "
+            "one SU (tree + --switches: 4); p95 wait 10 s vs 10 s (+0.0%, limit +10%, plus 1 s "
+            "for Slurm's whole-second times): ok; after the fault 1 multi-node jobs started on a "
+            "degraded node (target: none)");
+  EXPECT_FALSE(pass);
+}
+
+TEST(Table, HasTheFaultRowsOnlyWhenARunHadAFault) {
+  PolicyResult a, b;
+  a.policy = "stock tree";
+  b.policy = "railguard (strict)";
+  EXPECT_EQ(FormatTable({a, b}).find("after the fault"), std::string::npos);
+  a.fault = true;
+  a.started_after_fault = 20;
+  a.multi_on_degraded = 3;
+  a.single_on_degraded = 1;
+  const std::string t = FormatTable({a, b});
+  // Titles padded to the longest (33 characters), then columns 10 and 18 wide, 2 apart.
+  EXPECT_NE(t.find("jobs started after the fault" + std::string(15, ' ') + "20" +
+                   std::string(19, ' ') + "-\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("  multi-node, on a degraded node" + std::string(12, ' ') + "3" +
+                   std::string(19, ' ') + "-\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("  single-node, on a degraded node" + std::string(11, ' ') + "1" +
+                   std::string(19, ' ') + "-\n"),
             std::string::npos)
       << t;
 }
