@@ -293,7 +293,15 @@ with_healthy() {
 }
 
 # set_healthy: every node gets the healthy feature.
-set_healthy() { with_healthy add; }
+# set_healthy: every node healthy as railcheck publishes it: the feature, and its health in
+# Extra (job_submit/rail's feature keeper takes rail_healthy from a node whose Extra is not
+# healthy, and gives it back from Extra after slurmctld rereads slurm.conf).
+set_healthy() {
+  local extra='{"railcheck":{"failed":[],"healthy":true,"rails":["ok","ok","ok","ok","ok","ok","ok","ok"],"time":1,"verdict":"ok"}}'
+  scontrol update NodeName="$(sinfo -h -N -o %N | sort -u | paste -sd,)" Extra="$extra" ||
+    die "scontrol update of the nodes' Extra failed"
+  with_healthy add
+}
 
 # submit_stream POLICY: submits every job of the stream at its time; records job ids and the
 # submission lag (how late sbatch returned, in ms) in $out/submit-POLICY.txt.

@@ -90,7 +90,7 @@ std::vector<std::string> CheckNames(const CheckCatalog& checks);
 struct HealthConfig {
   // Where sysfs is mounted. "%n" in it becomes the node name (test clusters give every node
   // its own tree). Absolute.
-  std::string sysfs_root = "/";
+  std::string sysfs_root = "/sys";
   // Folder of railcheck's state files (baseline.json, state.json); "%n" as above. Absolute.
   std::string state_dir = "/var/lib/railguard/health";
   // The health event log railcheck appends to and `railctl report` reads (format:

@@ -25,6 +25,10 @@
 namespace railguard::health {
 namespace {
 
+// Where the running kernel mounts sysfs: the only root at which libibverbs and the ethtool
+// ioctl describe the same devices as the files read.
+constexpr char kLiveSysfs[] = "/sys";
+
 enum class Mode { kPeriodic, kProlog, kEpilog, kBaseline };
 
 bool IsHook(Mode m) { return m == Mode::kProlog || m == Mode::kEpilog; }
@@ -406,6 +410,8 @@ bool Run::LoadSetup(const Options& o, Setup* s, std::string* err) {
     return false;
   }
   s->sysfs_root = o.sysfs_root ? *o.sysfs_root : ExpandNode(health.sysfs_root, s->node);
+  // sysfs_root is where sysfs is mounted; "/" (what configs said before) means the kernel's.
+  if (s->sysfs_root == "/") s->sysfs_root = kLiveSysfs;
   s->state_dir = ExpandNode(health.state_dir, s->node);
   return true;
 }
@@ -440,10 +446,10 @@ NodeFacts Run::GatherFacts(const Options& o, const Setup& s, const StateFiles& s
   spec.gpu_pci = s.type->gpu_pci;
   spec.read_timeout_ms = s.health().read_timeout_ms;
   // RoCE rails' ethtool statistics: only the live node's netdevs can be asked.
-  if (s.sysfs_root == "/" && deps_.open_ethtool) spec.ethtool = deps_.open_ethtool();
+  if (s.sysfs_root == kLiveSysfs && deps_.open_ethtool) spec.ethtool = deps_.open_ethtool();
   spec.boot_id_file = ExpandNode(s.health().boot_id_file, s.node);
   std::shared_ptr<Verbs> verbs =
-      s.sysfs_root == "/" && deps_.open_verbs ? deps_.open_verbs() : nullptr;
+      s.sysfs_root == kLiveSysfs && deps_.open_verbs ? deps_.open_verbs() : nullptr;
   NodeFacts facts = Gather(spec, deps_.fs, verbs);
   if (o.mode == Mode::kBaseline) return facts;
   Phase("judging transients");

@@ -277,7 +277,7 @@ TEST(HealthConfig, WithoutAHealthSectionEveryDefaultHolds) {
   Diags diags;
   ASSERT_TRUE(LoadConfigString("topology: t.yaml\n", "r.yaml", &c, &diags, Checks()));
   const HealthConfig& h = c.health;
-  EXPECT_EQ(h.sysfs_root, "/");
+  EXPECT_EQ(h.sysfs_root, "/sys");
   EXPECT_EQ(h.state_dir, "/var/lib/railguard/health");
   EXPECT_EQ(h.link_layer, "InfiniBand");
   EXPECT_EQ(h.resume_after_clean_runs, 3);

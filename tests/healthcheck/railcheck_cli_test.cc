@@ -760,3 +760,31 @@ TEST_F(RailcheckStuck, AChildStuckAfterItsGatherGaveUpIsAnsweredForAtTheRunsDead
 
 }  // namespace
 }  // namespace railguard::health
+
+namespace railguard::health {
+namespace {
+
+// With the default health.sysfs_root (and with "/", what configs said before), a node's
+// rail NICs are looked for under /sys/class/infiniband, where the kernel puts them, not
+// under /class/infiniband.
+TEST_F(Railcheck, TheDefaultSysfsRootIsWhereTheKernelMountsSysfs) {
+  if (testing::fs::exists("/sys/class/infiniband/mlx5_0"))
+    GTEST_SKIP() << "this machine has RDMA devices: the test needs their absence";
+  for (const std::string& root_line : {std::string(), std::string("  sysfs_root: /\n")}) {
+    WriteFile(tmp_ / "railguard.yaml", "topology: " RAILGUARD_SOURCE_DIR
+                                       "/etc/dev-4su.yaml\n"
+                                       "health:\n" +
+                                           root_line + "  state_dir: " + tmp_.path() +
+                                           "/state/%n\n  events_log: " + tmp_.path() +
+                                           "/events.log\n");
+    fs_ = std::make_shared<RealSysfs>();
+    Run({"--periodic", "--dry-run"});  // this machine has no RDMA devices
+    const std::string said = out_.str();
+    EXPECT_NE(said.find("missing: /sys/class/infiniband/mlx5_0 does not exist"), std::string::npos)
+        << "root line '" << root_line << "': " << said << err_.str();
+    EXPECT_EQ(said.find(" /class/infiniband"), std::string::npos) << said;
+  }
+}
+
+}  // namespace
+}  // namespace railguard::health
