@@ -30,6 +30,10 @@ std::string RiseOverLimit(uint64_t rise, double seconds, const char* since, doub
 
 bool HasPort(const NicFacts& n) { return n.complete && n.present && n.port_error.empty(); }
 
+bool IsRoce(const NicFacts& n) {
+  return HasPort(n) && n.port.link_layer.ok() && *n.port.link_layer.value == "Ethernet";
+}
+
 bool ActiveAndUp(const NicFacts& n) {
   return HasPort(n) && n.port.state.ok() && n.port.state.value->code == kStateActive &&
          n.port.phys_state.ok() && n.port.phys_state.value->code == kPhysLinkUp;

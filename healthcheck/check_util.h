@@ -31,6 +31,9 @@ std::string RiseOverLimit(uint64_t rise, double seconds, const char* since, doub
 
 // The NIC was gathered, is present and has a readable port.
 bool HasPort(const NicFacts& n);
+// HasPort, and the port's link_layer reads Ethernet: a RoCE rail, whose IB counters/ mean
+// nothing (its link is judged by the eth.* checks from its netdev).
+bool IsRoce(const NicFacts& n);
 // HasPort, and the port is ACTIVE and LinkUp.
 bool ActiveAndUp(const NicFacts& n);
 // The NIC was gathered, is present and its PCI path is known.

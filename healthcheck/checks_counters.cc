@@ -99,7 +99,7 @@ void CheckLinkErrors(const JudgeInput& in, const CounterMoves& h, std::vector<Fi
   const HealthConfig& cfg = *in.config;
   for (const PortMoves& pm : h.ports) {
     const NicFacts* n = check_util::NicOfRail(*in.facts, pm.rail);
-    if (!n) continue;
+    if (!n || check_util::IsRoce(*n)) continue;  // eth.errors judges RoCE rails
     for (const CounterMove& m : pm.moves) {
       auto limit = cfg.link_error_limits.find(m.key);
       if (limit == cfg.link_error_limits.end()) continue;
@@ -137,10 +137,10 @@ void CheckLinkCounters(const JudgeInput& in, const CounterMoves& h, std::vector<
                         "no baseline"));
   }
   for (const NicFacts& n : in.facts->nics)
-    if (check_util::HasPort(n)) PortCounterNotes(n, *in.config, out);
+    if (check_util::HasPort(n) && !check_util::IsRoce(n)) PortCounterNotes(n, *in.config, out);
   for (const PortMoves& pm : h.ports) {
     const NicFacts* n = check_util::NicOfRail(*in.facts, pm.rail);
-    if (!n) continue;
+    if (!n || check_util::IsRoce(*n)) continue;  // eth.counters notes RoCE rails
     for (const CounterMove& m : pm.moves) MoveNotes(*n, m, *in.config, out);
   }
   if (!h.boot_change.empty()) {

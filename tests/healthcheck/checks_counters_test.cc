@@ -35,6 +35,16 @@ TEST_F(Checks, ErrorCountersAreRatesOverTheLastHourNotAbsoluteValues) {
   EXPECT_EQ(j.verdict.rails[2].status, RailStatus::kDegraded);
 }
 
+// A RoCE rail's IB counters/ mean nothing: its link is judged by eth.* from its netdev.
+TEST_F(Checks, TheIbCountersOfARoceRailAreNotJudged) {
+  facts_.nics[2].port.link_layer = Val(std::string("Ethernet"), "Ethernet");
+  facts_.nics[2].port.counters["symbol_error"].value = 5000;
+  NextRun(600);
+  facts_.nics[2].port.counters["symbol_error"].value = 9000;
+  for (const std::string& m : Messages())
+    EXPECT_EQ(m.find("rail2 mlx5_4 symbol_error"), std::string::npos) << m;
+}
+
 TEST_F(Checks, AWindowIsNeverAveragedOverLessThanTheMinimumRateInterval) {
   cfg_.rate_windows_seconds = {60};
   cfg_.min_rate_interval_seconds = 60;
