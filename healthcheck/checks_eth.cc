@@ -15,6 +15,7 @@
 #include "healthcheck/check_util.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/parse.h"
+#include "healthcheck/rate_window.h"
 
 namespace railguard::health {
 namespace {
@@ -108,6 +109,22 @@ std::optional<uint64_t> ValueNow(const EthFacts& e, const std::string& key) {
   return it->second;
 }
 
+// The recent increases of statistic `key` of `n` with this run's (rate_window.h), as
+// link.errors keeps them for IB counters: the last run's history plus the rise since it (a
+// value that went back is a reset: it counts from zero). Empty on a first run.
+RateHistory EthHistory(const JudgeInput& in, const NicFacts& n, const std::string& key) {
+  RateHistory h;
+  const PortRecord* prev = LastRecord(in, n);
+  if (!prev || !in.last) return h;
+  auto it = prev->recent.find(key);
+  if (it != prev->recent.end()) h = it->second;
+  const std::optional<uint64_t> now = ValueNow(n.eth, key);
+  const std::optional<uint64_t> last = LastValue(prev, key);
+  const uint64_t rise = !now || !last ? 0 : *now >= *last ? *now - *last : *now;
+  AddIncrease(&h, in.last->time, in.now, rise, *in.config);
+  return h;
+}
+
 }  // namespace
 
 std::string EthRecordKey(const std::string& nic) { return nic + "/eth"; }
@@ -190,25 +207,22 @@ void CheckEthFlap(const JudgeInput& in, const CounterMoves&, std::vector<Finding
   }
 }
 
-// eth.errors. Reads: health.eth_error_limits, health.min_rate_interval_seconds.
-void CheckEthErrors(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out) {
+// eth.errors. Reads: health.eth_error_limits, health.rate_windows_seconds,
+// health.min_rate_interval_seconds (through OverLimit, as link.errors).
+void CheckEthErrors(const JudgeInput& in, const CounterMoves&, std::vector<Finding>* out) {
   const HealthConfig& cfg = *in.config;
   for (const NicFacts& n : in.facts->nics) {
     if (!HasNetdev(n) || !n.eth.stats_read) continue;
-    const PortRecord* prev = LastRecord(in, n);
-    if (!prev) continue;  // the first run has nothing to compare with
     for (const auto& [key, limit] : cfg.eth_error_limits) {
-      const std::optional<uint64_t> now = ValueNow(n.eth, key);
-      const std::optional<uint64_t> last = LastValue(prev, key);
-      if (!now || !last || *now <= *last) continue;  // eth.counters says why, if anything
-      const uint64_t rise = *now - *last;
-      const double rate = check_util::PerHour(rise, h.since_last_seconds, cfg);
-      if (rate <= static_cast<double>(limit)) continue;
+      const double lim = static_cast<double>(limit);
+      const std::optional<WindowRise> w = OverLimit(EthHistory(in, n, key), in.now, lim, cfg);
+      if (!w) continue;
+      const std::string brief =
+          lim > 0 ? check_util::Rate(w->per_hour) + " > " + check_util::Rate(lim)
+                  : "+" + std::to_string(w->count);
       out->push_back(Make("eth.errors", n.rail, Severity::kDegraded,
-                          Who(n) + " " + key +
-                              check_util::RiseOverLimit(rise, h.since_last_seconds, "the last run",
-                                                        rate, static_cast<double>(limit)),
-                          Who(n) + " " + key + " " + check_util::Rate(rate)));
+                          Who(n) + " " + key + WindowRiseText(*w, lim),
+                          Who(n) + " " + key + " " + brief));
     }
   }
 }
@@ -260,6 +274,10 @@ void RecordEthState(const JudgeInput& in, RunState* next) {
       // Not read this run (an ioctl that failed): keep the last value to compare with.
       if (!v) v = LastValue(prev, key);
       if (v) rec.last.counters[key] = *v;
+    }
+    for (const auto& kv : in.config->eth_error_limits) {
+      RateHistory h = EthHistory(in, n, kv.first);
+      if (!h.empty()) rec.recent[kv.first] = std::move(h);
     }
     rec.flaps = FlapsOf(in, n).flaps;
     next->ports[EthRecordKey(n.name)] = std::move(rec);

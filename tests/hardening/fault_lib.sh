@@ -20,10 +20,7 @@ rgf_strict() {
 # rgf_periodic NODE: runs railcheck-periodic for NODE as slurmd runs a HealthCheckProgram
 # (no arguments; SLURMD_NODENAME, plus SLURM_CONF because this cluster's slurm.conf is not in
 # /etc/slurm). Output in $rgp_tmp/periodic-NODE.out; returns railcheck's exit code.
-rgf_periodic() {
-  env -i PATH=/usr/bin:/bin SLURMD_NODENAME="$1" SLURM_CONF="$RAILGUARD_CLUSTER_DIR/slurm.conf" \
-    "$rgp_bin/healthcheck/railcheck-periodic" >"$rgp_tmp/periodic-$1.out" 2>&1
-}
+rgf_periodic() { rgh_periodic "$@"; }
 
 # rgf_periodic_all SICK-NODE...: one periodic run on every node; fails the test unless the
 # nodes named exit 1 (drain) and every other node exits 0.

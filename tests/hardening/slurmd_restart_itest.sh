@@ -19,6 +19,8 @@ source "$here/fault_lib.sh"
 rgh_fixtures
 rgh_configs
 rgh_start
+# n012 and n013 checked healthy once: multi-node jobs get only nodes railcheck found healthy.
+rgh_checked_healthy n012 n013
 
 # state_runs NODE: how many runs railcheck recorded on NODE (0 before the first).
 state_runs() {

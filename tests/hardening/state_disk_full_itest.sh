@@ -35,6 +35,8 @@ trap cleanup EXIT
 rgh_fixtures
 rgh_configs
 rgh_start
+# n007 checked healthy once: multi-node jobs get only nodes railcheck found healthy.
+rgh_checked_healthy n007
 
 # by_hand ARGS...: railcheck-periodic on n006 as slurmd runs it; exit code in $rc.
 by_hand() {

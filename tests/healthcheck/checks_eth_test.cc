@@ -283,7 +283,7 @@ TEST_F(EthChecks, LinkDownEventsOfThePhyOrLeavingUpAreFlapsToo) {
             "down); 1 flap(s) in the last 60 min; expected a stable link");
 }
 
-TEST_F(EthChecks, ErrorCountersAreJudgedAsRatesSinceTheLastRun) {
+TEST_F(EthChecks, ErrorCountersAreJudgedAsRatesOverTheWindowsAndABurstAgesOut) {
   NextRun(600);
   Eth(1).stats["rx_crc_errors_phy"] = 50;
   Eth(1).stats["rx_corrected_bits_phy"] = 99999999;  // not judged unless listed
@@ -291,20 +291,25 @@ TEST_F(EthChecks, ErrorCountersAreJudgedAsRatesSinceTheLastRun) {
   Judgement j = Judge(Input());
   EXPECT_EQ(j.verdict.level, Level::kRestrict);
   EXPECT_EQ(EthMessages(), std::vector<std::string>{
-                               "eth.errors: rail1 mlx5_3 eth1 rx_crc_errors_phy +50 in 10 min "
-                               "since the last run (50/h) > limit 10/h"});
-  EXPECT_EQ(j.verdict.findings[0].reason, "rail1 mlx5_3 eth1 rx_crc_errors_phy 50/h");
-  // A few errors stay under the limit; the next run compares with this one's values.
+                               "eth.errors: rail1 mlx5_3 eth1 rx_crc_errors_phy +50 in the last "
+                               "60 min (50/h) > limit 10/h"});
+  EXPECT_EQ(j.verdict.findings[0].reason, "rail1 mlx5_3 eth1 rx_crc_errors_phy 50/h > 10/h");
+  // The burst stays inside the hour's window while later runs add a few more...
   NextRun(600);
   Eth(1).stats["rx_crc_errors_phy"] = 55;
+  EXPECT_EQ(EthMessages(), std::vector<std::string>{
+                               "eth.errors: rail1 mlx5_3 eth1 rx_crc_errors_phy +55 in the last "
+                               "60 min (55/h) > limit 10/h"});
+  // ... and ages out of it: the day's window averages 55 over 24 h, under the limit.
+  NextRun(3700);
   EXPECT_EQ(EthMessages(), std::vector<std::string>{});
   // An admin's limit for the PFC pause counter of priority 3.
   cfg_.eth_error_limits["rx_prio3_pause"] = 1000;
   NextRun(600);
   Eth(1).stats["rx_prio3_pause"] += 5000;
   EXPECT_EQ(EthMessages(), std::vector<std::string>{
-                               "eth.errors: rail1 mlx5_3 eth1 rx_prio3_pause +5000 in 10 min "
-                               "since the last run (5000/h) > limit 1000/h"});
+                               "eth.errors: rail1 mlx5_3 eth1 rx_prio3_pause +5000 in the last "
+                               "60 min (5000/h) > limit 1000/h"});
 }
 
 TEST_F(EthChecks, CountersThatCannotBeJudgedAreNotes) {

@@ -14,9 +14,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/railcheck_itest_lib.sh"
 
 rgh_fixtures
-rgh_node_tree n002 --fault rate-down:3
 rgh_configs
 rgh_start
+# Every node checked healthy once (rail_healthy + Extra), then rail 3 of n002 trains down.
+rgh_checked_healthy
+rgh_node_tree n002 --fault rate-down:3
 
 # --- the Prolog drains n002 and Slurm requeues the job onto healthy nodes -------------------
 # shellcheck disable=SC2016  # expanded by the job, not here

@@ -106,6 +106,29 @@ rgh_start() {
   rgp_start --dir "$rgh_dir" || rgp_fail "cluster start failed"
 }
 
+# rgh_periodic NODE: runs railcheck-periodic for NODE as slurmd runs a HealthCheckProgram
+# (no arguments; SLURMD_NODENAME, plus SLURM_CONF because this cluster's slurm.conf is not in
+# /etc/slurm). Output in $rgp_tmp/periodic-NODE.out; returns railcheck's exit code.
+rgh_periodic() {
+  env -i PATH=/usr/bin:/bin SLURMD_NODENAME="$1" SLURM_CONF="$RAILGUARD_CLUSTER_DIR/slurm.conf" \
+    "$rgp_bin/healthcheck/railcheck-periodic" >"$rgp_tmp/periodic-$1.out" 2>&1
+}
+
+# rgh_checked_healthy [NODE...]: one periodic railcheck run on each node (default all 32),
+# each of which must find it healthy: railcheck then gives it rail_healthy and publishes its
+# health in Extra. job_submit/rail gives multi-node jobs only nodes railcheck found healthy,
+# so a test whose multi-node jobs start before any HealthCheckProgram round runs this first.
+rgh_checked_healthy() {
+  local node rc
+  local -a nodes=("$@")
+  [ "${#nodes[@]}" -gt 0 ] || mapfile -t nodes < <(seq -f 'n%03g' 1 32)
+  for node in "${nodes[@]}"; do
+    rc=0
+    rgh_periodic "$node" || rc=$?
+    [ "$rc" = 0 ] || rgp_fail "railcheck-periodic on $node: exit $rc: $(cat "$rgp_tmp/periodic-$node.out")"
+  done
+}
+
 # rgh_reason NODE: the node's reason as `sinfo -R` has it (whole, without the user/time).
 rgh_reason() {
   sinfo -h -R -n "$1" -o '%E' 2>/dev/null | head -n1
