@@ -65,15 +65,15 @@ report_text() {
 }
 
 rgp_expect_eq "n002's events after its Prolog" "$(rgh_events n002 | tr '\n' ',')" \
-  "degraded 3,drained -1,"
-rgp_ok "event log: n002 rail 3 degraded, n002 drained"
+  "restored -1,degraded 3,drained -1,restricted -1,"
+rgp_ok "event log: n002 given rail_healthy by its first (healthy) run, then rail 3 degraded, n002 drained, the feature taken"
 rgp_expect_eq "history files the report read" "$(report_json 'r["history"]["files"]')" \
   "['$rgh_events']"
 rgp_expect_eq "n002 in the report" \
   "$(report_json '[(n["drained_by"], n["history"]["drains"]["24h"]) for n in r["nodes"] if n["name"] == "n002"]')" \
   "[('railcheck', 1)]"
 report_text >"$rgp_tmp/report.txt"
-grep -Eq '^n002 +idle\+drain .* railcheck +railcheck: rail3 mlx5_5 rate 200 Gb' "$rgp_tmp/report.txt" ||
+grep -Eq '^n002 +idle\+drain .* railcheck +railcheck: rail3 mlx5_5 width 2X < 4X' "$rgp_tmp/report.txt" ||
   rgp_fail "the text report does not list n002 drained by railcheck: $(cat "$rgp_tmp/report.txt")"
 grep -Eq '^n002 +node +- +- +1/1 ' "$rgp_tmp/report.txt" ||
   rgp_fail "the text report's history has no drain of n002: $(grep -A6 '^HISTORY' "$rgp_tmp/report.txt")"
@@ -103,7 +103,7 @@ rgp_expect_eq "railcheck's drains of n002" "$(rgh_state n002 drains)" "1"
 rgp_expect_eq "railcheck's resumes of n002" "$(rgh_state n002 resumes)" "1"
 # railcheck appends its events before it writes the state file that was waited for above.
 rgp_expect_eq "n002's events after its resume" "$(rgh_events n002 | tr '\n' ',')" \
-  "degraded 3,drained -1,recovered 3,resumed -1,restored -1,"
+  "restored -1,degraded 3,drained -1,restricted -1,recovered 3,resumed -1,restored -1,"
 rgp_ok "event log: n002 rail 3 recovered at the first clean run, resumed and restored at the third"
 rgp_expect_eq "n002 in the report after its resume" \
   "$(report_json '[(n["drained"], n["history"]["drains"]["24h"]) for n in r["nodes"] if n["name"] == "n002"]')" \
