@@ -124,7 +124,10 @@ rg_cluster_kill slurmctld && rg_cluster_respawn slurmctld
 grep -F 'gave back (slurm.conf was read)' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" | tail -n 1 |
   sed 's/^\[[^]]*\] /  slurmctld: /'
 id=$(sbatch --parsable -N2 -C su1 -o /dev/null --wrap 'sleep 1' 2>/dev/null)
-sleep 3
+for _ in $(seq 60); do
+  scontrol show job "$id" | grep -q 'JobState=\(RUNNING\|COMPLETED\)' && break
+  sleep 0.5
+done
 echo "  \$ sbatch -N2 -C su1 (right after the restart)  ->  job $id on $(scontrol show job "$id" | grep -o ' NodeList=[^ ]*' | cut -d= -f2)"
 rg_cluster_stop >/dev/null 2>&1 || true
 cluster_up=0
@@ -146,9 +149,6 @@ node_tree() {
   rm -rf "${tmp:?}/sys/$node"
   mv "$tmp/sys/$node.new" "$tmp/sys/$node"
 }
-printf '$ make_sysfs.py n002 --fault rate-down:3\n'
-node_tree n002 --fault rate-down:3
-run cat "$tmp/sys/n002/class/infiniband/mlx5_5/ports/1/rate"
 # The run directory is chosen now: slurm.conf's AuthInfo names the munge socket in it.
 cdir=$(mktemp -d /tmp/rgdemo.XXXXXX)
 rmdir "$cdir"
@@ -200,6 +200,16 @@ drained() {
 }
 job_state_is() { [[ $(scontrol show job -o "$1") == *" JobState=$2 "* ]]; }
 
+echo "First one railcheck HealthCheckProgram round: every node healthy gets rail_healthy and"
+echo "its health in Extra (multi-node jobs get only nodes railcheck found healthy)."
+for node in $(seq -f 'n%03g' 1 32); do
+  SLURMD_NODENAME=$node railcheck-periodic >/dev/null 2>&1 ||
+    { echo "demo: railcheck-periodic on $node failed" >&2; exit 1; }
+done
+echo "  $(scontrol show nodes -o | grep -c 'ActiveFeatures=[^ ]*rail_healthy') of 32 nodes have rail_healthy"
+printf '$ make_sysfs.py n002 --fault rate-down:3\n'
+node_tree n002 --fault rate-down:3
+run cat "$tmp/sys/n002/class/infiniband/mlx5_5/ports/1/rate"
 echo "A 2-node job; nothing is drained yet, so Slurm gives it n001 and n002:"
 printf '$ sbatch -N2 --wrap %s\n' "'echo nodes=\$SLURM_JOB_NODELIST'"
 # shellcheck disable=SC2016  # expanded by the job
