@@ -3,7 +3,8 @@
 // RequireFeature and ParseMaxSwitchWait underneath). The input is text, one field per line:
 //   1 min_nodes   2 num_tasks   3 ntasks_per_node   (decimal; saturating)
 //   4 --constraint   5 tres_per_job   6 tres_per_task   7 SchedulerParameters
-//   8 flags: s = --switches given, n = --nodelist given, u = healthy feature undefined,
+//   8 flags: s = --switches given (3 switches), n = --nodelist naming every node,
+//     u = no node of the partition carries the healthy feature,
 //     S / P / O = default_mode strict / prefer / off
 //   9 and on: SPANK environment entries, "NAME=value"
 // Checks that a decision stays within the fabric and the site's limits.
@@ -73,9 +74,12 @@ void FuzzPlacement(std::string_view text) {
   job.max_switch_wait = plugin::ParseMaxSwitchWait(f[6]);
   PlacementConfig config;
   for (char c : f[7]) {
-    if (c == 's') job.has_switches = true;
-    if (c == 'n') job.has_nodelist = true;
-    if (c == 'u') job.healthy_feature_defined = false;
+    if (c == 's') {
+      job.has_switches = true;
+      job.user_switches = 3;
+    }
+    if (c == 'n') job.nodelist_count = UINT32_MAX;
+    if (c == 'u') job.healthy_nodes = 0;
     if (c == 'S') config.default_mode = PlacementMode::kStrict;
     if (c == 'P') config.default_mode = PlacementMode::kPrefer;
     if (c == 'O') config.default_mode = PlacementMode::kOff;
