@@ -131,4 +131,28 @@ bool HasFeature(std::string_view list, std::string_view feature) {
   return false;
 }
 
+std::string WithFeature(std::string_view list, std::string_view feature, bool present) {
+  std::string out;
+  bool have = false;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string_view::npos) comma = list.size();
+    const std::string_view item = list.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty()) continue;
+    if (item == feature) {
+      if (!present || have) continue;
+      have = true;
+    }
+    if (!out.empty()) out += ',';
+    out.append(item);
+  }
+  if (present && !have) {
+    if (!out.empty()) out += ',';
+    out.append(feature);
+  }
+  return out;
+}
+
 }  // namespace railguard

@@ -4,6 +4,7 @@
 // (by number value, and Slurm's strnatcmp), and lookups in Slurm's comma-separated lists.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace railguard {
@@ -39,5 +40,9 @@ int SlurmNaturalCompare(std::string_view a, std::string_view b);
 // True when `feature` (not empty) is one of the items of the comma-separated `list`
 // ("rail_ok,gpu" has "gpu", not "rail"). An empty feature is never found.
 bool HasFeature(std::string_view list, std::string_view feature);
+
+// The comma-separated `list` with `feature` present once (where it first stood, else at the
+// end) or absent; the other items in their order, empty items dropped.
+std::string WithFeature(std::string_view list, std::string_view feature, bool present);
 
 }  // namespace railguard

@@ -7,22 +7,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include "base/names.h"
 #include "wire/extra_json.h"
 
 namespace railguard::health {
 namespace {
-
-std::vector<std::string> SplitFeatures(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 bool DrainedByRailcheck(const SlurmNode& n) { return n.drain && wire::IsRailcheckReason(n.reason); }
 
@@ -87,20 +77,6 @@ bool SameForPlanning(const SlurmNode& a, const SlurmNode& b) {
   return a.drain == b.drain && a.down == b.down && a.reason == b.reason &&
          a.held_flags == b.held_flags && a.features == b.features &&
          a.features_act == b.features_act && a.extra == b.extra;
-}
-
-std::string WithFeature(const std::string& list, const std::string& feature, bool present) {
-  std::string out;
-  bool have = false;
-  for (const std::string& f : SplitFeatures(list)) {
-    if (f == feature) {
-      if (!present || have) continue;
-      have = true;
-    }
-    out += (out.empty() ? "" : ",") + f;
-  }
-  if (present && !have) out += (out.empty() ? "" : ",") + feature;
-  return out;
 }
 
 std::string DrainReason(const Verdict& v) {

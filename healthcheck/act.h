@@ -100,9 +100,6 @@ struct PlanOptions {
 Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const HealthConfig& health,
                  const std::string& feature, double now, const PlanOptions& opt = PlanOptions());
 
-// `list` (comma separated) with `feature` added or removed; order otherwise kept.
-std::string WithFeature(const std::string& list, const std::string& feature, bool present);
-
 // Talks to slurmctld. Implemented over libslurm (slurm_api.h); tests use a fake.
 class SlurmApi {
  public:

@@ -1,33 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "plugin/core/feature_keeper.h"
 
-#include <string_view>
-#include <vector>
-
 #include "base/names.h"
 #include "wire/extra_json.h"
 
 namespace railguard::plugin {
-namespace {
-
-// `list` with `feature` present or absent, other entries kept in order.
-std::string WithOrWithout(const std::string& list, const std::string& feature, bool present) {
-  std::string out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = list.find(',', start);
-    if (end == std::string::npos) end = list.size();
-    const std::string_view item(list.data() + start, end - start);
-    start = end + 1;
-    if (item.empty() || item == feature) continue;
-    if (!out.empty()) out += ',';
-    out.append(item);
-  }
-  if (present) out += (out.empty() ? "" : ",") + feature;
-  return out;
-}
-
-}  // namespace
 
 bool ExtraSaysHealthy(const std::string& extra) {
   wire::RailcheckExtra report;
@@ -66,7 +43,7 @@ std::optional<FeatureFix> FixFeatures(const std::string& features,
   }
   if (has == want && HasFeature(features, feature) == HasFeature(active, feature))
     return std::nullopt;
-  return FeatureFix{WithOrWithout(features, feature, want), WithOrWithout(active, feature, want)};
+  return FeatureFix{WithFeature(features, feature, want), WithFeature(active, feature, want)};
 }
 
 }  // namespace railguard::plugin

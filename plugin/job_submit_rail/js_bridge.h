@@ -37,7 +37,6 @@ typedef struct {
   const uint32_t *node_cpus;
   uint32_t node_cnt;
   const char *sched_params; /* SchedulerParameters, for max_switch_wait */
-  int64_t conf_update;      /* slurm_conf.last_update: a change means reconfigure */
 } rg_js_facts_t;
 
 enum {

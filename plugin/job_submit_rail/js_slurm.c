@@ -129,7 +129,6 @@ static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f) {
   f->spank_env_cnt = v->spank_env_cnt;
   f->partition = v->partition;
   f->sched_params = slurm_conf.sched_params;
-  f->conf_update = (int64_t)slurm_conf.last_update;
   if (!nodes) return;
   f->node_cnt = (uint32_t)bit_set_count(nodes);
   f->node_names = xcalloc(f->node_cnt + 1, sizeof(char *));

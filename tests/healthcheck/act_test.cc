@@ -443,13 +443,5 @@ TEST(DrainReason, IsBoundedPrintableAndCountsTheOthers) {
   for (char c : r) EXPECT_TRUE(c >= 0x20 && c < 0x7f);
 }
 
-TEST(WithFeature, AddsAndRemovesOneNameKeepingTheOthersInOrder) {
-  EXPECT_EQ(WithFeature("su1,rail_healthy,gpu", "rail_healthy", false), "su1,gpu");
-  EXPECT_EQ(WithFeature("su1", "rail_healthy", true), "su1,rail_healthy");
-  EXPECT_EQ(WithFeature("", "rail_healthy", true), "rail_healthy");
-  EXPECT_EQ(WithFeature("rail_healthy,rail_healthy", "rail_healthy", true), "rail_healthy");
-  EXPECT_FALSE(HasFeature("rail_healthy_old", "rail_healthy"));
-}
-
 }  // namespace
 }  // namespace railguard::health

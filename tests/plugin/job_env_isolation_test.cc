@@ -62,7 +62,6 @@ class JobSubmitBridge : public ::testing::Test {
     facts.spank_env = ptrs.empty() ? nullptr : ptrs.data();
     facts.spank_env_cnt = static_cast<uint32_t>(ptrs.size());
     facts.sched_params = "bf_interval=2,max_switch_wait=300";
-    facts.conf_update = kConf;
     rg_js_decision_t d;
     EXPECT_EQ(rg_js_decide(&facts, nullptr, &d), 0);
     Seen s;
