@@ -4,6 +4,10 @@
 
 // slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
 // clang-format off
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr(), RTLD_NODELETE */
+#endif
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -169,11 +173,74 @@ static int _refusal_rc(int refuse) {
  * It also reloads railguard.yaml after a reconfigure, off Slurm's locks, so job_submit and
  * job_modify answer from memory. Once a second; a pass with nothing to change takes only
  * the node read lock. */
+
+/* The keeper's handshake with fini(), one per thread. Slurm 22.05 calls fini() from
+ * read_slurm_conf when a reconfigure changes JobSubmitPlugins, on a thread holding the config,
+ * job, node and partition write locks (src/slurmctld/job_submit.c,
+ * job_submit_plugin_reconfig). A keeper queued on one of those locks then cannot end before
+ * fini() returns, so fini() must not wait for it: it leaves the thread to end on its own when
+ * it gets the lock, and keeps this plugin's code loaded for it (_keep_code_loaded). A keeper
+ * napping, working off-lock or holding its lock ends promptly, and fini() joins it. */
+typedef enum {
+  KEEPER_FREE,   /* holds no slurmctld lock and is not queued on one */
+  KEEPER_QUEUED, /* in lock_slurmctld(), maybe behind fini()'s caller */
+  KEEPER_LOCKED  /* holds its lock; fini()'s caller holds no conflicting one */
+} keeper_phase_t;
+
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool stop;            /* set by fini() */
+  bool left;            /* fini() returned without joining: the thread frees this */
+  keeper_phase_t phase; /* guarded by mu */
+} keeper_t;
+
+static keeper_t *keeper; /* the running keeper; NULL when none */
 static pthread_t keeper_thread;
-static bool keeper_running = false;
-static pthread_mutex_t keeper_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t keeper_cv = PTHREAD_COND_INITIALIZER;
-static bool keeper_stop = false;
+
+/* Takes `locks` unless fini() stopped the keeper, before or while it queued; returns whether
+ * it holds them. A keeper that fini() left holds nothing and must end at once. */
+static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
+  bool stop;
+
+  slurm_mutex_lock(&k->mu);
+  stop = k->stop;
+  if (!stop) k->phase = KEEPER_QUEUED;
+  slurm_mutex_unlock(&k->mu);
+  if (stop) return false;
+  lock_slurmctld(locks);
+  slurm_mutex_lock(&k->mu);
+  stop = k->stop && k->left;
+  k->phase = stop ? KEEPER_FREE : KEEPER_LOCKED;
+  slurm_mutex_unlock(&k->mu);
+  if (stop) unlock_slurmctld(locks);
+  return !stop;
+}
+
+static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks) {
+  unlock_slurmctld(locks);
+  slurm_mutex_lock(&k->mu);
+  k->phase = KEEPER_FREE;
+  slurm_mutex_unlock(&k->mu);
+}
+
+static void _keeper_free(keeper_t *k) {
+  slurm_mutex_destroy(&k->mu);
+  slurm_cond_destroy(&k->cv);
+  free(k);
+}
+
+/* Marks this shared object RTLD_NODELETE, so that Slurm's dlclose() after fini() leaves its
+ * code mapped for a keeper thread that fini() could not wait for. The mapping then lasts
+ * until slurmctld exits; loading the plugin again reuses it (init() resets all state). */
+static void _keep_code_loaded(void) {
+  Dl_info self;
+
+  if (!dladdr((void *)_keeper_free, &self) || !self.dli_fname ||
+      !dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
+    error("%s cannot pin its own code (%s): slurmctld may crash if the feature keeper thread "
+          "wakes after the plugin is unloaded", PREFIX, dlerror());
+}
 
 /* Whether any node needs a fix. REQUIRES: node read lock. */
 static bool _keeper_any(const char *feature, bool restore) {
@@ -238,20 +305,20 @@ static int _keeper_apply(const char *feature, bool restore) {
   return changed;
 }
 
-/* Waits `ms` milliseconds or until _keeper_stop; returns true when stopping. */
-static bool _keeper_nap(long ms) {
+/* Waits `ms` milliseconds or until fini() stops the keeper; returns true when stopping. */
+static bool _keeper_nap(keeper_t *k, long ms) {
   struct timespec until;
   bool stop;
 
-  slurm_mutex_lock(&keeper_mu);
+  slurm_mutex_lock(&k->mu);
   clock_gettime(CLOCK_REALTIME, &until);
   until.tv_nsec += (ms % 1000) * 1000000L;
   until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
   until.tv_nsec %= 1000000000L;
-  while (!keeper_stop && (pthread_cond_timedwait(&keeper_cv, &keeper_mu, &until) != ETIMEDOUT)) {
+  while (!k->stop && (pthread_cond_timedwait(&k->cv, &k->mu, &until) != ETIMEDOUT)) {
   }
-  stop = keeper_stop;
-  slurm_mutex_unlock(&keeper_mu);
+  stop = k->stop;
+  slurm_mutex_unlock(&k->mu);
   return stop;
 }
 
@@ -262,29 +329,33 @@ static bool _keeper_nap(long ms) {
  * naps 10 ms: at a start it is then queued on the lock read_slurm_conf holds and looks
  * before slurmctld serves RPCs; later it naps 100 ms. */
 static void *_keeper(void *arg) {
+  keeper_t *k = arg;
   slurmctld_lock_t conf_read = {READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK, NO_LOCK};
   slurmctld_lock_t node_read = {NO_LOCK, NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK};
   slurmctld_lock_t node_write = {NO_LOCK, WRITE_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK};
   time_t restored_for = 0, looked_at = 0;
-  (void)arg;
+  bool left;
 
   do {
     time_t conf_update, now;
-    char *feature;
+    char *feature = NULL;
     bool restore = false, any = false, loaded;
     int changed = 0;
 
-    lock_slurmctld(conf_read);
+    if (!_keeper_lock(k, conf_read)) break;
     conf_update = slurm_conf.last_update;
-    unlock_slurmctld(conf_read);
+    _keeper_unlock(k, conf_read);
     if (rg_js_reload_if_stale((int64_t)conf_update, _log)) {
-      lock_slurmctld(conf_read);
+      if (!_keeper_lock(k, conf_read)) break;
       (void)rg_js_check_switch_wait(slurm_conf.sched_params, _log);
-      unlock_slurmctld(conf_read);
+      _keeper_unlock(k, conf_read);
     }
 
     feature = rg_js_healthy_feature();
-    lock_slurmctld(node_read);
+    if (!_keeper_lock(k, node_read)) {
+      free(feature);
+      break;
+    }
     loaded = (node_record_count > 0);
     now = time(NULL);
     if (loaded && feature && feature[0] &&
@@ -293,15 +364,18 @@ static void *_keeper(void *arg) {
       any = _keeper_any(feature, restore);
       looked_at = now;
     }
-    unlock_slurmctld(node_read);
+    _keeper_unlock(k, node_read);
     if (any) {
-      lock_slurmctld(node_write);
+      if (!_keeper_lock(k, node_write)) {
+        free(feature);
+        break;
+      }
       changed = _keeper_apply(feature, restore);
       if (changed) {
         node_features_updated = true;
         last_node_update = time(NULL);
       }
-      unlock_slurmctld(node_write);
+      _keeper_unlock(k, node_write);
     }
     if (loaded) restored_for = conf_update;
     if (changed) {
@@ -310,26 +384,57 @@ static void *_keeper(void *arg) {
     }
     free(feature);
     if (!loaded) restored_for = 0;
-  } while (!_keeper_nap(restored_for ? 100 : 10));
+  } while (!_keeper_nap(k, restored_for ? 100 : 10));
+
+  slurm_mutex_lock(&k->mu);
+  left = k->left;
+  slurm_mutex_unlock(&k->mu);
+  if (left) _keeper_free(k); /* fini() is gone: nothing of the plugin's state is touched */
   return NULL;
 }
 
 static void _keeper_start(void) {
-  keeper_stop = false;
-  if (pthread_create(&keeper_thread, NULL, _keeper, NULL) == 0)
-    keeper_running = true;
-  else
+  keeper_t *k = calloc(1, sizeof(*k));
+
+  if (!k) {
+    error("%s cannot start the feature keeper thread: out of memory", PREFIX);
+    return;
+  }
+  slurm_mutex_init(&k->mu);
+  slurm_cond_init(&k->cv, NULL);
+  k->phase = KEEPER_FREE;
+  if (pthread_create(&keeper_thread, NULL, _keeper, k) != 0) {
     error("%s cannot start the feature keeper thread: %m", PREFIX);
+    _keeper_free(k);
+    return;
+  }
+  keeper = k;
 }
 
+/* Stops the keeper: joins it, unless it is queued on a slurmctld lock (see keeper_t). */
 static void _keeper_stop(void) {
-  if (!keeper_running) return;
-  slurm_mutex_lock(&keeper_mu);
-  keeper_stop = true;
-  slurm_cond_broadcast(&keeper_cv);
-  slurm_mutex_unlock(&keeper_mu);
-  pthread_join(keeper_thread, NULL);
-  keeper_running = false;
+  keeper_t *k = keeper;
+  bool queued;
+
+  if (!k) return;
+  keeper = NULL;
+  slurm_mutex_lock(&k->mu);
+  k->stop = true;
+  queued = (k->phase == KEEPER_QUEUED);
+  k->left = queued;
+  slurm_cond_broadcast(&k->cv);
+  slurm_mutex_unlock(&k->mu);
+  if (!queued) {
+    pthread_join(keeper_thread, NULL);
+    _keeper_free(k);
+    return;
+  }
+  /* k belongs to the thread from here on. */
+  _keep_code_loaded();
+  pthread_detach(keeper_thread);
+  info("%s stopped while the feature keeper thread was queued on a slurmctld lock (a "
+       "reconfigure holds them): it ends by itself once it gets the lock, doing nothing",
+       PREFIX);
 }
 
 /* ------------------------------------------------------------------ entry points */

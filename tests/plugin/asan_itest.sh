@@ -15,7 +15,8 @@
 #  - sends a short job stream: multi-node jobs of 2 to 12 nodes under every placement mode,
 #    single-node jobs, srun steps (the SPANK plugin sets NCCL_IB_HCA in slurmstepd), refused
 #    options; then `scontrol reconfigure` with a broken topology YAML and a broken
-#    railguard.yaml, jobs again, a fixed reconfigure, and a broken SPANK config;
+#    railguard.yaml, jobs again, a fixed reconfigure, and a broken SPANK config; then
+#    JobSubmitPlugins off and on again 8 times (fini() under slurmctld's write locks);
 #  - fails if any ASan or UBSan report appears (report files, daemon stderr, logs), or if a
 #    daemon died.
 # About 1 minute once the ASan plugins are built.
@@ -181,6 +182,19 @@ rgp_expect_eq "NCCL_IB_HCA with a broken SPANK config" "$(sort -u <<<"$out")" "[
 rgp_submit -N2 -t 2 --wrap 'srun true' >/dev/null
 all_done
 rgp_ok "a fixed reconfigure (job stream 4), then steps with a broken SPANK config, done"
+
+# JobSubmitPlugins off and on again, 8 times: fini() at a reconfigure that holds every write
+# lock, sometimes with the feature keeper queued on one (it is then left to end by itself, in
+# code kept loaded); init() again in the same mapping (tests/plugin/job_submit_toggle_itest.sh).
+for ((round = 1; round <= 8; round++)); do
+  sed -i 's/^JobSubmitPlugins=rail$/#JobSubmitPlugins=rail/' "$dir/slurm.conf"
+  timeout 60 scontrol reconfigure || rgp_fail "reconfigure without job_submit/rail (round $round) failed"
+  sed -i 's/^#JobSubmitPlugins=rail$/JobSubmitPlugins=rail/' "$dir/slurm.conf"
+  timeout 60 scontrol reconfigure || rgp_fail "reconfigure with job_submit/rail (round $round) failed"
+  rgp_submit -N2 -t 2 --wrap true >/dev/null
+done
+all_done
+rgp_ok "8 rounds of JobSubmitPlugins off/on at a reconfigure, a 2-node job after each"
 
 # --- verdict ------------------------------------------------------------------------------
 for pidfile in "$dir"/pids/slurmctld "$dir"/pids/slurmd.*; do
