@@ -59,6 +59,11 @@ void Decide(const plugin::JobFacts& job, const PlacementConfig& config,
   if (d.set_features)
     RG_FUZZ_CHECK(d.features.find(config.healthy_feature) != std::string::npos,
                   "features '" + d.features + "' lack " + config.healthy_feature);
+  if (d.hold)
+    RG_FUZZ_CHECK(job.may_hold && d.refuse == plugin::Decision::kAccept && d.hold_nodes >= 2 &&
+                      d.hold_nodes > job.healthy_nodes &&
+                      d.message.rfind("railguard: held: ", 0) == 0,
+                  "a hold for " + std::to_string(d.hold_nodes) + " nodes: '" + d.message + "'");
 }
 
 void FuzzPlacement(std::string_view text) {
@@ -80,6 +85,8 @@ void FuzzPlacement(std::string_view text) {
     }
     if (c == 'n') job.nodelist_count = UINT32_MAX;
     if (c == 'u') job.healthy_nodes = 0;
+    if (c == 'h') job.healthy_nodes = 3;
+    if (c == 'm') job.may_hold = false;  // an update
     if (c == 'S') config.default_mode = PlacementMode::kStrict;
     if (c == 'P') config.default_mode = PlacementMode::kPrefer;
     if (c == 'O') config.default_mode = PlacementMode::kOff;

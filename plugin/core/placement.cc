@@ -244,9 +244,9 @@ Decision Refuse(Decision::Refusal kind, const std::string& why) {
   return d;
 }
 
-}  // namespace
-
-Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, const Fabric& fabric) {
+// DecidePlacement without the hold's lead-in: `*hold_out` gets it (unchanged = not held).
+Decision DecideHeldOrNot(const JobFacts& job, const PlacementConfig& config,
+                         const Fabric& fabric, std::string* hold_out) {
   Decision d;
   std::string err;
   std::string value;
@@ -281,12 +281,19 @@ Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, con
     const Constraint constraint = RequireFeature(job.features, feature);
     if (constraint.kind == Constraint::kTooComplex)
       return Refuse(Decision::kBadConstraint, constraint.why);
-    if (job.healthy_nodes < nodes)
-      return Refuse(Decision::kTooFewHealthy,
-                    "only " + std::to_string(job.healthy_nodes) + " nodes of " + where +
-                        " are healthy (feature " + feature + ") now, and this job needs " +
-                        job_nodes + "; railcheck keeps degraded nodes out of multi-node jobs. "
-                        "Ask for fewer nodes or resubmit when `sinfo -N -o '%N %f'` shows more");
+    if (job.healthy_nodes < nodes) {
+      const std::string few = "only " + std::to_string(job.healthy_nodes) + " nodes of " +
+                              where + " are healthy (feature " + feature + ") now";
+      if (!job.may_hold)
+        return Refuse(Decision::kTooFewHealthy,
+                      few + ", and the job would need " + job_nodes +
+                          "; railcheck keeps degraded nodes out of multi-node jobs");
+      d.hold = true;
+      d.hold_nodes = nodes;
+      *hold_out = "held: " + few + " and this job needs " + job_nodes +
+                  "; it waits, and railguard releases it when " + std::to_string(nodes) +
+                  " are healthy (squeue shows the count); then ";
+    }
     if (constraint.kind == Constraint::kAdded) {
       d.set_features = true;
       d.features = constraint.features;
@@ -356,6 +363,19 @@ Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, con
                 " of its first evaluation of the job (a requeued job or array task keeps that "
                 "clock), else spread; " + health_note;
   }
+  return d;
+}
+
+}  // namespace
+
+Decision DecidePlacement(const JobFacts& job, const PlacementConfig& config, const Fabric& fabric) {
+  std::string hold_note;
+  Decision d = DecideHeldOrNot(job, config, fabric, &hold_note);
+  const std::string lead = "railguard: ";
+  if (d.refuse != Decision::kAccept || !d.hold) return d;
+  std::string rest = d.message.compare(0, lead.size(), lead) == 0 ? d.message.substr(lead.size())
+                                                                  : d.message;
+  d.message = lead + hold_note + rest;
   return d;
 }
 

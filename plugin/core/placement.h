@@ -34,6 +34,7 @@ struct JobFacts {
   std::string partition;                // the job's partition(s), for messages; "" = default
   uint32_t healthy_nodes = UINT32_MAX;  // nodes of the partition carrying the healthy feature
   uint32_t max_switch_wait = 300;       // Slurm's cap on wait4switch (SchedulerParameters)
+  bool may_hold = true;  // a submission (held when too few nodes are healthy); false: an update
 };
 
 // What placement needs to know about the fabric, as the job's partition sees it.
@@ -65,8 +66,10 @@ struct Decision {
     kBadOption,   // a --rail-* value is wrong or above the site's limit; `message` says so
     kTooManySus,  // strict, and the job needs more SUs than its limit; `message` says so
     kBadConstraint,  // its --constraint cannot keep degraded nodes out; `message` says how
-    kTooFewHealthy,  // fewer healthy nodes in its partition than it needs; `message` says so
+    kTooFewHealthy,  // an update that needs more healthy nodes than its partition has
   } refuse = kAccept;
+  bool hold = false;        // hold the job (admin hold) until hold_nodes nodes are healthy
+  uint32_t hold_nodes = 0;  // healthy nodes of its partition it waits for
   bool set_switches = false;  // set the job's req_switch and wait4switch to these
   uint32_t req_switch = 0;    // most leaf switches (= SUs) Slurm should use
   uint32_t wait4switch = 0;   // seconds Slurm may hold the job for them
@@ -82,8 +85,10 @@ struct Decision {
 //    rail-topology nodes, is left to packing;
 //  - every other job needs the healthy feature (unless healthy_feature is ""), in every
 //    mode: the user's --constraint is combined with it, or the job is refused when that
-//    cannot keep degraded nodes out (counts, a top-level '|' next to brackets), or when its
-//    partition has fewer nodes carrying the feature than it needs;
+//    cannot keep degraded nodes out (counts, a top-level '|' next to brackets); when its
+//    partition has fewer nodes carrying the feature than it needs, a submission is held
+//    (`hold`, released by the feature keeper when enough are healthy; the message says so
+//    first) and an update refused;
 //  - mode off (from the job or default_mode): no switch bound;
 //  - a --nodelist naming all the job's nodes: no switch bound;
 //  - strict: req_switch = the fewest SUs that hold the job, with a wait of kStrictWait

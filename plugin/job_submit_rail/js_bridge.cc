@@ -14,6 +14,7 @@
 #include "base/names.h"
 #include "plugin/common/bridge.h"
 #include "plugin/core/feature_keeper.h"
+#include "plugin/core/held_jobs.h"
 #include "plugin/core/placement.h"
 
 namespace {
@@ -185,6 +186,7 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
         for (uint32_t i = 0; facts->spank_env && i < facts->spank_env_cnt; ++i)
           if (facts->spank_env[i]) job.spank_env.push_back(facts->spank_env[i]);
         job.partition = facts->partition ? facts->partition : "";
+        job.may_hold = facts->may_hold != 0;
         job.max_switch_wait =
             railguard::plugin::ParseMaxSwitchWait(facts->sched_params ? facts->sched_params : "");
         const railguard::plugin::Fabric fabric = railguard::plugin::FabricOfNodes(
@@ -206,13 +208,73 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
         out->wait4switch = d.wait4switch;
         out->features = d.set_features ? Dup(d.features) : nullptr;
         out->message = d.message.empty() ? nullptr : Dup(d.message);
+        if (d.hold)
+          out->hold_mark = Dup(railguard::plugin::HoldMark(d.hold_nodes, config.healthy_feature));
         return 0;
       });
+}
+
+extern "C" int rg_js_judge_parked(const rg_js_parked_t* job, const char* feature, int restore,
+                                  char** mark, char** reason) {
+  *mark = nullptr;
+  *reason = nullptr;
+  return railguard::plugin::CatchAll(int{RG_JS_PARKED_LEAVE}, [&] {
+    railguard::plugin::ParkedJob p;
+    p.admin_comment = job->admin_comment ? job->admin_comment : "";
+    p.state_desc = job->state_desc ? job->state_desc : "";
+    p.features = job->features ? job->features : "";
+    p.held = job->held != 0;
+    p.bad_constraints = job->bad_constraints != 0;
+    p.min_nodes = job->min_nodes;
+    p.healthy = job->healthy;
+    if (!feature || !feature[0]) return int{RG_JS_PARKED_LEAVE};
+    using railguard::plugin::ParkedStep;
+    const ParkedStep step = railguard::plugin::JudgeParkedJob(p, feature, restore != 0);
+    switch (step.kind) {
+      case ParkedStep::kLeave: return int{RG_JS_PARKED_LEAVE};
+      case ParkedStep::kRelease: return int{RG_JS_PARKED_RELEASE};
+      case ParkedStep::kNote: *reason = Dup(step.reason); return int{RG_JS_PARKED_NOTE};
+      case ParkedStep::kMark: break;
+    }
+    char* r = Dup(step.reason);
+    try {
+      *mark = Dup(step.mark);
+    } catch (...) {
+      std::free(r);
+      throw;
+    }
+    *reason = r;
+    return int{RG_JS_PARKED_MARK};
+  });
+}
+
+extern "C" char* rg_js_with_hold_mark(const char* admin_comment, const char* mark) {
+  try {
+    return Dup(railguard::plugin::WithHoldMark(admin_comment ? admin_comment : "", mark));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+extern "C" char* rg_js_without_hold_mark(const char* admin_comment) {
+  try {
+    const std::string rest = railguard::plugin::WithoutHoldMark(admin_comment ? admin_comment : "");
+    return rest.empty() ? nullptr : Dup(rest);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+extern "C" int rg_js_has_feature(const char* features, const char* feature) {
+  return railguard::plugin::CatchAll(0, [&] {
+    return features && feature && railguard::HasFeature(features, feature) ? 1 : 0;
+  });
 }
 
 extern "C" void rg_js_decision_free(rg_js_decision_t* decision) {
   std::free(decision->features);
   std::free(decision->message);
+  std::free(decision->hold_mark);
   std::memset(decision, 0, sizeof(*decision));
 }
 

@@ -37,6 +37,7 @@ typedef struct {
   const uint32_t *node_cpus;
   uint32_t node_cnt;
   const char *sched_params; /* SchedulerParameters, for max_switch_wait */
+  int may_hold; /* a submission: held, not refused, when too few nodes are healthy */
 } rg_js_facts_t;
 
 enum {
@@ -54,6 +55,8 @@ typedef struct {
   uint32_t wait4switch;
   char *features; /* new --constraint, or NULL to keep it */
   char *message;  /* one line for the user, or NULL */
+  char *hold_mark; /* hold the job (priority 0) with this mark in its AdminComment (see
+                    * rg_js_with_hold_mark), or NULL */
 } rg_js_decision_t;
 
 /* Loads railguard.yaml at `conf_path` and its rail topology, for decisions from now on;
@@ -90,6 +93,35 @@ int rg_js_fix_features(const char *features, const char *features_act, const cha
 /* The healthy feature of the loaded setup as a malloc'd string ("" = health not required),
  * or NULL when nothing is loaded. */
 char *rg_js_healthy_feature(void);
+
+/* A pending job of priority 0, for rg_js_judge_parked (plugin/core/held_jobs.h). */
+typedef struct {
+  const char *admin_comment;
+  const char *state_desc;
+  const char *features;
+  int held;            /* WAIT_HELD or WAIT_HELD_USER */
+  int bad_constraints; /* FAIL_BAD_CONSTRAINTS */
+  uint32_t min_nodes;
+  uint32_t healthy; /* healthy nodes of its partition(s), minus its --exclude */
+} rg_js_parked_t;
+
+enum { RG_JS_PARKED_LEAVE = 0, RG_JS_PARKED_NOTE, RG_JS_PARKED_MARK, RG_JS_PARKED_RELEASE };
+
+/* JudgeParkedJob: one of RG_JS_PARKED_*, with *mark (MARK) and *reason (NOTE, MARK)
+ * malloc'd, else NULL. LEAVE on an internal error. */
+int rg_js_judge_parked(const rg_js_parked_t *job, const char *feature, int restore,
+                       char **mark, char **reason);
+
+/* `admin_comment` with railguard's hold mark added (WithHoldMark), malloc'd; NULL when out
+ * of memory. */
+char *rg_js_with_hold_mark(const char *admin_comment, const char *mark);
+
+/* `admin_comment` without railguard's hold mark (WithoutHoldMark), malloc'd; NULL when that
+ * leaves nothing (or out of memory). */
+char *rg_js_without_hold_mark(const char *admin_comment);
+
+/* Whether the comma list `features` (a node's active features) holds `feature`. */
+int rg_js_has_feature(const char *features, const char *feature);
 
 /* Releases the strings of a decision and zeroes it. */
 void rg_js_decision_free(rg_js_decision_t *decision);

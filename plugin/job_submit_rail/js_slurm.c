@@ -4,11 +4,6 @@
 
 // slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
 // clang-format off
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* dladdr(), RTLD_NODELETE */
-#endif
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,10 +25,10 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/reservation.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/slurmctld/state_save.h"
 
 #include "plugin/common/slurm_log.h"
 #include "plugin/job_submit_rail/js_bridge.h"
+#include "plugin/job_submit_rail/js_keeper.h"
 #include "plugin/job_submit_rail/js_slurm.h"
 // clang-format on
 
@@ -60,6 +55,7 @@ typedef struct {
   const char *tres_per_job, *tres_per_task;
   char **spank_env;
   uint32_t spank_env_cnt;
+  bool may_hold; /* a submission (see rg_js_facts_t) */
 } _job_view_t;
 
 static uint32_t _val32(uint32_t v) { return ((v == NO_VAL) || (v == INFINITE)) ? 0 : v; }
@@ -133,6 +129,7 @@ static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f) {
   f->spank_env_cnt = v->spank_env_cnt;
   f->partition = v->partition;
   f->sched_params = slurm_conf.sched_params;
+  f->may_hold = v->may_hold;
   if (!nodes) return;
   f->node_cnt = (uint32_t)bit_set_count(nodes);
   f->node_names = xcalloc(f->node_cnt + 1, sizeof(char *));
@@ -165,278 +162,6 @@ static int _refusal_rc(int refuse) {
   }
 }
 
-/* ------------------------------------------------------------------ the feature keeper */
-
-/* A thread of slurmctld that keeps every node's healthy feature in line with the health
- * railcheck published in the node's Extra (plugin/core/feature_keeper.h): slurmctld resets
- * node features to slurm.conf's at every start and `scontrol reconfigure`, but keeps Extra.
- * It also reloads railguard.yaml after a reconfigure, off Slurm's locks, so job_submit and
- * job_modify answer from memory. Once a second; a pass with nothing to change takes only
- * the node read lock. */
-
-/* The keeper's handshake with fini(), one per thread. Slurm 22.05 calls fini() from
- * read_slurm_conf when a reconfigure changes JobSubmitPlugins, on a thread holding the config,
- * job, node and partition write locks (src/slurmctld/job_submit.c,
- * job_submit_plugin_reconfig). A keeper queued on one of those locks then cannot end before
- * fini() returns, so fini() must not wait for it: it leaves the thread to end on its own when
- * it gets the lock, and keeps this plugin's code loaded for it (_keep_code_loaded). A keeper
- * napping, working off-lock or holding its lock ends promptly, and fini() joins it. */
-typedef enum {
-  KEEPER_FREE,   /* holds no slurmctld lock and is not queued on one */
-  KEEPER_QUEUED, /* in lock_slurmctld(), maybe behind fini()'s caller */
-  KEEPER_LOCKED  /* holds its lock; fini()'s caller holds no conflicting one */
-} keeper_phase_t;
-
-typedef struct {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  bool stop;            /* set by fini() */
-  bool left;            /* fini() returned without joining: the thread frees this */
-  keeper_phase_t phase; /* guarded by mu */
-} keeper_t;
-
-static keeper_t *keeper; /* the running keeper; NULL when none */
-static pthread_t keeper_thread;
-
-/* Takes `locks` unless fini() stopped the keeper, before or while it queued; returns whether
- * it holds them. A keeper that fini() left holds nothing and must end at once. */
-static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
-  bool stop;
-
-  slurm_mutex_lock(&k->mu);
-  stop = k->stop;
-  if (!stop) k->phase = KEEPER_QUEUED;
-  slurm_mutex_unlock(&k->mu);
-  if (stop) return false;
-  lock_slurmctld(locks);
-  slurm_mutex_lock(&k->mu);
-  stop = k->stop && k->left;
-  k->phase = stop ? KEEPER_FREE : KEEPER_LOCKED;
-  slurm_mutex_unlock(&k->mu);
-  if (stop) unlock_slurmctld(locks);
-  return !stop;
-}
-
-static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks) {
-  unlock_slurmctld(locks);
-  slurm_mutex_lock(&k->mu);
-  k->phase = KEEPER_FREE;
-  slurm_mutex_unlock(&k->mu);
-}
-
-static void _keeper_free(keeper_t *k) {
-  slurm_mutex_destroy(&k->mu);
-  slurm_cond_destroy(&k->cv);
-  free(k);
-}
-
-/* Marks this shared object RTLD_NODELETE, so that Slurm's dlclose() after fini() leaves its
- * code mapped for a keeper thread that fini() could not wait for. The mapping then lasts
- * until slurmctld exits; loading the plugin again reuses it (init() resets all state). */
-static void _keep_code_loaded(void) {
-  Dl_info self;
-
-  if (!dladdr((void *)_keeper_free, &self) || !self.dli_fname ||
-      !dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
-    error("%s cannot pin its own code (%s): slurmctld may crash if the feature keeper thread "
-          "wakes after the plugin is unloaded", PREFIX, dlerror());
-}
-
-/* Whether any node needs a fix. REQUIRES: node read lock. */
-static bool _keeper_any(const char *feature, bool restore) {
-  node_record_t *node_ptr;
-  for (int i = 0; (node_ptr = next_node(&i)); i++) {
-    char *a = NULL, *b = NULL;
-    int fix = rg_js_fix_features(node_ptr->features, node_ptr->features_act, node_ptr->extra,
-                                 feature, restore, &a, &b);
-    free(a);
-    free(b);
-    if (fix) return true;
-  }
-  return false;
-}
-
-/* Logs one line for the nodes of `hl` (if any) and destroys it. */
-static void _keeper_log(hostlist_t hl, const char *feature, const char *what) {
-  if (hostlist_count(hl) > 0) {
-    char *names = hostlist_ranged_string_xmalloc(hl);
-    info("%s %s %s on %d nodes (%s): from the health railcheck published in their Extra",
-         PREFIX, what, feature, hostlist_count(hl), names);
-    xfree(names);
-  }
-  hostlist_destroy(hl);
-}
-
-/* Applies every fix with Slurm's update_node(), as `scontrol update node` would, and logs
- * one line per direction. Returns the count. REQUIRES: job, node and partition write locks
- * (those of the update-node RPC). */
-static int _keeper_apply(const char *feature, bool restore) {
-  node_record_t *node_ptr;
-  hostlist_t given = hostlist_create(NULL), taken = hostlist_create(NULL);
-  int changed = 0;
-
-  for (int i = 0; (node_ptr = next_node(&i)); i++) {
-    char *a = NULL, *b = NULL;
-    update_node_msg_t msg;
-    int fix = rg_js_fix_features(node_ptr->features, node_ptr->features_act, node_ptr->extra,
-                                 feature, restore, &a, &b);
-
-    if (!fix) continue;
-    memset(&msg, 0, sizeof(msg));
-    msg.node_state = NO_VAL;
-    msg.weight = NO_VAL;
-    msg.node_names = xstrdup(node_ptr->name);
-    msg.features = xstrdup(a);
-    msg.features_act = xstrdup(b);
-    if (update_node(&msg, slurm_conf.slurm_user_id) == SLURM_SUCCESS) {
-      hostlist_push_host((fix == RG_JS_FIX_TAKES) ? taken : given, node_ptr->name);
-      changed++;
-    } else {
-      error("%s %s: could not set features to %s", PREFIX, node_ptr->name, b);
-    }
-    xfree(msg.node_names);
-    xfree(msg.features);
-    xfree(msg.features_act);
-    free(a);
-    free(b);
-  }
-  _keeper_log(given, feature, restore ? "gave back (slurm.conf was read)" : "gave");
-  _keeper_log(taken, feature, "took");
-  return changed;
-}
-
-/* Waits `ms` milliseconds or until fini() stops the keeper; returns true when stopping. */
-static bool _keeper_nap(keeper_t *k, long ms) {
-  struct timespec until;
-  bool stop;
-
-  slurm_mutex_lock(&k->mu);
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_nsec += (ms % 1000) * 1000000L;
-  until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
-  until.tv_nsec %= 1000000000L;
-  while (!k->stop && (pthread_cond_timedwait(&k->cv, &k->mu, &until) != ETIMEDOUT)) {
-  }
-  stop = k->stop;
-  slurm_mutex_unlock(&k->mu);
-  return stop;
-}
-
-/* The keeper's loop. A pass reads slurm_conf.last_update (conf read lock), reloads the setup
- * when it changed (no lock held), then looks at the nodes (node read lock) when slurm.conf
- * was reread or a node changed since its last look, and applies fixes (the update-node
- * RPC's locks) only when there are some. Until its first look at a loaded node table it
- * naps 10 ms: at a start it is then queued on the lock read_slurm_conf holds and looks
- * before slurmctld serves RPCs; later it naps 100 ms. */
-static void *_keeper(void *arg) {
-  keeper_t *k = arg;
-  slurmctld_lock_t conf_read = {READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK, NO_LOCK};
-  slurmctld_lock_t node_read = {NO_LOCK, NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK};
-  slurmctld_lock_t node_write = {NO_LOCK, WRITE_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK};
-  time_t restored_for = 0, looked_at = 0;
-  bool left;
-
-  do {
-    time_t conf_update, now;
-    char *feature = NULL;
-    bool restore = false, any = false, loaded;
-    int changed = 0;
-
-    if (!_keeper_lock(k, conf_read)) break;
-    conf_update = slurm_conf.last_update;
-    _keeper_unlock(k, conf_read);
-    if (rg_js_reload_if_stale((int64_t)conf_update, _log)) {
-      if (!_keeper_lock(k, conf_read)) break;
-      (void)rg_js_check_switch_wait(slurm_conf.sched_params, _log);
-      _keeper_unlock(k, conf_read);
-    }
-
-    feature = rg_js_healthy_feature();
-    if (!_keeper_lock(k, node_read)) {
-      free(feature);
-      break;
-    }
-    loaded = (node_record_count > 0);
-    now = time(NULL);
-    if (loaded && feature && feature[0] &&
-        ((conf_update != restored_for) || (last_node_update >= looked_at))) {
-      restore = (conf_update != restored_for);
-      any = _keeper_any(feature, restore);
-      looked_at = now;
-    }
-    _keeper_unlock(k, node_read);
-    if (any) {
-      if (!_keeper_lock(k, node_write)) {
-        free(feature);
-        break;
-      }
-      changed = _keeper_apply(feature, restore);
-      if (changed) {
-        node_features_updated = true;
-        last_node_update = time(NULL);
-      }
-      _keeper_unlock(k, node_write);
-    }
-    if (loaded) restored_for = conf_update;
-    if (changed) {
-      schedule_node_save();
-      queue_job_scheduler();
-    }
-    free(feature);
-    if (!loaded) restored_for = 0;
-  } while (!_keeper_nap(k, restored_for ? 100 : 10));
-
-  slurm_mutex_lock(&k->mu);
-  left = k->left;
-  slurm_mutex_unlock(&k->mu);
-  if (left) _keeper_free(k); /* fini() is gone: nothing of the plugin's state is touched */
-  return NULL;
-}
-
-static void _keeper_start(void) {
-  keeper_t *k = calloc(1, sizeof(*k));
-
-  if (!k) {
-    error("%s cannot start the feature keeper thread: out of memory", PREFIX);
-    return;
-  }
-  slurm_mutex_init(&k->mu);
-  slurm_cond_init(&k->cv, NULL);
-  k->phase = KEEPER_FREE;
-  if (pthread_create(&keeper_thread, NULL, _keeper, k) != 0) {
-    error("%s cannot start the feature keeper thread: %m", PREFIX);
-    _keeper_free(k);
-    return;
-  }
-  keeper = k;
-}
-
-/* Stops the keeper: joins it, unless it is queued on a slurmctld lock (see keeper_t). */
-static void _keeper_stop(void) {
-  keeper_t *k = keeper;
-  bool queued;
-
-  if (!k) return;
-  keeper = NULL;
-  slurm_mutex_lock(&k->mu);
-  k->stop = true;
-  queued = (k->phase == KEEPER_QUEUED);
-  k->left = queued;
-  slurm_cond_broadcast(&k->cv);
-  slurm_mutex_unlock(&k->mu);
-  if (!queued) {
-    pthread_join(keeper_thread, NULL);
-    _keeper_free(k);
-    return;
-  }
-  /* k belongs to the thread from here on. */
-  _keep_code_loaded();
-  pthread_detach(keeper_thread);
-  info("%s stopped while the feature keeper thread was queued on a slurmctld lock (a "
-       "reconfigure holds them): it ends by itself once it gets the lock, doing nothing",
-       PREFIX);
-}
-
 /* ------------------------------------------------------------------ entry points */
 
 extern int rail_job_submit_init(void) {
@@ -450,12 +175,12 @@ extern int rail_job_submit_init(void) {
   free(path);
   if (rc < 0) return SLURM_ERROR;
   (void)rg_js_check_switch_wait(slurm_conf.sched_params, _log);
-  _keeper_start();
+  rg_keeper_start();
   return SLURM_SUCCESS;
 }
 
 extern int rail_job_submit_fini(void) {
-  _keeper_stop();
+  rg_keeper_stop();
   rg_js_fini();
   return SLURM_SUCCESS;
 }
@@ -489,6 +214,16 @@ static int _decide_and_apply(const _job_view_t *v, job_desc_msg_t *job_desc, uin
     xfree(job_desc->features);
     job_desc->features = xstrdup(d.features);
   }
+  /* A job the user submitted held (-H) keeps the user's hold and gets no mark: once the user
+   * releases it, the keeper takes it over if Slurm parks it (plugin/core/held_jobs.h). */
+  if (d.hold_mark && (job_desc->priority != 0)) {
+    char *marked = rg_js_with_hold_mark(job_desc->admin_comment, d.hold_mark);
+    job_desc->priority = 0;
+    xfree(job_desc->admin_comment);
+    job_desc->admin_comment = xstrdup(marked ? marked : d.hold_mark);
+    free(marked);
+    info("%s held %s of uid %u: %s", PREFIX, what, uid, d.hold_mark);
+  }
   if (d.message) {
     _tell_user(err_msg, d.message);
     verbose("%s %s of uid %u: %s", PREFIX, what, uid, d.message);
@@ -516,6 +251,7 @@ extern int rail_job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char *
   v.tres_per_task = job_desc->tres_per_task;
   v.spank_env = job_desc->spank_job_env;
   v.spank_env_cnt = job_desc->spank_job_env_size;
+  v.may_hold = true;
   return _decide_and_apply(&v, job_desc, submit_uid, "a job", err_msg);
 }
 

@@ -11,6 +11,11 @@
 #    outside brackets, are refused with what to write instead;
 #  - the owner of a pending job (not an operator) clears its --constraint with
 #    `scontrol update`: rail_healthy is kept;
+#  - a strict 4-node job requeued (requeuehold, release, begin time reset) while only one node
+#    per SU is free still waits after 15 s, then runs again inside the SU that frees up;
+#  - partition half with 10 of 16 nodes healthy: a 12-node job is held, not refused, and a
+#    10-node job that Slurm parks (BadConstraints) when one more node degrades is taken over;
+#    squeue says what each waits for; both run once the nodes are healthy again;
 #  - slurmctld killed and started again while n001 is degraded: a 2-node job submitted at
 #    once is accepted and never gets n001 (node features are dropped at start; the keeper
 #    gives rail_healthy back from Extra).
@@ -18,7 +23,7 @@
 #    rail_healthy; a single-node component is left alone;
 #  - n001 and n009 degraded: jobs with each --constraint shape Slurm 22.05 accepts and
 #    railguard combines (a, a|b, (a|b), [a|b], a&b, a,b) get rail_healthy and never run there;
-# RGP_ONLY=confine|views|hetjob|shapes|rules|owner|restart runs one part (to see each fail on its own).
+# RGP_ONLY=confine|views|hetjob|shapes|rules|owner|requeue|wait|restart runs one part (to see each fail on its own).
 # About 60 s.
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -46,16 +51,24 @@ all_done() {
 # part NAME: whether to run part NAME (all unless RGP_ONLY names another).
 part() { [ -z "${RGP_ONLY:-}" ] || [ "$RGP_ONLY" = "$1" ]; }
 
+# block_all_but_one ARRAY-NAME: in each SU, a job on its first 7 nodes (placement off), running;
+# ARRAY-NAME[suN] gets its id. One free node per SU is left.
+block_all_but_one() {
+  local -n ids=$1
+  local su first nodes
+  for su in su1 su2 su3 su4; do
+    first=${rgp_su_nodes[$su]%%-*}
+    first=${first#n[}
+    nodes="n[$first-$(printf '%03d' $((10#$first + 6)))]"
+    ids[$su]=$(rgp_submit -w "$nodes" -N7 --exclusive -t 10 --rail-placement=off --wrap 'sleep 300')
+  done
+  for su in "${!ids[@]}"; do rgp_wait_state "${ids[$su]}" RUNNING 60; done
+}
+
 # --- confinement that does not lapse ---------------------------------------------------------
 if part confine; then
 declare -A blocker=()
-for su in su1 su2 su3 su4; do
-  first=${rgp_su_nodes[$su]%%-*}
-  first=${first#n[}
-  nodes="n[$first-$(printf '%03d' $((10#$first + 6)))]"
-  blocker[$su]=$(rgp_submit -w "$nodes" -N7 --exclusive -t 10 --rail-placement=off --wrap 'sleep 300')
-done
-for su in "${!blocker[@]}"; do rgp_wait_state "${blocker[$su]}" RUNNING 30; done
+block_all_but_one blocker
 job=$(rgp_submit -N4 --exclusive -t 5 --wrap 'sleep 20')
 array=$(rgp_submit -a 1-2 -N4 --exclusive -t 5 --wrap 'sleep 20')
 echo "$rgp_name: one free node per SU; waiting 15 s, three times the prefer bound"
@@ -170,6 +183,72 @@ rgp_expect_eq "Features of nobody's job after its update to su3" \
 as_nobody scontrol update JobId="$owned" Features= || true
 rgp_expect_eq "Features of nobody's job after clearing them" "$(rgp_job "$owned" Features)" "rail_healthy"
 rgp_ok "the owner's scontrol update of a pending job keeps rail_healthy"
+all_done
+fi
+
+# --- a requeued job keeps its confinement -----------------------------------------------------
+if part requeue; then
+# A strict 4-node job runs in one SU; it is requeued (held, so that its nodes can be taken
+# first), the cluster is left with one free node per SU, and it is released with its begin
+# time reset (Slurm 22.05 delays a requeued job by the credential lifetime, 120 s): Slurm's
+# switch-wait clock, started at its first evaluation long ago, is not reset by the requeue.
+job=$(rgp_submit -N4 --exclusive -t 5 --wrap 'sleep 300')
+rgp_wait_state "$job" RUNNING 30
+first_nodes=$(rgp_job "$job" NodeList)
+first_su=$(rgp_sus_of_job "$job")
+scontrol requeuehold "$job" || rgp_fail "scontrol requeuehold $job failed"
+rgp_wait_state "$job" PENDING 30
+declare -A rq_blocker=()
+block_all_but_one rq_blocker
+scontrol release "$job" || rgp_fail "scontrol release $job failed"
+scontrol update JobId="$job" StartTime=now || rgp_fail "cannot reset the begin time of $job"
+echo "$rgp_name: requeued job $job (first on $first_nodes, $first_su) released with one free node per SU; waiting 15 s"
+sleep 15
+rgp_expect_eq "state of the requeued job $job after 15 s" "$(rgp_job "$job" JobState)" PENDING
+rgp_expect_eq "Switches of the requeued job" "$(rgp_job "$job" Switches)" "1@365-00:00:00"
+rgp_ok "after its requeue, job $job still waits for one SU (Reason $(rgp_job "$job" Reason)), Switches=1@365-00:00:00"
+scancel "${rq_blocker[su3]}"
+rgp_wait_state "$job" RUNNING 60
+rgp_expect_eq "SUs of the requeued job on $(rgp_job "$job" NodeList)" "$(rgp_sus_of_job "$job")" su3
+rgp_ok "the requeued job $job ran again inside one SU, su3 ($(rgp_job "$job" NodeList)), once it was free"
+all_done
+fi
+
+# --- too few healthy nodes: the job waits, never refused ---------------------------------------
+if part wait; then
+# Partition half has 16 nodes, 4 per SU; 6 degraded leave 10 healthy.
+rgp_set_healthy n001 n002 n009 n010 n017 n018
+held=$(rgp_submit -p half -N12 -t 5 --wrap 'sleep 1')
+rgp_expect_eq "the line for a 12-node job with 10 healthy nodes" \
+  "$(sed -n 's/^sbatch: //p' "$rgp_tmp/submit.err")" \
+  "railguard: held: only 10 nodes of partition half are healthy (feature rail_healthy) now and this job needs 12 nodes; it waits, and railguard releases it when 12 are healthy (squeue shows the count); then strict placement: 12 nodes in 3 scalable units; Slurm holds the job for them however long it queues; healthy nodes only (feature rail_healthy)"
+# A 10-node job accepted while 10 are healthy, evaluated only after one more node degrades:
+# Slurm's scheduler parks it (BadConstraints, priority 0); the keeper takes it over.
+parked=$(rgp_submit -p half -N10 -t 5 --begin=now+4 --wrap 'sleep 1')
+rgp_set_healthy n001 n002 n009 n010 n017 n018 n019
+# Slurm's main scheduler looks at a job whose begin time passed at its next run: every 60 s
+# (sched_interval), or at once after a submission. Submit one after the begin time.
+sleep 5
+rgp_submit -N1 -t 1 --wrap true >/dev/null
+want_held="railguard: waits for 12 healthy nodes (feature rail_healthy), 9 now"
+want_parked="railguard: waits for 10 healthy nodes (feature rail_healthy), 9 now"
+deadline=$((SECONDS + 30))
+until [ "$(squeue -h -j "$held" -o %r)" = "$want_held" ] &&
+  [ "$(squeue -h -j "$parked" -o %r)" = "$want_parked" ]; do
+  [ "$SECONDS" -le "$deadline" ] ||
+    rgp_fail "after 30 s: job $held shows '$(squeue -h -j "$held" -o '%T %r')', job $parked '$(squeue -h -j "$parked" -o '%T %r')'; expected PENDING with '$want_held' and '$want_parked'"
+  sleep 0.5
+done
+rgp_expect_eq "state of the held job" "$(rgp_job "$held" JobState)" PENDING
+rgp_expect_eq "state of the parked job" "$(rgp_job "$parked" JobState)" PENDING
+rgp_ok "jobs $held (12 nodes) and $parked (10 nodes) wait in partition half with 9 healthy nodes; squeue says for how many"
+rgp_set_healthy
+rgp_wait_state "$held" COMPLETED 60
+rgp_wait_state "$parked" COMPLETED 60
+rgp_log_has "railguard: job_submit/rail: released JobId=$held: "
+rgp_log_has "railguard: job_submit/rail: took over JobId=$parked, which Slurm parked (BadConstraints)"
+rgp_expect_eq "AdminComment of job $held after its release" "$(rgp_job "$held" AdminComment)" ""
+rgp_ok "once all 16 nodes were healthy again, the keeper released both and they ran"
 all_done
 fi
 

@@ -284,19 +284,42 @@ TEST(Placement, AJobLargerThanItsPartitionIsLeftToSlurmButStillNeedsHealthyNodes
                 kHealthy);
 }
 
-TEST(Placement, TooFewHealthyNodesInThePartitionIsSaidPlainly) {
+TEST(Placement, TooFewHealthyNodesInThePartitionHoldTheJobAndSaySo) {
   JobFacts job = Strictly(Nodes(8));
   job.partition = "gpu";
   job.healthy_nodes = 5;
   Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_EQ(d.refuse, Decision::kAccept);  // waits, never refused
+  EXPECT_TRUE(d.hold);
+  EXPECT_EQ(d.hold_nodes, 8u);
+  // The rest of the decision is made, so that the released job is confined and healthy.
+  EXPECT_TRUE(d.set_switches);
+  EXPECT_EQ(d.req_switch, 1u);
+  EXPECT_TRUE(d.set_features);
+  EXPECT_EQ(d.message,
+            "railguard: held: only 5 nodes of partition gpu are healthy (feature rail_healthy) "
+            "now and this job needs 8 nodes; it waits, and railguard releases it when 8 are "
+            "healthy (squeue shows the count); then strict placement: 8 nodes in 1 scalable "
+            "unit; Slurm holds the job for it however long it queues; healthy nodes only "
+            "(feature rail_healthy)");
+  job.healthy_nodes = 8;
+  d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_EQ(d.refuse, Decision::kAccept);
+  EXPECT_FALSE(d.hold);
+}
+
+TEST(Placement, AnUpdateThatNeedsMoreHealthyNodesThanThereAreIsRefused) {
+  JobFacts job = Strictly(Nodes(8));
+  job.partition = "gpu";
+  job.healthy_nodes = 5;
+  job.may_hold = false;
+  Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
   EXPECT_EQ(d.refuse, Decision::kTooFewHealthy);
+  EXPECT_FALSE(d.hold);
   EXPECT_EQ(d.message,
             "railguard: only 5 nodes of partition gpu are healthy (feature rail_healthy) now, "
-            "and this job needs 8 nodes; railcheck keeps degraded nodes out of multi-node "
-            "jobs. Ask for fewer nodes or resubmit when `sinfo -N -o '%N %f'` shows more");
-  job.healthy_nodes = 8;
-  EXPECT_EQ(DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su()).refuse,
-            Decision::kAccept);
+            "and the job would need 8 nodes; railcheck keeps degraded nodes out of multi-node "
+            "jobs");
 }
 
 TEST(Placement, TheUsersConstraintIsCombinedWithTheHealthyFeature) {

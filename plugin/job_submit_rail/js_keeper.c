@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* job_submit/rail's feature keeper, a thread of slurmctld (js_keeper.h). */
+
+// slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
+// clang-format off
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr(), RTLD_NODELETE */
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm.h"
+#include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/list.h"
+#include "src/common/node_conf.h"
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/state_save.h"
+
+#include "plugin/common/slurm_log.h"
+#include "plugin/job_submit_rail/js_bridge.h"
+#include "plugin/job_submit_rail/js_keeper.h"
+// clang-format on
+
+#define PREFIX "railguard: job_submit/rail:"
+
+static void _log(int level, const char *msg) { rg_slurm_log(PREFIX, level, msg); }
+
+/* The keeper's handshake with fini(), one per thread. Slurm 22.05 calls fini() from
+ * read_slurm_conf when a reconfigure changes JobSubmitPlugins, on a thread holding the config,
+ * job, node and partition write locks (src/slurmctld/job_submit.c,
+ * job_submit_plugin_reconfig). A keeper queued on one of those locks then cannot end before
+ * fini() returns, so fini() must not wait for it: it leaves the thread to end on its own when
+ * it gets the lock, and keeps this plugin's code loaded for it (_keep_code_loaded). A keeper
+ * napping, working off-lock or holding its lock ends promptly, and fini() joins it. */
+typedef enum {
+  KEEPER_FREE,   /* holds no slurmctld lock and is not queued on one */
+  KEEPER_QUEUED, /* in lock_slurmctld(), maybe behind fini()'s caller */
+  KEEPER_LOCKED  /* holds its lock; fini()'s caller holds no conflicting one */
+} keeper_phase_t;
+
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool stop;            /* set by fini() */
+  bool left;            /* fini() returned without joining: the thread frees this */
+  keeper_phase_t phase; /* guarded by mu */
+} keeper_t;
+
+static keeper_t *keeper; /* the running keeper; NULL when none */
+static pthread_t keeper_thread;
+
+/* Takes `locks` unless fini() stopped the keeper, before or while it queued; returns whether
+ * it holds them. A keeper that fini() left holds nothing and must end at once. */
+static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
+  bool stop;
+
+  slurm_mutex_lock(&k->mu);
+  stop = k->stop;
+  if (!stop) k->phase = KEEPER_QUEUED;
+  slurm_mutex_unlock(&k->mu);
+  if (stop) return false;
+  lock_slurmctld(locks);
+  slurm_mutex_lock(&k->mu);
+  stop = k->stop && k->left;
+  k->phase = stop ? KEEPER_FREE : KEEPER_LOCKED;
+  slurm_mutex_unlock(&k->mu);
+  if (stop) unlock_slurmctld(locks);
+  return !stop;
+}
+
+static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks) {
+  unlock_slurmctld(locks);
+  slurm_mutex_lock(&k->mu);
+  k->phase = KEEPER_FREE;
+  slurm_mutex_unlock(&k->mu);
+}
+
+static void _keeper_free(keeper_t *k) {
+  slurm_mutex_destroy(&k->mu);
+  slurm_cond_destroy(&k->cv);
+  free(k);
+}
+
+/* Marks this shared object RTLD_NODELETE, so that Slurm's dlclose() after fini() leaves its
+ * code mapped for a keeper thread that fini() could not wait for. The mapping then lasts
+ * until slurmctld exits; loading the plugin again reuses it (init() resets all state). */
+static void _keep_code_loaded(void) {
+  Dl_info self;
+
+  if (!dladdr((void *)_keeper_free, &self) || !self.dli_fname ||
+      !dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
+    error("%s cannot pin its own code (%s): slurmctld may crash if the feature keeper thread "
+          "wakes after the plugin is unloaded", PREFIX, dlerror());
+}
+
+/* Whether any node needs a fix. REQUIRES: node read lock. */
+static bool _keeper_any(const char *feature, bool restore) {
+  node_record_t *node_ptr;
+  for (int i = 0; (node_ptr = next_node(&i)); i++) {
+    char *a = NULL, *b = NULL;
+    int fix = rg_js_fix_features(node_ptr->features, node_ptr->features_act, node_ptr->extra,
+                                 feature, restore, &a, &b);
+    free(a);
+    free(b);
+    if (fix) return true;
+  }
+  return false;
+}
+
+/* Logs one line for the nodes of `hl` (if any) and destroys it. */
+static void _keeper_log(hostlist_t hl, const char *feature, const char *what) {
+  if (hostlist_count(hl) > 0) {
+    char *names = hostlist_ranged_string_xmalloc(hl);
+    info("%s %s %s on %d nodes (%s): from the health railcheck published in their Extra",
+         PREFIX, what, feature, hostlist_count(hl), names);
+    xfree(names);
+  }
+  hostlist_destroy(hl);
+}
+
+/* Applies every fix with Slurm's update_node(), as `scontrol update node` would, and logs
+ * one line per direction. Returns the count. REQUIRES: job, node and partition write locks
+ * (those of the update-node RPC). */
+static int _keeper_apply(const char *feature, bool restore) {
+  node_record_t *node_ptr;
+  hostlist_t given = hostlist_create(NULL), taken = hostlist_create(NULL);
+  int changed = 0;
+
+  for (int i = 0; (node_ptr = next_node(&i)); i++) {
+    char *a = NULL, *b = NULL;
+    update_node_msg_t msg;
+    int fix = rg_js_fix_features(node_ptr->features, node_ptr->features_act, node_ptr->extra,
+                                 feature, restore, &a, &b);
+
+    if (!fix) continue;
+    memset(&msg, 0, sizeof(msg));
+    msg.node_state = NO_VAL;
+    msg.weight = NO_VAL;
+    msg.node_names = xstrdup(node_ptr->name);
+    msg.features = xstrdup(a);
+    msg.features_act = xstrdup(b);
+    if (update_node(&msg, slurm_conf.slurm_user_id) == SLURM_SUCCESS) {
+      hostlist_push_host((fix == RG_JS_FIX_TAKES) ? taken : given, node_ptr->name);
+      changed++;
+    } else {
+      error("%s %s: could not set features to %s", PREFIX, node_ptr->name, b);
+    }
+    xfree(msg.node_names);
+    xfree(msg.features);
+    xfree(msg.features_act);
+    free(a);
+    free(b);
+  }
+  _keeper_log(given, feature, restore ? "gave back (slurm.conf was read)" : "gave");
+  _keeper_log(taken, feature, "took");
+  return changed;
+}
+
+/* ------------------------------------------------------------------ parked jobs */
+
+/* One change to a parked job (plugin/core/held_jobs.h), found under read locks and applied
+ * under the job write lock. */
+typedef struct {
+  uint32_t job_id;
+  int step; /* RG_JS_PARKED_* */
+  uint32_t healthy;
+  char *mark, *reason; /* malloc'd by the bridge */
+} _parked_t;
+
+/* The nodes whose active features hold `feature`. REQUIRES: node read lock. */
+static bitstr_t *_healthy_bitmap(const char *feature) {
+  bitstr_t *healthy = bit_alloc(node_record_count);
+  node_record_t *node_ptr;
+
+  for (int i = 0; (node_ptr = next_node(&i)); i++) {
+    const char *act = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
+    if (rg_js_has_feature(act, feature)) bit_set(healthy, node_ptr->index);
+  }
+  return healthy;
+}
+
+/* Healthy nodes of `part_ptr` that the job may get (minus its --exclude). */
+static uint32_t _part_healthy(const part_record_t *part_ptr, const job_record_t *job_ptr,
+                              bitstr_t *healthy) {
+  bitstr_t *nodes;
+  uint32_t n;
+
+  if (!part_ptr || !part_ptr->node_bitmap) return 0;
+  nodes = bit_copy(part_ptr->node_bitmap);
+  bit_and(nodes, healthy);
+  if (job_ptr->details && job_ptr->details->exc_node_bitmap)
+    bit_and_not(nodes, job_ptr->details->exc_node_bitmap);
+  n = (uint32_t)bit_set_count(nodes);
+  FREE_NULL_BITMAP(nodes);
+  return n;
+}
+
+/* The most healthy nodes the job may get in one of its partitions. REQUIRES: job, node and
+ * partition read locks. */
+static uint32_t _job_healthy(job_record_t *job_ptr, bitstr_t *healthy) {
+  uint32_t best = 0, n;
+
+  if (job_ptr->part_ptr_list) {
+    part_record_t *part_ptr;
+    ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+    while ((part_ptr = list_next(it))) {
+      n = _part_healthy(part_ptr, job_ptr, healthy);
+      if (n > best) best = n;
+    }
+    list_iterator_destroy(it);
+  } else {
+    best = _part_healthy(job_ptr->part_ptr, job_ptr, healthy);
+  }
+  return best;
+}
+
+/* The steps for every pending job of priority 0, in *out (xmalloc'd); returns the count.
+ * REQUIRES: job, node and partition read locks. */
+static int _parked_collect(const char *feature, bool restore, _parked_t **out) {
+  bitstr_t *healthy = NULL;
+  job_record_t *job_ptr;
+  ListIterator it;
+  int n = 0, cap = 0;
+
+  *out = NULL;
+  if (!job_list) return 0;
+  it = list_iterator_create(job_list);
+  while ((job_ptr = list_next(it))) {
+    rg_js_parked_t p;
+    char *mark = NULL, *reason = NULL;
+    int step;
+
+    if (!IS_JOB_PENDING(job_ptr) || (job_ptr->priority != 0) || !job_ptr->details) continue;
+    memset(&p, 0, sizeof(p));
+    p.held = (job_ptr->state_reason == WAIT_HELD) || (job_ptr->state_reason == WAIT_HELD_USER);
+    p.bad_constraints = (job_ptr->state_reason == FAIL_BAD_CONSTRAINTS);
+    if (!p.held && !p.bad_constraints) continue;
+    if (!healthy) healthy = _healthy_bitmap(feature);
+    p.admin_comment = job_ptr->admin_comment;
+    p.state_desc = job_ptr->state_desc;
+    p.features = job_ptr->details->features;
+    p.min_nodes = job_ptr->details->min_nodes;
+    p.healthy = _job_healthy(job_ptr, healthy);
+    step = rg_js_judge_parked(&p, feature, restore, &mark, &reason);
+    if (step == RG_JS_PARKED_LEAVE) {
+      free(mark);
+      free(reason);
+      continue;
+    }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      xrecalloc(*out, cap, sizeof(**out));
+    }
+    (*out)[n].job_id = job_ptr->job_id;
+    (*out)[n].step = step;
+    (*out)[n].healthy = p.healthy;
+    (*out)[n].mark = mark;
+    (*out)[n].reason = reason;
+    n++;
+  }
+  list_iterator_destroy(it);
+  FREE_NULL_BITMAP(healthy);
+  return n;
+}
+
+/* Releases a job's hold as `scontrol release` does (job_mgr.c, _release_job_rec) and drops
+ * railguard's mark from its AdminComment. REQUIRES: job write lock. */
+static void _parked_release(job_record_t *job_ptr, time_t now) {
+  char *rest = rg_js_without_hold_mark(job_ptr->admin_comment);
+
+  if (job_ptr->details && (job_ptr->details->begin_time < now))
+    job_ptr->details->begin_time = 0;
+  job_ptr->direct_set_prio = 0;
+  set_job_prio(job_ptr);
+  job_ptr->state_reason = WAIT_NO_REASON;
+  xfree(job_ptr->state_desc);
+  xfree(job_ptr->admin_comment);
+  job_ptr->admin_comment = rest ? xstrdup(rest) : NULL;
+  free(rest);
+}
+
+/* Applies the steps to the jobs that are still pending with priority 0; returns how many
+ * were released. REQUIRES: job write lock, node and partition read locks. */
+static int _parked_apply(_parked_t *steps, int n) {
+  time_t now = time(NULL);
+  int released = 0;
+
+  for (int i = 0; i < n; i++) {
+    job_record_t *job_ptr = find_job_record(steps[i].job_id);
+
+    if (!job_ptr || !IS_JOB_PENDING(job_ptr) || (job_ptr->priority != 0)) continue;
+    switch (steps[i].step) {
+      case RG_JS_PARKED_RELEASE:
+        _parked_release(job_ptr, now);
+        info("%s released %pJ: %u nodes of its partition are healthy now", PREFIX, job_ptr,
+             steps[i].healthy);
+        released++;
+        break;
+      case RG_JS_PARKED_MARK:
+        xfree(job_ptr->admin_comment);
+        job_ptr->admin_comment = xstrdup(steps[i].mark);
+        info("%s took over %pJ, which Slurm parked (%s): %s", PREFIX, job_ptr,
+             job_reason_string(job_ptr->state_reason), steps[i].reason);
+        /* fall through */
+      case RG_JS_PARKED_NOTE:
+        xfree(job_ptr->state_desc);
+        job_ptr->state_desc = xstrdup(steps[i].reason);
+        break;
+    }
+    last_job_update = now;
+  }
+  return released;
+}
+
+static void _parked_free(_parked_t *steps, int n) {
+  for (int i = 0; i < n; i++) {
+    free(steps[i].mark);
+    free(steps[i].reason);
+  }
+  xfree(steps);
+}
+
+/* Waits `ms` milliseconds or until fini() stops the keeper; returns true when stopping. */
+static bool _keeper_nap(keeper_t *k, long ms) {
+  struct timespec until;
+  bool stop;
+
+  slurm_mutex_lock(&k->mu);
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += (ms % 1000) * 1000000L;
+  until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
+  until.tv_nsec %= 1000000000L;
+  while (!k->stop && (pthread_cond_timedwait(&k->cv, &k->mu, &until) != ETIMEDOUT)) {
+  }
+  stop = k->stop;
+  slurm_mutex_unlock(&k->mu);
+  return stop;
+}
+
+/* The keeper's loop. A pass reads slurm_conf.last_update (conf read lock), reloads the setup
+ * when it changed (no lock held), then looks at the nodes (node read lock) when slurm.conf
+ * was reread or a node changed since its last look, and applies fixes (the update-node
+ * RPC's locks) only when there are some. Until its first look at a loaded node table it
+ * naps 10 ms: at a start it is then queued on the lock read_slurm_conf holds and looks
+ * before slurmctld serves RPCs; later it naps 100 ms. */
+static void *_keeper(void *arg) {
+  keeper_t *k = arg;
+  slurmctld_lock_t conf_read = {READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK, NO_LOCK};
+  slurmctld_lock_t node_read = {NO_LOCK, NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK};
+  slurmctld_lock_t node_write = {NO_LOCK, WRITE_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK};
+  slurmctld_lock_t jobs_read = {NO_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, NO_LOCK};
+  /* those of the update-job RPC, which releases holds */
+  slurmctld_lock_t jobs_write = {READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK};
+  time_t restored_for = 0, looked_at = 0, jobs_at = 0;
+  bool left;
+
+  do {
+    time_t conf_update, now;
+    char *feature = NULL;
+    bool restore = false, any = false, loaded;
+    int changed = 0, released = 0;
+
+    if (!_keeper_lock(k, conf_read)) break;
+    conf_update = slurm_conf.last_update;
+    _keeper_unlock(k, conf_read);
+    if (rg_js_reload_if_stale((int64_t)conf_update, _log)) {
+      if (!_keeper_lock(k, conf_read)) break;
+      (void)rg_js_check_switch_wait(slurm_conf.sched_params, _log);
+      _keeper_unlock(k, conf_read);
+    }
+
+    feature = rg_js_healthy_feature();
+    if (!_keeper_lock(k, node_read)) {
+      free(feature);
+      break;
+    }
+    loaded = (node_record_count > 0);
+    now = time(NULL);
+    if (loaded && feature && feature[0] &&
+        ((conf_update != restored_for) || (last_node_update >= looked_at))) {
+      restore = (conf_update != restored_for);
+      any = _keeper_any(feature, restore);
+      looked_at = now;
+    }
+    _keeper_unlock(k, node_read);
+    if (any) {
+      if (!_keeper_lock(k, node_write)) {
+        free(feature);
+        break;
+      }
+      changed = _keeper_apply(feature, restore);
+      if (changed) {
+        node_features_updated = true;
+        last_node_update = time(NULL);
+      }
+      _keeper_unlock(k, node_write);
+    }
+    if (loaded && feature && feature[0] &&
+        (restore || changed || (last_job_update >= jobs_at) || (last_node_update >= jobs_at))) {
+      _parked_t *steps = NULL;
+      int n;
+
+      if (!_keeper_lock(k, jobs_read)) {
+        free(feature);
+        break;
+      }
+      jobs_at = time(NULL);
+      n = _parked_collect(feature, restore, &steps);
+      _keeper_unlock(k, jobs_read);
+      if (n > 0) {
+        if (!_keeper_lock(k, jobs_write)) {
+          _parked_free(steps, n);
+          free(feature);
+          break;
+        }
+        released = _parked_apply(steps, n);
+        _keeper_unlock(k, jobs_write);
+        schedule_job_save();
+      }
+      _parked_free(steps, n);
+    }
+    if (loaded) restored_for = conf_update;
+    if (changed) schedule_node_save();
+    if (changed || released) queue_job_scheduler();
+    free(feature);
+    if (!loaded) restored_for = 0;
+  } while (!_keeper_nap(k, restored_for ? 100 : 10));
+
+  slurm_mutex_lock(&k->mu);
+  left = k->left;
+  slurm_mutex_unlock(&k->mu);
+  if (left) _keeper_free(k); /* fini() is gone: nothing of the plugin's state is touched */
+  return NULL;
+}
+
+extern void rg_keeper_start(void) {
+  keeper_t *k = calloc(1, sizeof(*k));
+
+  if (!k) {
+    error("%s cannot start the feature keeper thread: out of memory", PREFIX);
+    return;
+  }
+  slurm_mutex_init(&k->mu);
+  slurm_cond_init(&k->cv, NULL);
+  k->phase = KEEPER_FREE;
+  if (pthread_create(&keeper_thread, NULL, _keeper, k) != 0) {
+    error("%s cannot start the feature keeper thread: %m", PREFIX);
+    _keeper_free(k);
+    return;
+  }
+  keeper = k;
+}
+
+extern void rg_keeper_stop(void) {
+  keeper_t *k = keeper;
+  bool queued;
+
+  if (!k) return;
+  keeper = NULL;
+  slurm_mutex_lock(&k->mu);
+  k->stop = true;
+  queued = (k->phase == KEEPER_QUEUED);
+  k->left = queued;
+  slurm_cond_broadcast(&k->cv);
+  slurm_mutex_unlock(&k->mu);
+  if (!queued) {
+    pthread_join(keeper_thread, NULL);
+    _keeper_free(k);
+    return;
+  }
+  /* k belongs to the thread from here on. */
+  _keep_code_loaded();
+  pthread_detach(keeper_thread);
+  info("%s stopped while the feature keeper thread was queued on a slurmctld lock (a "
+       "reconfigure holds them): it ends by itself once it gets the lock, doing nothing",
+       PREFIX);
+}
+
