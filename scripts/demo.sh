@@ -129,6 +129,21 @@ for _ in $(seq 60); do
   sleep 0.5
 done
 echo "  \$ sbatch -N2 -C su1 (right after the restart)  ->  job $id on $(scontrol show job "$id" | grep -o ' NodeList=[^ ]*' | cut -d= -f2)"
+echo "A 32-node job while n001 is degraded: 31 healthy nodes are too few. Slurm alone would"
+echo "refuse it; job_submit/rail holds it, and its keeper releases it once n001 is healthy:"
+id=$(sbatch --parsable -N32 --gpus-per-node=8 -o /dev/null --wrap 'sleep 1' 2>"$tmp/held.err")
+echo "  \$ sbatch -N32 ...  ->  $(sed -n 's/^sbatch: //p' "$tmp/held.err")"
+for _ in $(seq 20); do squeue -h -j "$id" -o %r | grep -q '^railguard:' && break; sleep 0.5; done
+echo "  squeue: job $id $(squeue -h -j "$id" -o '%T, reason: %r')"
+scontrol update NodeName=n001 Extra="$extra_ok" AvailableFeatures=su1,rail_healthy \
+  ActiveFeatures=su1,rail_healthy
+for _ in $(seq 60); do
+  scontrol show job "$id" | grep -q 'JobState=\(RUNNING\|COMPLETED\)' && break
+  sleep 0.5
+done
+grep -F "released JobId=$id" "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" | tail -n 1 |
+  sed 's/^\[[^]]*\] /  slurmctld: /'
+echo "  n001 healthy again  ->  job $id $(scontrol show job "$id" | grep -o 'JobState=[A-Z]*' | cut -d= -f2) on $(scontrol show job "$id" | grep -o ' NodeList=[^ ]*' | cut -d= -f2)"
 rg_cluster_stop >/dev/null 2>&1 || true
 cluster_up=0
 

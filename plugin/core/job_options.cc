@@ -47,4 +47,13 @@ bool ParseMaxSusOption(std::string_view value, int* out, std::string* err) {
   return true;
 }
 
+bool ParseHetjobOption(std::string_view value, bool* together, std::string* err) {
+  if (value == "together" || value == "apart") {
+    *together = value == "together";
+    return true;
+  }
+  *err = "invalid --rail-hetjob value " + Quoted(value) + "; expected together or apart";
+  return false;
+}
+
 }  // namespace railguard::plugin

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The per-job railguard options (--rail-placement, --rail-max-sus): their checks, shared by
+// The per-job railguard options (--rail-placement, --rail-max-sus, --rail-hetjob): their checks, shared by
 // the SPANK plugin (at the command line) and job_submit/rail (at submission), and the names
 // under which they travel in the job's SPANK environment.
 #pragma once
@@ -17,6 +17,7 @@ namespace railguard::plugin {
 // submit request, the saved job and the prolog.
 inline constexpr char kPlacementEnv[] = "SPANK_RAIL_PLACEMENT";
 inline constexpr char kMaxSusEnv[] = "SPANK_RAIL_MAX_SUS";
+inline constexpr char kHetjobEnv[] = "SPANK_RAIL_HETJOB";
 
 // Largest --rail-max-sus accepted (the same bound as max_sus_default).
 inline constexpr int kMaxSusOption = kMaxSusLimit;
@@ -28,5 +29,10 @@ bool ParsePlacementOption(std::string_view value, PlacementMode* out, std::strin
 // Checks a --rail-max-sus value: a whole number from 1 to kMaxSusOption. On false, `*err` is
 // one line saying what is allowed, with the value shown as for ParsePlacementOption.
 bool ParseMaxSusOption(std::string_view value, int* out, std::string* err);
+
+// Checks a --rail-hetjob value: "together" (every component of a heterogeneous job in one
+// SU) or "apart" (each multi-node component confined on its own, the default). *together
+// tells which. On false, `*err` is one line saying what is allowed.
+bool ParseHetjobOption(std::string_view value, bool* together, std::string* err);
 
 }  // namespace railguard::plugin

@@ -268,6 +268,7 @@ Decision DecideHeldOrNot(const JobFacts& job, const PlacementConfig& config,
   const std::string mode_name = PlacementModeName(mode);
 
   const uint32_t nodes = JobNodeCount(job, fabric);
+  d.nodes = nodes;
   if (nodes <= 1) return d;  // single node (or unknown): packing is Slurm's business
   uint64_t total = 0;
   for (uint32_t s : fabric.su_sizes) total += s;

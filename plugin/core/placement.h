@@ -70,6 +70,7 @@ struct Decision {
   } refuse = kAccept;
   bool hold = false;        // hold the job (admin hold) until hold_nodes nodes are healthy
   uint32_t hold_nodes = 0;  // healthy nodes of its partition it waits for
+  uint32_t nodes = 0;       // the job's node count (JobNodeCount); 0 = unknown
   bool set_switches = false;  // set the job's req_switch and wait4switch to these
   uint32_t req_switch = 0;    // most leaf switches (= SUs) Slurm should use
   uint32_t wait4switch = 0;   // seconds Slurm may hold the job for them

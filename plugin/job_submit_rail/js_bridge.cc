@@ -9,12 +9,14 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "config/load.h"
 #include "base/names.h"
 #include "plugin/common/bridge.h"
 #include "plugin/core/feature_keeper.h"
 #include "plugin/core/held_jobs.h"
+#include "plugin/core/hetjob.h"
 #include "plugin/core/placement.h"
 
 namespace {
@@ -210,6 +212,18 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
         out->message = d.message.empty() ? nullptr : Dup(d.message);
         if (d.hold)
           out->hold_mark = Dup(railguard::plugin::HoldMark(d.hold_nodes, config.healthy_feature));
+        out->nodes = d.nodes;
+        if (d.refuse == Decision::kAccept) {
+          bool together = false;
+          std::string err;
+          if (!railguard::plugin::HetjobTogether(job.spank_env, &together, &err)) {
+            rg_js_decision_free(out);
+            out->refuse = RG_JS_BAD_OPTION;
+            out->message = Dup("railguard: " + err);
+            return 0;
+          }
+          out->together = together;
+        }
         return 0;
       });
 }
@@ -268,6 +282,48 @@ extern "C" char* rg_js_without_hold_mark(const char* admin_comment) {
 extern "C" int rg_js_has_feature(const char* features, const char* feature) {
   return railguard::plugin::CatchAll(0, [&] {
     return features && feature && railguard::HasFeature(features, feature) ? 1 : 0;
+  });
+}
+
+extern "C" int rg_js_together_su(const rg_js_scope_node_t* scope, uint32_t count, uint32_t total,
+                                 char** su_name, uint32_t* healthy, uint32_t* idle,
+                                 uint8_t* inside) {
+  *su_name = nullptr;
+  *healthy = 0;
+  *idle = 0;
+  return railguard::plugin::CatchAll(-1, [&] {
+    Bridge& b = Get();
+    std::lock_guard<std::mutex> lock(b.mu);
+    std::shared_ptr<const RailSetup> setup = b.state.current();
+    if (!setup) return -1;
+    std::vector<railguard::plugin::ScopeNode> nodes(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      nodes[i].name = scope[i].name ? scope[i].name : "";
+      nodes[i].healthy = scope[i].healthy != 0;
+      nodes[i].idle = scope[i].idle != 0;
+    }
+    const railguard::plugin::TogetherChoice c =
+        railguard::plugin::ChooseTogetherSu(setup->topology, nodes, total);
+    if (c.su < 0) {
+      // The most healthy nodes of one SU, for the message.
+      std::vector<uint32_t> per(setup->topology.sus.size(), 0);
+      for (const auto& n : nodes) {
+        const railguard::topo::NodeRef* ref = setup->topology.FindNode(n.name);
+        if (n.healthy && ref && ref->su >= 0 && static_cast<size_t>(ref->su) < per.size())
+          *healthy = std::max(*healthy, ++per[static_cast<size_t>(ref->su)]);
+      }
+      return 0;
+    }
+    *su_name = Dup(setup->topology.sus[static_cast<size_t>(c.su)].name);
+    *healthy = c.healthy;
+    *idle = c.idle_healthy;
+    size_t next = 0;  // c.outside is in scope order
+    for (uint32_t i = 0; i < count; ++i) {
+      const bool out = next < c.outside.size() && c.outside[next] == nodes[i].name;
+      if (out) ++next;
+      inside[i] = out ? 0 : 1;
+    }
+    return 1;
   });
 }
 

@@ -57,6 +57,8 @@ typedef struct {
   char *message;  /* one line for the user, or NULL */
   char *hold_mark; /* hold the job (priority 0) with this mark in its AdminComment (see
                     * rg_js_with_hold_mark), or NULL */
+  uint32_t nodes;  /* the job's node count as placement sized it; 0 = unknown */
+  int together;    /* --rail-hetjob=together */
 } rg_js_decision_t;
 
 /* Loads railguard.yaml at `conf_path` and its rail topology, for decisions from now on;
@@ -122,6 +124,20 @@ char *rg_js_without_hold_mark(const char *admin_comment);
 
 /* Whether the comma list `features` (a node's active features) holds `feature`. */
 int rg_js_has_feature(const char *features, const char *feature);
+
+/* One node a hetjob component may get, for rg_js_together_su. */
+typedef struct {
+  const char *name;
+  int healthy; /* carries the healthy feature */
+  int idle;    /* idle, neither drained nor down */
+} rg_js_scope_node_t;
+
+/* The SU for all `total` nodes of a hetjob kept together (plugin/core/hetjob.h,
+ * ChooseTogetherSu): returns 1 with *su_name malloc'd, *healthy and *idle set and
+ * inside[i] = 1 for the scope nodes in that SU; 0 when no SU has `total` healthy nodes
+ * (*healthy = the most any SU has), -1 when nothing is loaded or on an internal error. */
+int rg_js_together_su(const rg_js_scope_node_t *scope, uint32_t count, uint32_t total,
+                      char **su_name, uint32_t *healthy, uint32_t *idle, uint8_t *inside);
 
 /* Releases the strings of a decision and zeroes it. */
 void rg_js_decision_free(rg_js_decision_t *decision);

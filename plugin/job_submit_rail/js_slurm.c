@@ -186,13 +186,17 @@ extern int rail_job_submit_fini(void) {
 }
 
 /* Decides for `v` and applies the decision to `job_desc` (the submission, or the update's
- * changes). Returns the Slurm error of a refusal, else SLURM_SUCCESS. */
+ * changes). Returns the Slurm error of a refusal, else SLURM_SUCCESS; *nodes gets the job's
+ * node count (0 = unknown or nothing decided), *together its --rail-hetjob=together. */
 static int _decide_and_apply(const _job_view_t *v, job_desc_msg_t *job_desc, uint32_t uid,
-                             const char *what, char **err_msg) {
+                             const char *what, char **err_msg, uint32_t *nodes,
+                             bool *together) {
   rg_js_facts_t facts;
   rg_js_decision_t d;
   int rc = SLURM_SUCCESS;
 
+  *nodes = 0;
+  *together = false;
   _facts_fill(v, &facts);
   if (rg_js_decide(&facts, _log, &d) != 0) {
     _facts_free(&facts);
@@ -228,8 +232,122 @@ static int _decide_and_apply(const _job_view_t *v, job_desc_msg_t *job_desc, uin
     _tell_user(err_msg, d.message);
     verbose("%s %s of uid %u: %s", PREFIX, what, uid, d.message);
   }
+  *nodes = d.nodes;
+  *together = d.together;
   rg_js_decision_free(&d);
   return SLURM_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ hetjobs kept together */
+
+/* Slurm 22.05 calls job_submit once per component of a heterogeneous job, in order
+ * (het_job_offset 0, 1, ...), on the thread of the submit RPC, before it creates any of
+ * them (proc_req.c, _slurm_rpc_submit_batch_het_job); the descriptions of the earlier
+ * components stay valid until then. So the components seen so far on this thread are kept,
+ * and at each one the SU for all of them is chosen again and every component's --exclude
+ * rewritten: the last call's choice is the one that stays. */
+#define HET_MAX 32      /* components kept together at most */
+#define HET_EXC_MAX 256 /* a component's own --exclude, at most (characters) */
+static __thread int het_n = -1; /* components seen of the hetjob on this thread; -1: none */
+static __thread bool het_together, het_apart;
+static __thread job_desc_msg_t *het_desc[HET_MAX];
+static __thread uint32_t het_nodes[HET_MAX];
+static __thread char het_exc[HET_MAX][HET_EXC_MAX]; /* each component's own --exclude */
+
+/* Every node not in the chosen SU, with the component's own --exclude, as a hostlist. */
+static char *_het_exclude(const uint8_t *inside, const char *own) {
+  hostlist_t hl = hostlist_create((own && own[0]) ? own : NULL);
+  node_record_t *node_ptr;
+  char *ranged;
+
+  for (int i = 0; (node_ptr = next_node(&i)); i++)
+    if (!inside[node_ptr->index]) hostlist_push_host(hl, node_ptr->name);
+  hostlist_uniq(hl);
+  ranged = hostlist_ranged_string_xmalloc(hl);
+  hostlist_destroy(hl);
+  return ranged;
+}
+
+/* Chooses the SU for components 0..het_n-1 (scope: `v`'s nodes) and rewrites their
+ * --exclude. Returns the Slurm error of a refusal (no SU has the healthy nodes), else
+ * SLURM_SUCCESS. REQUIRES: node and partition read locks. */
+static int _het_apply(const _job_view_t *v, char **err_msg) {
+  bitstr_t *scope = _job_nodes(v);
+  rg_js_scope_node_t *nodes = xcalloc(node_record_count + 1, sizeof(*nodes));
+  uint8_t *inside = xcalloc(node_record_count + 1, 1);
+  char *feature = rg_js_healthy_feature(), *su = NULL, *line = NULL;
+  node_record_t *node_ptr;
+  uint32_t total = 0, healthy = 0, idle = 0;
+  int rc = SLURM_SUCCESS, found;
+
+  for (int i = 0; i < het_n; i++) total += het_nodes[i] ? het_nodes[i] : 1;
+  for (int i = 0; (node_ptr = next_node(&i)); i++) {
+    const char *act = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
+    nodes[node_ptr->index].name = node_ptr->name;
+    if (!scope || !bit_test(scope, node_ptr->index)) continue;
+    nodes[node_ptr->index].healthy = !feature || !feature[0] || rg_js_has_feature(act, feature);
+    nodes[node_ptr->index].idle =
+        IS_NODE_IDLE(node_ptr) && !IS_NODE_DRAIN(node_ptr) && !IS_NODE_DOWN(node_ptr);
+  }
+  found = rg_js_together_su(nodes, (uint32_t)node_record_count, total, &su, &healthy, &idle,
+                            inside);
+  if (found == 0) {
+    xstrfmtcat(line, "railguard: --rail-hetjob=together: no scalable unit of its partition has "
+               "%u healthy nodes for all %d components (the most: %u); use --rail-hetjob=apart "
+               "or fewer nodes", total, het_n, healthy);
+    _tell_user(err_msg, line);
+    rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+  } else if (found > 0) {
+    for (int c = 0; c < het_n; c++) {
+      xfree(het_desc[c]->exc_nodes);
+      het_desc[c]->exc_nodes = _het_exclude(inside, het_exc[c]);
+    }
+    xstrfmtcat(line, "railguard: --rail-hetjob=together: components 0-%d (%u nodes) in "
+               "scalable unit %s (%u healthy nodes, %u idle now; chosen at submission), every "
+               "other node excluded", het_n - 1, total, su, healthy, idle);
+    _tell_user(err_msg, line);
+  }
+  xfree(line);
+  free(su);
+  free(feature);
+  xfree(nodes);
+  xfree(inside);
+  FREE_NULL_BITMAP(scope);
+  return rc;
+}
+
+/* Keeps track of the hetjob component `job_desc` (decided: `nodes`, `together`) and, once
+ * two or more components of a together hetjob are known, confines them all to one SU. */
+static int _het_component(job_desc_msg_t *job_desc, const _job_view_t *v, uint32_t nodes,
+                          bool together, char **err_msg) {
+  uint32_t off = job_desc->het_job_offset;
+
+  if (off == NO_VAL) {
+    het_n = -1;
+    return SLURM_SUCCESS;
+  }
+  if (off == 0) {
+    het_n = 0;
+    het_together = het_apart = false;
+  } else if ((het_n < 0) || (off != (uint32_t)het_n)) {
+    het_n = -1; /* not the next component of the hetjob seen here: nothing to keep */
+    return SLURM_SUCCESS;
+  }
+  het_together = het_together || together;
+  if ((het_n >= HET_MAX) ||
+      (job_desc->exc_nodes && (strlen(job_desc->exc_nodes) >= HET_EXC_MAX))) {
+    if (het_together && !het_apart)
+      _tell_user(err_msg, "railguard: --rail-hetjob=together: more than 32 components or a "
+                          "long --exclude; each component is confined on its own");
+    het_apart = true;
+  }
+  if (het_apart) return SLURM_SUCCESS;
+  het_desc[het_n] = job_desc;
+  het_nodes[het_n] = nodes;
+  snprintf(het_exc[het_n], HET_EXC_MAX, "%s", job_desc->exc_nodes ? job_desc->exc_nodes : "");
+  het_n++;
+  if (!het_together || (het_n < 2)) return SLURM_SUCCESS;
+  return _het_apply(v, err_msg);
 }
 
 extern int rail_job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
@@ -252,7 +370,16 @@ extern int rail_job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char *
   v.spank_env = job_desc->spank_job_env;
   v.spank_env_cnt = job_desc->spank_job_env_size;
   v.may_hold = true;
-  return _decide_and_apply(&v, job_desc, submit_uid, "a job", err_msg);
+  {
+    uint32_t nodes;
+    bool together;
+    int rc = _decide_and_apply(&v, job_desc, submit_uid, "a job", err_msg, &nodes, &together);
+    if (rc != SLURM_SUCCESS) {
+      het_n = -1;
+      return rc;
+    }
+    return _het_component(job_desc, &v, nodes, together, err_msg);
+  }
 }
 
 /* The fields of an update that can change a job's placement or health requirement. */
@@ -269,6 +396,8 @@ extern int rail_job_modify(job_desc_msg_t *job_desc, void *job_ptr_v, uint32_t s
   struct job_details *det;
   _job_view_t v;
   char *msg = NULL;
+  uint32_t nodes;
+  bool together;
   int rc;
 
   /* Operators may do anything; running jobs keep what they got. */
@@ -297,7 +426,8 @@ extern int rail_job_modify(job_desc_msg_t *job_desc, void *job_ptr_v, uint32_t s
   v.spank_env_cnt = job_ptr->spank_job_env_size;
   /* An update that sets the features to "" clears them: the decision then starts from none. */
   if (job_desc->features && !job_desc->features[0]) v.features = NULL;
-  rc = _decide_and_apply(&v, job_desc, submit_uid, "an update of a pending job", &msg);
+  rc = _decide_and_apply(&v, job_desc, submit_uid, "an update of a pending job", &msg, &nodes,
+                         &together);
   xfree(msg); /* Slurm 22.05's job_modify has no message for the user: the log has it */
   return rc;
 }

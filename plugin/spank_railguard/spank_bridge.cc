@@ -18,7 +18,7 @@ namespace {
 using railguard::RailSetup;
 using railguard::plugin::CatchAll;
 
-enum OptionId { kOptPlacement = 1, kOptMaxSus = 2 };
+enum OptionId { kOptPlacement = 1, kOptMaxSus = 2, kOptHetjob = 3 };
 
 // Holds the NCCL_IB_HCA value railguard set, so that a nested step can tell it from the
 // user's own.
@@ -29,6 +29,7 @@ struct State {
   std::string conf_path;                   // config= argument of plugstack.conf
   std::string placement;                   // --rail-placement, "" = not given
   std::string max_sus;                     // --rail-max-sus, "" = not given
+  std::string hetjob;                      // --rail-hetjob, "" = not given
   std::shared_ptr<const RailSetup> setup;  // slurmstepd only
 };
 
@@ -55,6 +56,13 @@ extern "C" int OptionCallback(int val, const char* optarg, int /*remote*/) {
         return -1;
       }
       Get().max_sus = value;
+    } else if (val == kOptHetjob) {
+      bool together = false;
+      if (!railguard::plugin::ParseHetjobOption(value, &together, &err)) {
+        slurm_error("railguard: %s", err.c_str());
+        return -1;
+      }
+      Get().hetjob = value;
     }
     return 0;
   });
@@ -69,6 +77,10 @@ struct spank_option option_table[] = {
     {const_cast<char*>("rail-max-sus"), const_cast<char*>("N"),
      const_cast<char*>("railguard: most scalable units the job may span (1 to 4096)"), 1,
      kOptMaxSus, OptionCallback},
+    {const_cast<char*>("rail-hetjob"), const_cast<char*>("together|apart"),
+     const_cast<char*>("railguard: a heterogeneous job's components all in one scalable unit "
+                       "(together) or each confined on its own (apart, the default)"),
+     1, kOptHetjob, OptionCallback},
 };
 
 void LoadTopology(State& s) {
@@ -116,7 +128,8 @@ extern "C" int rg_spank_init_post_opt(spank_t sp, int /*ac*/, char** /*av*/) {
     const State& s = Get();
     const std::pair<const char*, const std::string*> vars[] = {
         {railguard::plugin::kPlacementEnv, &s.placement},
-        {railguard::plugin::kMaxSusEnv, &s.max_sus}};
+        {railguard::plugin::kMaxSusEnv, &s.max_sus},
+        {railguard::plugin::kHetjobEnv, &s.hetjob}};
     for (const auto& [name, value] : vars) {
       if (value->empty()) continue;
       spank_err_t rc = spank_job_control_setenv(sp, name, value->c_str(), 1);

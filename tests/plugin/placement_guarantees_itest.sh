@@ -20,10 +20,12 @@
 #    once is accepted and never gets n001 (node features are dropped at start; the keeper
 #    gives rail_healthy back from Extra).
 #  - a heterogeneous job: each multi-node component is confined to its own SU and needs
-#    rail_healthy; a single-node component is left alone;
+#    rail_healthy; a single-node component is left alone; with --rail-hetjob=together all
+#    its components run in the one SU that holds them most tightly, and one too big for any
+#    SU is refused;
 #  - n001 and n009 degraded: jobs with each --constraint shape Slurm 22.05 accepts and
 #    railguard combines (a, a|b, (a|b), [a|b], a&b, a,b) get rail_healthy and never run there;
-# RGP_ONLY=confine|views|hetjob|shapes|rules|owner|requeue|wait|restart runs one part (to see each fail on its own).
+# RGP_ONLY=confine|views|hetjob|together|shapes|rules|owner|requeue|wait|restart runs one part (to see each fail on its own).
 # About 60 s.
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -211,6 +213,36 @@ scancel "${rq_blocker[su3]}"
 rgp_wait_state "$job" RUNNING 60
 rgp_expect_eq "SUs of the requeued job on $(rgp_job "$job" NodeList)" "$(rgp_sus_of_job "$job")" su3
 rgp_ok "the requeued job $job ran again inside one SU, su3 ($(rgp_job "$job" NodeList)), once it was free"
+all_done
+fi
+
+# --- a heterogeneous job kept in one SU ---------------------------------------------------------
+if part together; then
+printf '#!/bin/bash\nsleep 20\n' >"$rgp_tmp/het-together.sh"
+# Idle nodes: su1 2, su2 6, su3 8, su4 4. The 5 nodes of the hetjob fit su2 most tightly.
+b1=$(rgp_submit -w 'n[001-006]' -N6 --exclusive -t 5 --rail-placement=off --wrap 'sleep 300')
+b2=$(rgp_submit -w 'n[009-010]' -N2 --exclusive -t 5 --rail-placement=off --wrap 'sleep 300')
+b4=$(rgp_submit -w 'n[025-028]' -N4 --exclusive -t 5 --rail-placement=off --wrap 'sleep 300')
+for b in "$b1" "$b2" "$b4"; do rgp_wait_state "$b" RUNNING 30; done
+het=$(rgp_submit --rail-hetjob=together -N3 --exclusive -t 5 : -N1 --exclusive -t 5 \
+  : -N1 --exclusive -t 5 "$rgp_tmp/het-together.sh")
+grep -qF "railguard: --rail-hetjob=together: components 0-2 (5 nodes) in scalable unit su2 (8 healthy nodes, 6 idle now; chosen at submission), every other node excluded" "$rgp_tmp/submit.err" ||
+  rgp_fail "sbatch did not print the together line: $(cat "$rgp_tmp/submit.err")"
+for c in 0 1 2; do
+  rgp_wait_state "$het+$c" RUNNING 30
+  sus=$(rgp_sus_of_job "$het+$c")
+  rgp_expect_eq "SU of component $c of hetjob $het ($(rgp_job "$het+$c" NodeList))" "$sus" su2
+done
+rgp_ok "hetjob $het with --rail-hetjob=together: its 3 components (3+1+1 nodes) all run in su2, the SU that holds them most tightly"
+scancel "$het"
+# Too big for any SU: refused with what to do.
+if sbatch --rail-hetjob=together -N6 -t 5 : -N4 -t 5 "$rgp_tmp/het-together.sh" \
+  >/dev/null 2>"$rgp_tmp/het.err"; then
+  rgp_fail "a 10-node hetjob kept together on 8-node SUs was accepted"
+fi
+grep -qF "railguard: --rail-hetjob=together: no scalable unit of its partition has 10 healthy nodes for all 2 components (the most: 8); use --rail-hetjob=apart or fewer nodes" "$rgp_tmp/het.err" ||
+  rgp_fail "the refusal of a 10-node together hetjob says: $(cat "$rgp_tmp/het.err")"
+rgp_ok "a 10-node hetjob kept together is refused: no SU has 10 nodes"
 all_done
 fi
 

@@ -10,18 +10,13 @@
 
 #include "plugin/core/nccl.h"
 #include "topo/hostlist.h"
+#include "tests/plugin/dev_layout.h"
 #include "topo/topology_yaml.h"
 
 namespace railguard::plugin {
 namespace {
 
-topo::Topology Dev4Su() {
-  topo::Topology t;
-  Diags diags;
-  EXPECT_TRUE(topo::LoadTopologyFile(RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml", &t, &diags))
-      << FormatDiags(diags);
-  return t;
-}
+topo::Topology Dev4Su() { return Dev4SuTopology(); }
 
 std::vector<std::string> Hosts(const char* expr) {
   std::vector<std::string> out;
