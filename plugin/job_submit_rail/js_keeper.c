@@ -363,8 +363,8 @@ static void *_keeper(void *arg) {
   slurmctld_lock_t node_read = {NO_LOCK, NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK};
   slurmctld_lock_t node_write = {NO_LOCK, WRITE_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK};
   slurmctld_lock_t jobs_read = {NO_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, NO_LOCK};
-  /* those of the update-job RPC, which releases holds */
-  slurmctld_lock_t jobs_write = {READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK};
+  /* releasing a hold changes only job records (job_mgr.c, _release_job_rec) */
+  slurmctld_lock_t jobs_write = {READ_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, READ_LOCK};
   time_t restored_for = 0, looked_at = 0, jobs_at = 0;
   bool left;
 
@@ -409,8 +409,11 @@ static void *_keeper(void *arg) {
       }
       _keeper_unlock(k, node_write);
     }
+    /* Parked jobs: at most once a second (a pass reads every job record under the job read
+     * lock), when a job or a node changed since the last look; at once after a restore. */
     if (loaded && feature && feature[0] &&
-        (restore || changed || (last_job_update >= jobs_at) || (last_node_update >= jobs_at))) {
+        (restore || (changed && (now > jobs_at)) ||
+         ((now > jobs_at) && ((last_job_update >= jobs_at) || (last_node_update >= jobs_at))))) {
       _parked_t *steps = NULL;
       int n;
 
