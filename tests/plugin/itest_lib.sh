@@ -21,6 +21,18 @@ rgp_fail() {
     echo "---- last 15 lines of $log" >&2
     grep -v 'pmix' "$log" | tail -n 15 >&2
   fi
+  # What a daemon printed when it died (a sanitizer report, a fatal): its stderr.
+  local out=${RAILGUARD_CLUSTER_DIR:-}/ctld/slurmctld.out
+  if [ -n "${RAILGUARD_CLUSTER_DIR:-}" ] && [ -s "$out" ] && ! _rg_alive "$(cat "$RAILGUARD_CLUSTER_DIR/pids/slurmctld" 2>/dev/null)" "$RAILGUARD_CLUSTER_DIR" 2>/dev/null; then
+    echo "---- slurmctld is not running; last 40 lines of $out" >&2
+    grep -v 'pmix' "$out" | tail -n 40 >&2
+  fi
+  local f
+  for f in ${rgp_fail_reports:-}; do
+    [ -f "$f" ] || continue
+    echo "---- $f" >&2
+    head -n 60 "$f" >&2
+  done
   exit 1
 }
 

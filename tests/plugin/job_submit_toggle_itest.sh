@@ -32,6 +32,10 @@ reconfigure() {
   timeout 10 scontrol ping >"$rgp_tmp/ping.out" 2>&1 && grep -q 'is UP' "$rgp_tmp/ping.out" ||
     rgp_fail "round $r: slurmctld does not answer after the reconfigure ($1): $(cat "$rgp_tmp/ping.out")"
   reconf_s=$((SECONDS - t0))
+  # Slurm 22.05 frees slurm_conf in read_slurm_conf while RPC threads may read its AuthInfo
+  # without a lock (slurm_auth_opts_to_socket; ASan showed it with reconfigures back to back
+  # and 32 slurmd registering again after each). Let the registrations settle.
+  sleep 1
 }
 
 # healthy_count: nodes whose active features hold rail_healthy.
