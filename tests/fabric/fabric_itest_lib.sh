@@ -30,3 +30,13 @@ rgf_hdr_topology() {
     "$RGF_SRC/etc/dev-4su.yaml" >"$1"
   grep -q 'speed: HDR' "$1" || rgf_fail "could not make an HDR variant of etc/dev-4su.yaml"
 }
+
+# rgf_start_dev4su: a work directory ($work, removed on exit with the fabric), the HDR dev-4su
+# topology ($work/topo.yaml), its simulated fabric ($work/fabric.net) up under ibsim + opensm.
+rgf_start_dev4su() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/railguard-fabric-itest.XXXXXX")
+  trap 'rg_fabric_stop; rm -rf "$work"' EXIT
+  rgf_hdr_topology "$work/topo.yaml"
+  "$RGF_RAILCTL" topology simulate "$work/topo.yaml" -o "$work/fabric.net"
+  rg_fabric_start --no-trap "$work/fabric.net" || rgf_fail "the simulated fabric did not come up"
+}

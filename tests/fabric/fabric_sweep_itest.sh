@@ -15,12 +15,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=fabric_itest_lib.sh
 source "$here/fabric_itest_lib.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/railguard-fabric-itest.XXXXXX")
-cleanup() { rg_fabric_stop; rm -rf "$work"; }
-trap cleanup EXIT
-rgf_hdr_topology "$work/topo.yaml"
-"$RGF_RAILCTL" topology simulate "$work/topo.yaml" -o "$work/fabric.net"
-rg_fabric_start --no-trap "$work/fabric.net" || rgf_fail "the simulated fabric did not come up"
+rgf_start_dev4su
 
 sweep() { rg_fabric_run "$RGF_RAILCTL" fabric sweep "$work/topo.yaml" "$@" 2>>"$work/sweep.err"; }
 
