@@ -54,6 +54,13 @@ std::vector<std::vector<GridCell>> Grid(const topo::Topology& topo, const Fabric
   return g;
 }
 
+// Findings other than "unread" (those show as "?" in the grid and as the unanswered nodes).
+size_t Problems(const FabricReport& r) {
+  size_t n = 0;
+  for (const LinkFinding& f : r.findings) n += f.kind != "unread";
+  return n;
+}
+
 std::string LinkWhere(const topo::Topology& topo, const MappedLink& l) {
   std::string s;
   if (l.su >= 0) s += topo.sus[l.su].name + " ";
@@ -96,7 +103,7 @@ std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const Fab
   std::snprintf(head, sizeof(head),
                 "fabric sweep: %zu switches, %zu HCAs, %zu links, %zu findings; %d SMPs, %d PMA "
                 "MADs in %.2f s; %s\n",
-                switches, sweep.nodes.size() - switches, r.links.size(), r.findings.size(),
+                switches, sweep.nodes.size() - switches, r.links.size(), Problems(r),
                 sweep.smps, sweep.mads, sweep.seconds,
                 sweep.partial ? "PARTIAL (some nodes did not answer)" : "complete");
   std::string o = head;
@@ -117,9 +124,11 @@ std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const Fab
     while (!o.empty() && o.back() == ' ') o.pop_back();
     o += "\n";
   }
-  for (const LinkFinding& f : r.findings)
+  for (const LinkFinding& f : r.findings) {
+    if (f.kind == "unread") continue;
     o += f.kind + " (" + f.side + " side): " + LinkWhere(topo, r.links[f.link]) + ": " +
          f.message + "\n";
+  }
   for (const std::string& m : r.missing) o += "missing: " + m + " not found in the fabric\n";
   if (unanswered) {
     o += "partial: " + std::to_string(unanswered) + " of " + std::to_string(sweep.nodes.size()) +
@@ -180,7 +189,8 @@ std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const Fab
               {"summary", {{"switches", switches},
                            {"hcas", sweep.nodes.size() - switches},
                            {"links", r.links.size()},
-                           {"findings", r.findings.size()},
+                           {"findings", Problems(r)},
+                           {"unread", r.findings.size() - Problems(r)},
                            {"unanswered", unanswered.size()},
                            {"smps", sweep.smps},
                            {"mads", sweep.mads},

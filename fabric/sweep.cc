@@ -219,7 +219,7 @@ bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::s
                      return a.guid < b.guid;
                    });
   if (!source->Open(err)) return false;
-  CounterPhase(source, opts, out, start).Run();
+  CounterPhase(source, opts, out, Clock::now()).Run();  // the deadline is the phase's own
   for (const SweptNode& n : out->nodes) {
     out->mads += n.mads;
     if (n.status != NodeStatus::kAnswered) out->partial = true;

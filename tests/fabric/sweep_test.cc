@@ -216,7 +216,11 @@ TEST(FabricSweep, MuteSwitchGivesAPartialResultThatNamesItWithinItsTimeLimit) {
       EXPECT_EQ(n.status, NodeStatus::kAnswered) << n.description;
     }
   const std::string text = RenderText(Tiny(), s, JudgeSweep(Tiny(), s));
+  // 7 ClassPortInfo + 2 queries for each of 12 ports, less the 4 the mute leaf never got.
+  EXPECT_NE(text.find("6 links, 0 findings; 7 SMPs, 27 PMA MADs"), std::string::npos) << text;
   EXPECT_NE(text.find("PARTIAL"), std::string::npos) << text;
+  EXPECT_NE(text.find("su1     ok    ok?\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("unread ("), std::string::npos) << text;  // the node line says it once
   EXPECT_NE(text.find("  su1-rail1 (0x0000000000000201, LID 3) timed-out: "
                       "PortCountersExtended of port 1: no reply within 50 ms\n"),
             std::string::npos)
