@@ -16,8 +16,8 @@
 # Each run has its own directory (ibsim's console FIFO and output, opensm's log and cache)
 # and its own ibsim socket name (IBSIM_SOCKNAME, an abstract unix socket), so runs never see
 # each other and nothing outside the directory is touched. Stop ends only the two pids the
-# start recorded. Env: RAILGUARD_FABRIC_IBSIM_OPTS extra ibsim options (-N/-S/-P for limits),
-# RAILGUARD_KEEP_FABRIC=1 keeps the directory.
+# start recorded. ibsim's size limits (-N/-S/-P) follow the netfile. Env:
+# RAILGUARD_FABRIC_IBSIM_OPTS extra ibsim options, RAILGUARD_KEEP_FABRIC=1 keeps the directory.
 
 _RG_FABRIC_SIM_SO=${RAILGUARD_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 _RG_FABRIC_MARKER=.railguard-fabric
@@ -25,7 +25,8 @@ _RG_FABRIC_MARKER=.railguard-fabric
 _rg_fabric_log() { echo "fabric.sh: $*" >&2; }
 
 # rg_fabric_start [--no-trap] [--no-sm] NETFILE: starts ibsim on NETFILE and (unless --no-sm)
-# opensm, and waits until opensm has swept the subnet (every port ACTIVE: a LID on each).
+# opensm, and waits until the subnet is configured (LIDs and forwarding tables everywhere) and
+# opensm is master.
 # Returns 1 with the reason and the tail of the logs on stderr if either fails to come up.
 rg_fabric_start() {
   local trap=1 sm=1 net="" dir i
@@ -58,8 +59,13 @@ rg_fabric_start() {
   mkfifo "$dir/console"
   # ibsim reads its console from the FIFO; fd 9 holds the write end open so that it never
   # sees EOF between two commands (ibsim quits on EOF).
-  # shellcheck disable=SC2086  # RAILGUARD_FABRIC_IBSIM_OPTS is a list of options
-  setsid ibsim ${RAILGUARD_FABRIC_IBSIM_OPTS:-} -s "$net" <"$dir/console" >"$dir/ibsim.out" 2>&1 &
+  # ibsim's tables are fixed in size (by default 2048 nodes, 256 switches, 13312 ports): size
+  # them after the netfile, so that a large generated fabric fits.
+  local limits
+  limits=$(_rg_fabric_limits "$net")
+  # shellcheck disable=SC2086  # both are lists of options
+  setsid ibsim $limits ${RAILGUARD_FABRIC_IBSIM_OPTS:-} -s "$net" <"$dir/console" \
+    >"$dir/ibsim.out" 2>&1 &
   echo $! >"$dir/ibsim.pid"
   exec 9>"$dir/console"
   for ((i = 0; i < 100; i++)); do
@@ -73,18 +79,39 @@ rg_fabric_start() {
     return 1
   fi
   [ "$sm" = 1 ] || return 0
+  # "Entering MASTER state" comes before opensm has programmed every switch's forwarding
+  # table; until then LID-routed MADs (all PMA queries) to far switches are lost. So a first
+  # `opensm --once` configures the whole subnet and exits; the opensm that stays then starts
+  # on a configured fabric (same guid2lid cache: same LIDs) and handles traps and re-sweeps.
+  local t0=$SECONDS
+  if ! OSM_TMP_DIR="$dir/osm" OSM_CACHE_DIR="$dir/osm" LD_PRELOAD="$_RG_FABRIC_SIM_SO" \
+      timeout 300 opensm --once -f "$dir/osm/once.log" >"$dir/opensm-once.out" 2>&1; then
+    _rg_fabric_log "opensm --once did not configure the fabric:"
+    tail -n 20 "$dir/opensm-once.out" "$dir/osm/once.log" >&2
+    return 1
+  fi
   OSM_TMP_DIR="$dir/osm" OSM_CACHE_DIR="$dir/osm" LD_PRELOAD="$_RG_FABRIC_SIM_SO" \
     setsid opensm -f "$dir/osm/osm.log" >"$dir/opensm.out" 2>&1 &
   echo $! >"$dir/opensm.pid"
-  # opensm prints "Entering MASTER state" once its first sweep has configured the subnet.
   for ((i = 0; i < 300; i++)); do
-    grep -q 'Entering MASTER state' "$dir/opensm.out" && return 0
+    if grep -q 'Entering MASTER state' "$dir/opensm.out"; then
+      _rg_fabric_log "fabric up in $((SECONDS - t0)) s (opensm pid $(cat "$dir/opensm.pid"))"
+      return 0
+    fi
     kill -0 "$(cat "$dir/opensm.pid")" 2>/dev/null || break
     sleep 0.1
   done
-  _rg_fabric_log "opensm did not bring the fabric up within 30 s:"
+  _rg_fabric_log "opensm did not become master within 30 s:"
   tail -n 20 "$dir/opensm.out" "$dir/osm/osm.log" >&2
   return 1
+}
+
+# _rg_fabric_limits NETFILE: "-N nodes -S switches -P ports" for ibsim, each at least its default.
+_rg_fabric_limits() {
+  awk '/^Switch/ { sw++; ports += $2 + 1 } /^(Ca|Hca)/ { ca++; ports += $2 + 1 }
+    END { n = sw + ca; if (n < 2048) n = 2048; s = sw; if (s < 256) s = 256
+          p = ports; if (p < 13312) p = 13312
+          printf "-N %d -S %d -P %d", n, s, p }' "$1"
 }
 
 # rg_fabric_run CMD...: runs CMD against the simulated fabric of $RAILGUARD_FABRIC_DIR.
