@@ -248,8 +248,8 @@ FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep) {
     for (const std::string& host : su.nodes)
       for (size_t r = 0; r < type->nics.size(); ++r)
         if (!seen.count({host, static_cast<int>(r)}))
-          report.missing.push_back(host + " " + type->nics[r] + " (" + su.name + " " +
-                                   topo.rails[r].name + ")");
+          report.missing.push_back({host, type->nics[r], static_cast<int>(&su - topo.sus.data()),
+                                    static_cast<int>(r)});
   }
   return report;
 }

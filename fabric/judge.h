@@ -42,10 +42,16 @@ struct LinkFinding {
   std::string message;
 };
 
+// An HCA the topology expects that the sweep did not find (cable down or HCA unreachable).
+struct MissingHca {
+  std::string host, hca;
+  int su = -1, rail = -1;
+};
+
 struct FabricReport {
   std::vector<MappedLink> links;  // host links by (su, rail, host), then uplinks, then unknown
   std::vector<LinkFinding> findings;
-  std::vector<std::string> missing;  // topology hosts' HCAs the sweep did not find
+  std::vector<MissingHca> missing;  // topology hosts' HCAs the sweep did not find
 };
 
 // The name a sweep gives a switch: its topology name when the YAML has its GUID; else NAME of

@@ -51,12 +51,14 @@ std::vector<std::vector<GridCell>> Grid(const topo::Topology& topo, const Fabric
     c.bad += bad[i];
     c.unread += unread[i];
   }
+  for (const MissingHca& m : r.missing) ++g[m.su][m.rail].bad;
   return g;
 }
 
-// Findings other than "unread" (those show as "?" in the grid and as the unanswered nodes).
+// Findings other than "unread" (those show as "?" in the grid and as the unanswered nodes),
+// and missing HCAs.
 size_t Problems(const FabricReport& r) {
-  size_t n = 0;
+  size_t n = r.missing.size();
   for (const LinkFinding& f : r.findings) n += f.kind != "unread";
   return n;
 }
@@ -129,7 +131,9 @@ std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const Fab
     o += f.kind + " (" + f.side + " side): " + LinkWhere(topo, r.links[f.link]) + ": " +
          f.message + "\n";
   }
-  for (const std::string& m : r.missing) o += "missing: " + m + " not found in the fabric\n";
+  for (const MissingHca& m : r.missing)
+    o += "missing: " + topo.sus[m.su].name + " " + topo.rails[m.rail].name + " " + m.host + " " +
+         m.hca + " not found in the fabric (cable down or HCA unreachable)\n";
   if (unanswered) {
     o += "partial: " + std::to_string(unanswered) + " of " + std::to_string(sweep.nodes.size()) +
          " nodes not fully read:\n";
@@ -185,6 +189,10 @@ std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const Fab
                      {"b", EndJson(sweep, l.b, l.name_b)},
                      {"findings", link_findings[i]}});
   }
+  json missing = json::array();
+  for (const MissingHca& m : r.missing)
+    missing.push_back({{"su", topo.sus[m.su].name}, {"rail", topo.rails[m.rail].name},
+                       {"host", m.host}, {"hca", m.hca}});
   json out = {{"complete", !sweep.partial},
               {"summary", {{"switches", switches},
                            {"hcas", sweep.nodes.size() - switches},
@@ -198,7 +206,7 @@ std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const Fab
               {"grid", grid},
               {"findings", findings},
               {"unanswered", unanswered},
-              {"missing", r.missing},
+              {"missing", missing},
               {"links", links}};
   return out.dump(2) + "\n";
 }

@@ -11,9 +11,10 @@
 namespace railguard::fabric {
 
 // The text report: a summary line that says "complete" or "PARTIAL", the grid of SUs x rails
-// (each cell "ok", or how many of that leaf's links have findings, "?" added when some of
-// its counters were not read), the findings but "unread" ones, the HCAs the topology expects
-// and the sweep did not find, and every node that did not answer with the reason.
+// (each cell "ok", or how many of that leaf's links have findings or HCAs are missing; "?"
+// added when some of its counters were not read), the findings but "unread" ones, the HCAs
+// the topology expects and the sweep did not find, and every node that did not answer with
+// the reason.
 std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r);
 
 // {complete, summary, grid, links, findings, unanswered, missing}: every link with both ends'

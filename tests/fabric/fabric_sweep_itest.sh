@@ -7,6 +7,7 @@
 #   - a port trained at 1X on the switch side: ibportstate sets the leaf port's LinkWidthEnabled
 #     to 1X (an SMP Set; ibsim 0.10's console has no width command) and ibsim retrains the
 #     link to 1X on both ends;
+#   - a downed host cable (console Unlink): the HCA is missing, its SU x rail cell marked;
 #   - a leaf that stops answering mid-sweep: ibsim console Error drops every
 #     PortCountersExtended MAD to it, so its ClassPortInfo and first PortCounters answer and
 #     the rest does not. The sweep ends within its limits, says PARTIAL and names the leaf.
@@ -66,6 +67,19 @@ up = [l for l in j["links"] if l["kind"] == "uplink"]
 assert len(up) == 64 and {l["b"]["name"] for l in up} == {"spine1", "spine2"}, len(up)
 PY
 rgf_ok "JSON: both ends' width, speed and counters on every link, 64 uplinks to spine1/spine2"
+
+# --- a downed host cable: ibsim console Unlink of n019's rail-2 HCA port ----------------------
+rg_fabric_console 'Unlink "H-0c42a10300001302"[1]'
+rc=0
+sweep >"$work/unlink.txt" || rc=$?
+rgf_expect_eq "exit with a missing HCA" "$rc" 1
+grep -qxF 'missing: su3 rail2 n019 mlx5_4 not found in the fabric (cable down or HCA unreachable)' \
+  "$work/unlink.txt" || rgf_fail "the downed cable is not reported: $(cat "$work/unlink.txt")"
+rgf_expect_eq "grid row su3 after the unlink" "$(grep '^su3 ' "$work/unlink.txt" | tr -s ' ')" \
+  "su3 ok ok 1 ok ok ok 1 ok"
+head -n1 "$work/unlink.txt" | grep -q '255 HCAs, 319 links, 4 findings;' ||
+  rgf_fail "unlink summary: $(head -n1 "$work/unlink.txt")"
+rgf_ok "downed host cable: n019 mlx5_4 missing, su3 rail2 marked"
 
 # --- a leaf that stops answering mid-sweep ---------------------------------------------------
 rg_fabric_console 'Error "S-fc6a1c0300000401"[0] 100 29'   # 29 = PortCountersExtended

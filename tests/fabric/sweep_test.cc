@@ -341,7 +341,18 @@ TEST(FabricJudge, HcasTheTopologyExpectsButTheSweepLacksAreMissing) {
   FakeSource src(nodes);
   const FabricReport r = JudgeSweep(Tiny(), Swept(&src));
   ASSERT_EQ(r.missing.size(), 1u);
-  EXPECT_EQ(r.missing[0], "h2 mlx5_3 (su1 rail1)");
+  EXPECT_EQ(r.missing[0].host, "h2");
+  EXPECT_EQ(r.missing[0].hca, "mlx5_3");
+  EXPECT_EQ(r.missing[0].su, 0);
+  EXPECT_EQ(r.missing[0].rail, 1);
+  const topo::Topology t = Tiny();
+  const std::string text = RenderText(t, Swept(&src), r);
+  EXPECT_NE(text.find("5 links, 1 findings;"), std::string::npos) << text;
+  EXPECT_NE(text.find("su1     ok    1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("missing: su1 rail1 h2 mlx5_3 not found in the fabric (cable down or HCA "
+                      "unreachable)\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(FabricRender, JsonHasBothEndsOfEveryLinkWithWidthSpeedAndCounters) {
