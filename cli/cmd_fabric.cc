@@ -3,9 +3,10 @@
 #include <cstdio>
 #include <string>
 
+#include "base/numbers.h"
 #include "cli/commands.h"
 #include "cli/handler_util.h"
-#include "base/numbers.h"
+#include "fabric/baseline.h"
 #include "fabric/ibmad_source.h"
 #include "fabric/judge.h"
 #include "fabric/render.h"
@@ -15,8 +16,9 @@ namespace railguard::cli {
 namespace {
 
 const char kSweepUsage[] =
-    "usage: railctl fabric sweep TOPO.yaml [--json] [-o OUT] [--ca NAME] [--ca-port N]\n"
-    "         [--max-in-flight N] [--mad-timeout MS] [--switch-timeout MS] [--deadline MS]\n"
+    "usage: railctl fabric sweep TOPO.yaml [--json] [-o OUT] [--baseline SWEEP.json]\n"
+    "         [--ca NAME] [--ca-port N] [--max-in-flight N] [--mad-timeout MS]\n"
+    "         [--switch-timeout MS] [--deadline MS]\n"
     "Discovers the InfiniBand fabric through libibnetdisc, reads PortCounters (and\n"
     "PortCountersExtended where the PMA supports it) of every switch and HCA port through\n"
     "libibmad, and maps every link onto TOPO.yaml: host/rail <-> leaf/port, leaf <-> spine/port.\n"
@@ -24,6 +26,8 @@ const char kSweepUsage[] =
     "(naming the end that enables less), counters a mute node left unread.\n"
     "  --json               JSON instead of the text report\n"
     "  -o OUT               write there (atomically); default: stdout\n"
+    "  --baseline FILE      the --json output of an earlier sweep (of a known-good fabric):\n"
+    "                       error counters are judged by how much they grew since then\n"
     "  --ca NAME            local HCA to send MADs from (default: libibumad's first)\n"
     "  --ca-port N          its port (default: its first active one)\n"
     "  --max-in-flight N    PMA queries outstanding at once, 1..64 (default: 8)\n"
@@ -37,9 +41,15 @@ const char kSweepUsage[] =
 
 int FabricSweep(int argc, char** argv) {
   const Handler h("railctl fabric sweep", kSweepUsage, argc, argv,
-                  {{"json", 0, false}, {"output", 'o', true}, {"ca", 0, true},
-                   {"ca-port", 0, true}, {"max-in-flight", 0, true}, {"mad-timeout", 0, true},
-                   {"switch-timeout", 0, true}, {"deadline", 0, true}});
+                  {{"json", 0, false},
+                   {"output", 'o', true},
+                   {"baseline", 0, true},
+                   {"ca", 0, true},
+                   {"ca-port", 0, true},
+                   {"max-in-flight", 0, true},
+                   {"mad-timeout", 0, true},
+                   {"switch-timeout", 0, true},
+                   {"deadline", 0, true}});
   if (h.done()) return h.exit_code();
   if (int rc = h.ExpectOne("TOPO.yaml")) return rc;
   const Args& args = h.args();
@@ -67,11 +77,20 @@ int FabricSweep(int argc, char** argv) {
   topo::Topology t;
   if (!LoadTopologyOrReport(path, &t)) return 1;
 
+  fabric::Baseline baseline;
+  if (args.Has("baseline")) {
+    Diags diags;
+    if (!fabric::LoadBaseline(args.Get("baseline"), &baseline, &diags)) {
+      ReportFileErrors(args.Get("baseline"), diags, "; nothing swept");
+      return 1;
+    }
+  }
   std::unique_ptr<fabric::FabricSource> source = fabric::MakeIbmadSource(mad);
   fabric::Sweep sweep;
   std::string err;
   if (!fabric::RunSweep(source.get(), opts, &sweep, &err)) return h.Fail(err);
-  const fabric::FabricReport report = fabric::JudgeSweep(t, sweep);
+  const fabric::FabricReport report =
+      fabric::JudgeSweep(t, sweep, args.Has("baseline") ? &baseline : nullptr);
   const std::string out = args.Has("json") ? fabric::RenderJson(t, sweep, report)
                                            : fabric::RenderText(t, sweep, report);
   if (h.Write(args.Get("output"), out) != 0) return 1;

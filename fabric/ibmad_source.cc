@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstdio>
-
 #include <cstring>
 #include <vector>
 
@@ -45,7 +44,9 @@ LinkState StateOf(uint8_t* info, uint32_t capmask) {
   s.width_enabled = WidestLanes(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ENABLED_F));
   s.width_supported = WidestLanes(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F));
   const bool ext = capmask & kCapExtendedSpeeds;
-  auto e = [&](int field) { return ext ? mad_get_field(info, 0, static_cast<MAD_FIELDS>(field)) : 0u; };
+  auto e = [&](int field) {
+    return ext ? mad_get_field(info, 0, static_cast<MAD_FIELDS>(field)) : 0u;
+  };
   s.speed_active = FastestSpeed(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ACTIVE_F),
                                 e(IB_PORT_LINK_SPEED_EXT_ACTIVE_F));
   s.speed_enabled = FastestSpeed(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ENABLED_F),
@@ -70,8 +71,8 @@ class IbmadSource : public FabricSource {
     config.retries = 1;
     std::vector<char> ca(opts_.ca.begin(), opts_.ca.end());
     ca.push_back('\0');
-    ibnd_fabric_t* f =
-        ibnd_discover_fabric(opts_.ca.empty() ? nullptr : ca.data(), opts_.ca_port, nullptr, &config);
+    ibnd_fabric_t* f = ibnd_discover_fabric(opts_.ca.empty() ? nullptr : ca.data(), opts_.ca_port,
+                                            nullptr, &config);
     if (!f) {
       *err = "libibnetdisc could not discover the fabric from " +
              (opts_.ca.empty() ? std::string("the default HCA port") : opts_.ca) +
@@ -97,7 +98,8 @@ class IbmadSource : public FabricSource {
         sp.port = p;
         sp.peer_guid = port->remoteport->node->guid;
         sp.peer_port = port->remoteport->portnum;
-        const uint32_t cap = s.is_switch ? capmask : mad_get_field(port->info, 0, IB_PORT_CAPMASK_F);
+        const uint32_t cap =
+            s.is_switch ? capmask : mad_get_field(port->info, 0, IB_PORT_CAPMASK_F);
         sp.link = StateOf(port->info, cap);
         if (!s.is_switch) {
           s.port_lids.push_back(port->base_lid);

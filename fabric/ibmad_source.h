@@ -12,9 +12,9 @@
 namespace railguard::fabric {
 
 struct IbmadOptions {
-  std::string ca;          // HCA name ("mlx5_0"); empty: libibumad's default
-  int ca_port = 0;         // 0: libibumad's default
-  int max_smps = 4;        // discovery SMPs in flight (ibnd_config.max_smps)
+  std::string ca;    // HCA name ("mlx5_0"); empty: libibumad's default
+  int ca_port = 0;   // 0: libibumad's default
+  int max_smps = 4;  // discovery SMPs in flight (ibnd_config.max_smps)
   int smp_timeout_ms = 500;
 };
 

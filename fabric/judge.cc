@@ -30,16 +30,21 @@ struct Known {
 
 std::string LowerHex(const std::string& s) {
   std::string out = s;
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
 const char* SideName(const Role& r) {
   switch (r.kind) {
-    case Role::kHca: return "host";
-    case Role::kLeaf: return "leaf";
-    case Role::kSpine: return "spine";
-    default: return "switch";
+    case Role::kHca:
+      return "host";
+    case Role::kLeaf:
+      return "leaf";
+    case Role::kSpine:
+      return "spine";
+    default:
+      return "switch";
   }
 }
 
@@ -68,8 +73,10 @@ std::vector<Role> AssignRoles(const topo::Topology& topo, const Sweep& sweep) {
     if (n.is_switch) {
       r.name = SwitchName(topo, n);
       const Known* k = nullptr;
-      if (auto g = by_guid.find(topo::GuidString(n.guid)); g != by_guid.end()) k = &g->second;
-      else if (auto m = by_name.find(r.name); m != by_name.end()) k = &m->second;
+      if (auto g = by_guid.find(topo::GuidString(n.guid)); g != by_guid.end())
+        k = &g->second;
+      else if (auto m = by_name.find(r.name); m != by_name.end())
+        k = &m->second;
       if (k) {
         r.kind = k->kind;
         r.su = k->su;
@@ -87,8 +94,8 @@ std::vector<Role> AssignRoles(const topo::Topology& topo, const Sweep& sweep) {
     if (!ref || !type) continue;
     auto d = std::find(type->nics.begin(), type->nics.end(), dev);
     if (d == type->nics.end()) continue;
-    r = {Role::kHca, ref->su, static_cast<int>(d - type->nics.begin()), ref->position, host, dev,
-         n.description};
+    r = {Role::kHca, ref->su,      static_cast<int>(d - type->nics.begin()), ref->position, host,
+         dev,        n.description};
   }
   // Switches the YAML does not name: a leaf of the (SU, rail) most of its HCAs belong to, or
   // a spine when no HCA is cabled to it.
@@ -116,8 +123,9 @@ std::vector<Role> AssignRoles(const topo::Topology& topo, const Sweep& sweep) {
   return roles;
 }
 
-void JudgeLink(const topo::Topology& topo, const Sweep& sweep, const std::vector<Role>& roles,
-               int index, const MappedLink& l, std::vector<LinkFinding>* out) {
+void JudgeLink(const topo::Topology& topo, const Sweep& sweep, const Baseline* baseline,
+               const std::vector<Role>& roles, int index, const MappedLink& l,
+               std::vector<LinkFinding>* out) {
   const End ends[2] = {l.a, l.b};
   const SweptPort* p[2];
   for (int e = 0; e < 2; ++e) p[e] = &sweep.nodes[ends[e].node].ports[ends[e].entry];
@@ -132,13 +140,17 @@ void JudgeLink(const topo::Topology& topo, const Sweep& sweep, const std::vector
       add("unread", SideName(r), "counters of " + where + " not read: " + n.error);
       continue;
     }
+    const auto* base = baseline ? baseline->Find(n.guid, ends[e].port) : nullptr;
     std::string errs;
     for (int c = 0; c < kCounterCount; ++c) {
-      if (!IsErrorCounter(c) || p[e]->counters[c] == 0) continue;
-      errs += (errs.empty() ? "" : ", ") + std::string(kCounterNames[c]) + " " +
-              std::to_string(p[e]->counters[c]);
+      const uint64_t now = p[e]->counters[c];
+      const uint64_t grew = base && now >= (*base)[c] ? now - (*base)[c] : now;
+      if (!IsErrorCounter(c) || grew == 0) continue;
+      errs += (errs.empty() ? "" : ", ") + std::string(kCounterNames[c]) + (base ? " +" : " ") +
+              std::to_string(grew);
     }
-    if (!errs.empty()) add("errors", SideName(r), errs + " on the " + SideName(r) + " side (" + where + ")");
+    if (!errs.empty())
+      add("errors", SideName(r), errs + " on the " + SideName(r) + " side (" + where + ")");
   }
   // Width and speed: against the rail's LinkSpec, else against what both ends enable.
   const topo::LinkSpec* spec =
@@ -163,8 +175,10 @@ void JudgeLink(const topo::Topology& topo, const Sweep& sweep, const std::vector
   }
   auto rate = [](const std::string& s) { return topo::LaneRateGbps(s); };
   const std::string want_s =
-      spec ? spec->speed : (rate(A.speed_enabled) < rate(B.speed_enabled) ? A.speed_enabled : B.speed_enabled);
-  const std::string have_s = rate(A.speed_active) < rate(B.speed_active) ? A.speed_active : B.speed_active;
+      spec ? spec->speed
+           : (rate(A.speed_enabled) < rate(B.speed_enabled) ? A.speed_enabled : B.speed_enabled);
+  const std::string have_s =
+      rate(A.speed_active) < rate(B.speed_active) ? A.speed_active : B.speed_active;
   if (!have_s.empty() && rate(want_s) > 0 && rate(have_s) < rate(want_s)) {
     const std::string side =
         limiting([&](const LinkState& s) { return rate(s.speed_enabled) < rate(want_s); });
@@ -191,7 +205,7 @@ std::string SwitchName(const topo::Topology& topo, const SweptNode& n) {
   return d.empty() ? guid : d;
 }
 
-FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep) {
+FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep, const Baseline* baseline) {
   FabricReport report;
   const std::vector<Role> roles = AssignRoles(topo, sweep);
   // Each link once, seen from the end with the lower (GUID, port).
@@ -238,7 +252,7 @@ FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep) {
   std::stable_sort(report.links.begin(), report.links.end(),
                    [&](const MappedLink& x, const MappedLink& y) { return key(x) < key(y); });
   for (size_t i = 0; i < report.links.size(); ++i)
-    JudgeLink(topo, sweep, roles, static_cast<int>(i), report.links[i], &report.findings);
+    JudgeLink(topo, sweep, baseline, roles, static_cast<int>(i), report.links[i], &report.findings);
   std::set<std::pair<std::string, int>> seen;
   for (const MappedLink& l : report.links)
     if (l.kind == LinkKind::kHost) seen.insert({l.host, l.rail});
@@ -248,8 +262,8 @@ FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep) {
     for (const std::string& host : su.nodes)
       for (size_t r = 0; r < type->nics.size(); ++r)
         if (!seen.count({host, static_cast<int>(r)}))
-          report.missing.push_back({host, type->nics[r], static_cast<int>(&su - topo.sus.data()),
-                                    static_cast<int>(r)});
+          report.missing.push_back(
+              {host, type->nics[r], static_cast<int>(&su - topo.sus.data()), static_cast<int>(r)});
   }
   return report;
 }

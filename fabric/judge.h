@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fabric/baseline.h"
 #include "fabric/sweep.h"
 #include "topo/model.h"
 
@@ -27,18 +28,18 @@ enum class LinkKind {
 struct MappedLink {
   LinkKind kind = LinkKind::kUnknown;
   End a, b;
-  int su = -1;     // index into Topology::sus (host links, uplinks of a known leaf)
-  int rail = -1;   // index into Topology::rails
-  std::string host;  // kHost: the topology host
-  std::string hca;   // kHost: the device ("mlx5_3")
+  int su = -1;                 // index into Topology::sus (host links, uplinks of a known leaf)
+  int rail = -1;               // index into Topology::rails
+  std::string host;            // kHost: the topology host
+  std::string hca;             // kHost: the device ("mlx5_3")
   std::string name_a, name_b;  // what to call each end: "n005 mlx5_3", "su1-rail3", "spine1"
 };
 
 // One problem on one link.
 struct LinkFinding {
-  int link = -1;      // index into FabricReport::links
-  std::string kind;   // "errors", "width", "speed", "unread"
-  std::string side;   // which end: "host", "leaf", "spine", "switch" or "both"
+  int link = -1;     // index into FabricReport::links
+  std::string kind;  // "errors", "width", "speed", "unread"
+  std::string side;  // which end: "host", "leaf", "spine", "switch" or "both"
   std::string message;
 };
 
@@ -59,10 +60,12 @@ struct FabricReport {
 std::string SwitchName(const topo::Topology& topo, const SweptNode& n);
 
 // Maps every link of `sweep` (REQUIRES: `topo` loaded and indexed) and judges it: any error
-// counter above 0 on an end ("errors", naming that end); an active width or speed below the
-// rail's LinkSpec, or for other links below what both ends enable ("width"/"speed", naming
-// the end whose enabled width or speed is the lower one, "both" when neither is); counters
-// left unread because a node did not answer ("unread").
-FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep);
+// counter above 0 on an end, or with `baseline`, above the baseline's value for that GUID and
+// port ("errors", naming that end; a counter below its baseline was reset and counts whole); an
+// active width or speed below the rail's LinkSpec, or for other links below what both ends enable
+// ("width"/"speed", naming the end whose enabled width or speed is the lower one, "both" when
+// neither is); counters left unread because a node did not answer ("unread").
+FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep,
+                        const Baseline* baseline = nullptr);
 
 }  // namespace railguard::fabric

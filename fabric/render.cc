@@ -15,17 +15,23 @@ using json = nlohmann::ordered_json;
 
 const char* KindName(LinkKind k) {
   switch (k) {
-    case LinkKind::kHost: return "host";
-    case LinkKind::kUplink: return "uplink";
-    default: return "unknown";
+    case LinkKind::kHost:
+      return "host";
+    case LinkKind::kUplink:
+      return "uplink";
+    default:
+      return "unknown";
   }
 }
 
 const char* StatusName(NodeStatus s) {
   switch (s) {
-    case NodeStatus::kAnswered: return "answered";
-    case NodeStatus::kTimedOut: return "timed-out";
-    default: return "not-reached";
+    case NodeStatus::kAnswered:
+      return "answered";
+    case NodeStatus::kTimedOut:
+      return "timed-out";
+    default:
+      return "not-reached";
   }
 }
 
@@ -39,8 +45,7 @@ struct GridCell {
 };
 
 std::vector<std::vector<GridCell>> Grid(const topo::Topology& topo, const FabricReport& r) {
-  std::vector<std::vector<GridCell>> g(topo.sus.size(),
-                                       std::vector<GridCell>(topo.rails.size()));
+  std::vector<std::vector<GridCell>> g(topo.sus.size(), std::vector<GridCell>(topo.rails.size()));
   std::vector<int> bad(r.links.size(), 0), unread(r.links.size(), 0);
   for (const LinkFinding& f : r.findings) (f.kind == "unread" ? unread : bad)[f.link] = 1;
   for (size_t i = 0; i < r.links.size(); ++i) {
@@ -79,16 +84,20 @@ json EndJson(const Sweep& sweep, const End& e, const std::string& name) {
     counters = json::object();
     for (int c = 0; c < kCounterCount; ++c) counters[kCounterNames[c]] = p.counters[c];
   }
-  const int lid = n.is_switch || e.entry >= static_cast<int>(n.port_lids.size())
-                      ? n.lid : n.port_lids[e.entry];
+  const int lid =
+      n.is_switch || e.entry >= static_cast<int>(n.port_lids.size()) ? n.lid : n.port_lids[e.entry];
   return {{"name", name},
           {"guid", topo::GuidString(n.guid)},
           {"port", e.port},
           {"lid", lid},
-          {"width", {{"active", p.link.width_active}, {"enabled", p.link.width_enabled},
-                     {"supported", p.link.width_supported}}},
-          {"speed", {{"active", p.link.speed_active}, {"enabled", p.link.speed_enabled},
-                     {"supported", p.link.speed_supported}}},
+          {"width",
+           {{"active", p.link.width_active},
+            {"enabled", p.link.width_enabled},
+            {"supported", p.link.width_supported}}},
+          {"speed",
+           {{"active", p.link.speed_active},
+            {"enabled", p.link.speed_enabled},
+            {"supported", p.link.speed_supported}}},
           {"extended_counters", p.extended},
           {"counters", counters}};
 }
@@ -105,8 +114,8 @@ std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const Fab
   std::snprintf(head, sizeof(head),
                 "fabric sweep: %zu switches, %zu HCAs, %zu links, %zu findings; %d SMPs, %d PMA "
                 "MADs in %.2f s; %s\n",
-                switches, sweep.nodes.size() - switches, r.links.size(), Problems(r),
-                sweep.smps, sweep.mads, sweep.seconds,
+                switches, sweep.nodes.size() - switches, r.links.size(), Problems(r), sweep.smps,
+                sweep.mads, sweep.seconds,
                 sweep.partial ? "PARTIAL (some nodes did not answer)" : "complete");
   std::string o = head;
   size_t w = 6;
@@ -128,8 +137,8 @@ std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const Fab
   }
   for (const LinkFinding& f : r.findings) {
     if (f.kind == "unread") continue;
-    o += f.kind + " (" + f.side + " side): " + LinkWhere(topo, r.links[f.link]) + ": " +
-         f.message + "\n";
+    o += f.kind + " (" + f.side + " side): " + LinkWhere(topo, r.links[f.link]) + ": " + f.message +
+         "\n";
   }
   for (const MissingHca& m : r.missing)
     o += "missing: " + topo.sus[m.su].name + " " + topo.rails[m.rail].name + " " + m.host + " " +
@@ -164,8 +173,10 @@ std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const Fab
   for (size_t s = 0; s < topo.sus.size(); ++s) {
     json rails = json::array();
     for (size_t k = 0; k < topo.rails.size(); ++k)
-      rails.push_back({{"rail", topo.rails[k].name}, {"links", g[s][k].links},
-                       {"bad", g[s][k].bad}, {"unread", g[s][k].unread}});
+      rails.push_back({{"rail", topo.rails[k].name},
+                       {"links", g[s][k].links},
+                       {"bad", g[s][k].bad},
+                       {"unread", g[s][k].unread}});
     grid.push_back({{"su", topo.sus[s].name}, {"rails", rails}});
   }
   std::vector<json> link_findings(r.links.size(), json::array());
@@ -191,18 +202,21 @@ std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const Fab
   }
   json missing = json::array();
   for (const MissingHca& m : r.missing)
-    missing.push_back({{"su", topo.sus[m.su].name}, {"rail", topo.rails[m.rail].name},
-                       {"host", m.host}, {"hca", m.hca}});
+    missing.push_back({{"su", topo.sus[m.su].name},
+                       {"rail", topo.rails[m.rail].name},
+                       {"host", m.host},
+                       {"hca", m.hca}});
   json out = {{"complete", !sweep.partial},
-              {"summary", {{"switches", switches},
-                           {"hcas", sweep.nodes.size() - switches},
-                           {"links", r.links.size()},
-                           {"findings", Problems(r)},
-                           {"unread", r.findings.size() - Problems(r)},
-                           {"unanswered", unanswered.size()},
-                           {"smps", sweep.smps},
-                           {"mads", sweep.mads},
-                           {"seconds", sweep.seconds}}},
+              {"summary",
+               {{"switches", switches},
+                {"hcas", sweep.nodes.size() - switches},
+                {"links", r.links.size()},
+                {"findings", Problems(r)},
+                {"unread", r.findings.size() - Problems(r)},
+                {"unanswered", unanswered.size()},
+                {"smps", sweep.smps},
+                {"mads", sweep.mads},
+                {"seconds", sweep.seconds}}},
               {"grid", grid},
               {"findings", findings},
               {"unanswered", unanswered},

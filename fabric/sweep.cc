@@ -8,16 +8,23 @@
 
 namespace railguard::fabric {
 
-const char* const kCounterNames[kCounterCount] = {
-    "SymbolErrorCounter",          "LinkErrorRecoveryCounter",
-    "LinkDownedCounter",           "PortRcvErrors",
-    "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors",
-    "PortXmitDiscards",            "PortXmitConstraintErrors",
-    "PortRcvConstraintErrors",     "LocalLinkIntegrityErrors",
-    "ExcessiveBufferOverrunErrors", "VL15Dropped",
-    "PortXmitWait",                "PortXmitData",
-    "PortRcvData",                 "PortXmitPkts",
-    "PortRcvPkts"};
+const char* const kCounterNames[kCounterCount] = {"SymbolErrorCounter",
+                                                  "LinkErrorRecoveryCounter",
+                                                  "LinkDownedCounter",
+                                                  "PortRcvErrors",
+                                                  "PortRcvRemotePhysicalErrors",
+                                                  "PortRcvSwitchRelayErrors",
+                                                  "PortXmitDiscards",
+                                                  "PortXmitConstraintErrors",
+                                                  "PortRcvConstraintErrors",
+                                                  "LocalLinkIntegrityErrors",
+                                                  "ExcessiveBufferOverrunErrors",
+                                                  "VL15Dropped",
+                                                  "PortXmitWait",
+                                                  "PortXmitData",
+                                                  "PortRcvData",
+                                                  "PortXmitPkts",
+                                                  "PortRcvPkts"};
 
 bool IsErrorCounter(int counter) { return counter >= kSymbolErrors && counter <= kVl15Dropped; }
 
@@ -49,9 +56,12 @@ struct Active {
 
 const char* AttrName(PmaAttr a) {
   switch (a) {
-    case PmaAttr::kClassPortInfo: return "ClassPortInfo";
-    case PmaAttr::kPortCounters: return "PortCounters";
-    default: return "PortCountersExtended";
+    case PmaAttr::kClassPortInfo:
+      return "ClassPortInfo";
+    case PmaAttr::kPortCounters:
+      return "PortCounters";
+    default:
+      return "PortCountersExtended";
   }
 }
 
@@ -105,8 +115,7 @@ class CounterPhase {
     SweptNode& n = sweep_->nodes[a->node];
     const int left = opts_.switch_timeout_ms - MsSince(a->node_start);
     if (left <= 0) {
-      Fail(*a, "no answer for all ports within " + std::to_string(opts_.switch_timeout_ms) +
-                   " ms");
+      Fail(*a, "no answer for all ports within " + std::to_string(opts_.switch_timeout_ms) + " ms");
       return false;
     }
     PmaRequest q;

@@ -52,8 +52,8 @@ struct LinkState {
 
 // One port that has a link, as the sweep saw it.
 struct SweptPort {
-  int port = 0;             // 1-based
-  uint64_t peer_guid = 0;   // node GUID at the far end
+  int port = 0;            // 1-based
+  uint64_t peer_guid = 0;  // node GUID at the far end
   int peer_port = 0;
   LinkState link;
   bool counters_read = false;  // false: the node did not answer in time (see SweptNode)
@@ -71,22 +71,22 @@ enum class NodeStatus {
 struct SweptNode {
   uint64_t guid = 0;
   bool is_switch = false;
-  std::string description;   // NodeDescription
-  int lid = 0;               // switch: port 0's LID; HCA: its first linked port's LID
+  std::string description;       // NodeDescription
+  int lid = 0;                   // switch: port 0's LID; HCA: its first linked port's LID
   std::vector<SweptPort> ports;  // linked ports, ascending
   NodeStatus status = NodeStatus::kNotReached;
-  std::string error;         // why the node is not kAnswered
-  int mads = 0;              // PMA queries sent to it
+  std::string error;           // why the node is not kAnswered
+  int mads = 0;                // PMA queries sent to it
   std::vector<int> port_lids;  // HCA: the LID of each entry of `ports`; switch: empty
 };
 
 // The gathered fabric.
 struct Sweep {
   std::vector<SweptNode> nodes;  // switches first, then HCAs, each in GUID order
-  int smps = 0;        // SMPs discovery used
-  int mads = 0;        // PMA queries the counter phase sent
-  double seconds = 0;  // wall time of the whole sweep
-  bool partial = false;  // some node is not kAnswered
+  int smps = 0;                  // SMPs discovery used
+  int mads = 0;                  // PMA queries the counter phase sent
+  double seconds = 0;            // wall time of the whole sweep
+  bool partial = false;          // some node is not kAnswered
 
   // Index of the node with `guid`, or -1.
   int FindNode(uint64_t guid) const;
@@ -97,15 +97,15 @@ enum class PmaAttr { kClassPortInfo, kPortCounters, kPortCountersExtended };
 struct PmaRequest {
   uint32_t tid = 0;  // transaction id the reply carries back (the low 32 bits of the MAD's)
   int lid = 0;
-  int port = 0;      // PortSelect; 0 for ClassPortInfo
+  int port = 0;  // PortSelect; 0 for ClassPortInfo
   PmaAttr attr = PmaAttr::kPortCounters;
 };
 // A decoded reply.
 struct PmaReply {
   uint32_t tid = 0;
-  bool ok = false;        // false: the MAD came back with a non-zero status or timed out
-  std::string error;      // when !ok
-  uint16_t capmask = 0;   // ClassPortInfo
+  bool ok = false;       // false: the MAD came back with a non-zero status or timed out
+  std::string error;     // when !ok
+  uint16_t capmask = 0;  // ClassPortInfo
   uint64_t counters[kCounterCount] = {};  // PortCounters; PortCountersExtended fills only the
                                           // four data counters
 };
@@ -127,10 +127,10 @@ class FabricSource {
 };
 
 struct SweepOptions {
-  int max_in_flight = 8;          // PMA MADs outstanding at once (each to another node)
-  int mad_timeout_ms = 500;       // one query
-  int switch_timeout_ms = 2000;   // all queries of one node
-  int deadline_ms = 60000;        // the counter phase; nodes not started by then are skipped
+  int max_in_flight = 8;         // PMA MADs outstanding at once (each to another node)
+  int mad_timeout_ms = 500;      // one query
+  int switch_timeout_ms = 2000;  // all queries of one node
+  int deadline_ms = 60000;       // the counter phase; nodes not started by then are skipped
 };
 
 // Capability bits of PMA ClassPortInfo (IBA 16.1.3.1, Table 146): PortCountersExtended with

@@ -7,6 +7,7 @@
 #   - a port trained at 1X on the switch side: ibportstate sets the leaf port's LinkWidthEnabled
 #     to 1X (an SMP Set; ibsim 0.10's console has no width command) and ibsim retrains the
 #     link to 1X on both ends;
+#   - with --baseline (the JSON of the sweep above), only what grew since counts;
 #   - a downed host cable (console Unlink): the HCA is missing, its SU x rail cell marked;
 #   - a leaf that stops answering mid-sweep: ibsim console Error drops every
 #     PortCountersExtended MAD to it, so its ClassPortInfo and first PortCounters answer and
@@ -67,6 +68,26 @@ up = [l for l in j["links"] if l["kind"] == "uplink"]
 assert len(up) == 64 and {l["b"]["name"] for l in up} == {"spine1", "spine2"}, len(up)
 PY
 rgf_ok "JSON: both ends' width, speed and counters on every link, 64 uplinks to spine1/spine2"
+
+# --- against a baseline: only what grew since counts ------------------------------------------
+cp "$work/faults.json" "$work/baseline.json"
+rc=0
+sweep --baseline "$work/baseline.json" >"$work/base1.txt" || rc=$?
+rgf_expect_eq "findings against the baseline taken with them" \
+  "$(grep -c '^errors ' "$work/base1.txt" || true)" 0
+grep -q '^width (leaf side): su3 rail6 ' "$work/base1.txt" || rgf_fail "the 1X link is not judged"
+rg_fabric_console 'PerformanceSet "S-fc6a1c0300000203"[5] PortCounters.SymbolErrorCounter=50'
+sweep --baseline "$work/baseline.json" >"$work/base2.txt" || true
+grep -qxF 'errors (leaf side): su2 rail3 n013 mlx5_5 port 1 <-> su2-rail3 port 5: SymbolErrorCounter +8 on the leaf side (su2-rail3 port 5)' \
+  "$work/base2.txt" || rgf_fail "no +8 symbol errors against the baseline: $(cat "$work/base2.txt")"
+echo '{"links": [{"a": {"guid": "0x12"}}]}' >"$work/bad.json"
+rc=0
+rg_fabric_run "$RGF_RAILCTL" fabric sweep "$work/topo.yaml" --baseline "$work/bad.json" \
+  >/dev/null 2>"$work/bad.err" || rc=$?
+rgf_expect_eq "exit on a bad baseline" "$rc" 1
+grep -qF "$work/bad.json:1:27: bad or missing \"guid\"; expected \"0x\" and 16 hex digits" \
+  "$work/bad.err" || rgf_fail "bad baseline message: $(cat "$work/bad.err")"
+rgf_ok "baseline: counters already there are not findings, 8 new symbol errors are"
 
 # --- a downed host cable: ibsim console Unlink of n019's rail-2 HCA port ----------------------
 rg_fabric_console 'Unlink "H-0c42a10300001302"[1]'

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Tests of the fabric sweep: the counter phase over a fake FabricSource (bounded window, mute
 // nodes, deadline, extended counters), the mapping and judgement in rail terms, the output.
+#include "fabric/sweep.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -16,7 +18,6 @@
 #include "fabric/ibmad_source.h"
 #include "fabric/judge.h"
 #include "fabric/render.h"
-#include "fabric/sweep.h"
 #include "topo/topology_yaml.h"
 
 namespace railguard::fabric {
@@ -203,7 +204,8 @@ TEST(FabricSweep, MuteSwitchGivesAPartialResultThatNamesItWithinItsTimeLimit) {
   const auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(RunSweep(&src, opts, &s, &err));
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - start).count();
+                      std::chrono::steady_clock::now() - start)
+                      .count();
   EXPECT_LT(ms, 1000);
   EXPECT_TRUE(s.partial);
   const SweptNode& mute = s.nodes[s.FindNode(LeafGuid(1))];
@@ -287,9 +289,9 @@ TEST(FabricJudge, MapsLinksToHostRailLeafPortAndLeafSpinePort) {
 
 TEST(FabricJudge, ErrorCountersNameTheEndThatCountsThem) {
   FakeSource src(TinyFabric());
-  src.counters[{3, 2}] = WithCounter(kSymbolErrors, 42);   // leaf of rail 1, port 2 (h2)
-  src.counters[{10, 1}] = WithCounter(kLinkDowned, 3);     // h1 mlx5_0
-  src.counters[{1, 1}] = WithCounter(kXmitWait, 1000);     // traffic, not an error
+  src.counters[{3, 2}] = WithCounter(kSymbolErrors, 42);  // leaf of rail 1, port 2 (h2)
+  src.counters[{10, 1}] = WithCounter(kLinkDowned, 3);    // h1 mlx5_0
+  src.counters[{1, 1}] = WithCounter(kXmitWait, 1000);    // traffic, not an error
   const topo::Topology t = Tiny();
   const Sweep s = Swept(&src);
   const FabricReport r = JudgeSweep(t, s);
@@ -298,8 +300,7 @@ TEST(FabricJudge, ErrorCountersNameTheEndThatCountsThem) {
   EXPECT_EQ(r.findings[0].side, "host");
   EXPECT_EQ(r.findings[0].message, "LinkDownedCounter 3 on the host side (h1 mlx5_0 port 1)");
   EXPECT_EQ(r.findings[1].side, "leaf");
-  EXPECT_EQ(r.findings[1].message,
-            "SymbolErrorCounter 42 on the leaf side (su1-rail1 port 2)");
+  EXPECT_EQ(r.findings[1].message, "SymbolErrorCounter 42 on the leaf side (su1-rail1 port 2)");
   const std::string text = RenderText(t, s, r);
   EXPECT_NE(text.find("SU      rail0 rail1\nsu1     1     1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("errors (leaf side): su1 rail1 h2 mlx5_3 port 1 <-> su1-rail1 port 2: "
