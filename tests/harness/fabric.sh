@@ -83,15 +83,23 @@ rg_fabric_start() {
   # table; until then LID-routed MADs (all PMA queries) to far switches are lost. So a first
   # `opensm --once` configures the whole subnet and exits; the opensm that stays then starts
   # on a configured fabric (same guid2lid cache: same LIDs) and handles traps and re-sweeps.
+  # After its first sweep the opensm that stays sweeps no more (no periodic sweeps, no sweep on
+  # traps 128/144): each heavy sweep writes PortInfo back to every port, and ibsim then
+  # retrains the link from the LinkWidthEnabled it was sent, which would undo a width fault a
+  # test injected (with ibportstate) at a random moment. It still answers SA queries (the GUID
+  # to LID lookups of perfquery -G and ibportstate -G). A test that needs a re-sweep after a
+  # console Unlink/ReLink restarts opensm.
+  printf '%s\n' 'sweep_interval 0' 'sweep_on_trap FALSE' >"$dir/osm/opensm.conf"
   local t0=$SECONDS
   if ! OSM_TMP_DIR="$dir/osm" OSM_CACHE_DIR="$dir/osm" LD_PRELOAD="$_RG_FABRIC_SIM_SO" \
-      timeout 300 opensm --once -f "$dir/osm/once.log" >"$dir/opensm-once.out" 2>&1; then
+      timeout 300 opensm -F "$dir/osm/opensm.conf" --once -f "$dir/osm/once.log" \
+      >"$dir/opensm-once.out" 2>&1; then
     _rg_fabric_log "opensm --once did not configure the fabric:"
     tail -n 20 "$dir/opensm-once.out" "$dir/osm/once.log" >&2
     return 1
   fi
   OSM_TMP_DIR="$dir/osm" OSM_CACHE_DIR="$dir/osm" LD_PRELOAD="$_RG_FABRIC_SIM_SO" \
-    setsid opensm -f "$dir/osm/osm.log" >"$dir/opensm.out" 2>&1 &
+    setsid opensm -F "$dir/osm/opensm.conf" -f "$dir/osm/osm.log" >"$dir/opensm.out" 2>&1 &
   echo $! >"$dir/opensm.pid"
   for ((i = 0; i < 300; i++)); do
     if grep -q 'Entering MASTER state' "$dir/opensm.out"; then
