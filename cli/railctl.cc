@@ -29,6 +29,8 @@ const Command kCommands[] = {
      railguard::cli::TopologyRails},
     {"topology", "simulate", "generate ibnetdiscover output for a topology, with injected faults",
      railguard::cli::TopologySimulate},
+    {"fabric", "sweep", "every switch and HCA port's counters, width and speed, in SU x rail terms",
+     railguard::cli::FabricSweep},
     // A command of one word (railctl report [options]) has an empty name.
     {"report", "", "fleet fabric health: suspects, free capacity; text, JSON, HTML, Prometheus",
      railguard::cli::Report},

@@ -20,6 +20,7 @@ LAYERS = [
     ["topo"],                              # the rail topology model and its formats
     ["config"],                            # railguard.yaml: schema, defaults, locating, loading
     ["wire"],                              # formats railcheck writes and others read
+    ["fabric"],                            # fabric sweep: libibnetdisc + libibmad, judge, output
     ["plugin", "healthcheck", "report"],   # the Slurm plugins, railcheck, the fleet report
     ["cli"],                               # railctl
     ["bench"],                             # benchmarks

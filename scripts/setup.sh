@@ -14,6 +14,7 @@ PKGS=(
   libyaml-cpp-dev nlohmann-json3-dev
   libhwloc-dev hwloc
   libibverbs-dev rdma-core ibverbs-utils infiniband-diags
+  libibmad-dev libibnetdisc-dev libibumad-dev opensm ibsim-utils libumad2sim0
   slurmctld slurmd slurm-client libslurm-dev munge
   dpkg-dev
   clang-14 libclang-rt-14-dev llvm-14

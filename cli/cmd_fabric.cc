@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// railctl fabric sweep: every switch and HCA port's counters and link state, in rail terms.
+#include <cstdio>
+#include <string>
+
+#include "base/numbers.h"
+#include "cli/commands.h"
+#include "cli/handler_util.h"
+#include "fabric/baseline.h"
+#include "fabric/ibmad_source.h"
+#include "fabric/judge.h"
+#include "fabric/render.h"
+#include "fabric/sweep.h"
+
+namespace railguard::cli {
+namespace {
+
+const char kSweepUsage[] =
+    "usage: railctl fabric sweep TOPO.yaml [--json] [-o OUT] [--baseline SWEEP.json]\n"
+    "         [--ca NAME] [--ca-port N] [--max-in-flight N] [--mad-timeout MS]\n"
+    "         [--switch-timeout MS] [--deadline MS]\n"
+    "Discovers the InfiniBand fabric through libibnetdisc, reads PortCounters (and\n"
+    "PortCountersExtended where the PMA supports it) of every switch and HCA port through\n"
+    "libibmad, and maps every link onto TOPO.yaml: host/rail <-> leaf/port, leaf <-> spine/port.\n"
+    "Findings: error counters above 0 (naming the end), width or speed below the rail's link\n"
+    "(naming the end that enables less), counters a mute node left unread.\n"
+    "  --json               JSON instead of the text report\n"
+    "  -o OUT               write there (atomically); default: stdout\n"
+    "  --baseline FILE      the --json output of an earlier sweep (of a known-good fabric):\n"
+    "                       error counters are judged by how much they grew since then\n"
+    "  --ca NAME            local HCA to send MADs from (default: libibumad's first)\n"
+    "  --ca-port N          its port (default: its first active one)\n"
+    "  --max-in-flight N    PMA queries outstanding at once, 1..64 (default: 8)\n"
+    "  --mad-timeout MS     one query, 1..60000 (default: 500)\n"
+    "  --switch-timeout MS  all queries of one node, 1..600000 (default: 2000); a node that\n"
+    "                       does not answer in time leaves the rest of its ports unread\n"
+    "  --deadline MS        the counter phase, 1..3600000 (default: 60000)\n"
+    "Exit: 0 complete and no findings, 1 findings, a partial sweep or an error, 2 usage error.\n";
+
+}  // namespace
+
+int FabricSweep(int argc, char** argv) {
+  const Handler h("railctl fabric sweep", kSweepUsage, argc, argv,
+                  {{"json", 0, false},
+                   {"output", 'o', true},
+                   {"baseline", 0, true},
+                   {"ca", 0, true},
+                   {"ca-port", 0, true},
+                   {"max-in-flight", 0, true},
+                   {"mad-timeout", 0, true},
+                   {"switch-timeout", 0, true},
+                   {"deadline", 0, true}});
+  if (h.done()) return h.exit_code();
+  if (int rc = h.ExpectOne("TOPO.yaml")) return rc;
+  const Args& args = h.args();
+  fabric::SweepOptions opts;
+  fabric::IbmadOptions mad;
+  struct IntFlag {
+    const char* name;
+    int lo, hi;
+    int* out;
+  };
+  const IntFlag ints[] = {{"ca-port", 1, 254, &mad.ca_port},
+                          {"max-in-flight", 1, 64, &opts.max_in_flight},
+                          {"mad-timeout", 1, 60000, &opts.mad_timeout_ms},
+                          {"switch-timeout", 1, 600000, &opts.switch_timeout_ms},
+                          {"deadline", 1, 3600000, &opts.deadline_ms}};
+  for (const IntFlag& f : ints) {
+    if (args.Has(f.name) && !ParseDigits(args.Get(f.name), f.lo, f.hi, f.out, 9))
+      return h.UsageError(std::string("invalid --") + f.name + " '" + args.Get(f.name) +
+                          "'; expected an integer from " + std::to_string(f.lo) + " to " +
+                          std::to_string(f.hi));
+  }
+  mad.ca = args.Get("ca");
+  mad.smp_timeout_ms = opts.mad_timeout_ms;
+  const std::string path = args.positional()[0];
+  topo::Topology t;
+  if (!LoadTopologyOrReport(path, &t)) return 1;
+
+  fabric::Baseline baseline;
+  if (args.Has("baseline")) {
+    Diags diags;
+    if (!fabric::LoadBaseline(args.Get("baseline"), &baseline, &diags)) {
+      ReportFileErrors(args.Get("baseline"), diags, "; nothing swept");
+      return 1;
+    }
+  }
+  std::unique_ptr<fabric::FabricSource> source = fabric::MakeIbmadSource(mad);
+  fabric::Sweep sweep;
+  std::string err;
+  if (!fabric::RunSweep(source.get(), opts, &sweep, &err)) return h.Fail(err);
+  const fabric::FabricReport report =
+      fabric::JudgeSweep(t, sweep, args.Has("baseline") ? &baseline : nullptr);
+  const std::string out = args.Has("json") ? fabric::RenderJson(t, sweep, report)
+                                           : fabric::RenderText(t, sweep, report);
+  if (h.Write(args.Get("output"), out) != 0) return 1;
+  return sweep.partial || !report.findings.empty() || !report.missing.empty() ? 1 : 0;
+}
+
+}  // namespace railguard::cli

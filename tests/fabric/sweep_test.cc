@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Tests of the fabric sweep: the counter phase over a fake FabricSource (bounded window, mute
+// nodes, deadline, extended counters), the mapping and judgement in rail terms, the output.
+#include "fabric/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/commands.h"
+#include "fabric/ibmad_source.h"
+#include "fabric/judge.h"
+#include "fabric/render.h"
+#include "topo/topology_yaml.h"
+
+namespace railguard::fabric {
+namespace {
+
+// One SU of two hosts on two HDR rails, one spine; leaves unnamed (su1-rail0, su1-rail1).
+const char kYaml[] = R"(cluster: tiny
+rails:
+  - {index: 0, link: {rate_gbps: 200, width: 4X, speed: HDR}}
+  - {index: 1, link: {rate_gbps: 200, width: 4X, speed: HDR}}
+node_types:
+  - {name: gpu, gpus: 2, nics: [mlx5_0, mlx5_3]}
+scalable_units:
+  - name: su1
+    nodes: "h[1-2]"
+    node_type: gpu
+    leaves: [{rail: 0, ports: 8}, {rail: 1, ports: 8}]
+spines:
+  - {name: spine1, ports: 8}
+)";
+
+constexpr uint64_t kSpine = 0x100;
+uint64_t LeafGuid(int rail) { return 0x200 + rail; }
+uint64_t HcaGuid(int host, int rail) { return 0x1000 + host * 16 + rail; }
+
+LinkState Hdr4x() {
+  LinkState s;
+  s.width_active = s.width_enabled = s.width_supported = 4;
+  s.speed_active = s.speed_enabled = s.speed_supported = "HDR";
+  return s;
+}
+
+SweptPort PortTo(int port, uint64_t peer, int peer_port) {
+  SweptPort p;
+  p.port = port;
+  p.peer_guid = peer;
+  p.peer_port = peer_port;
+  p.link = Hdr4x();
+  return p;
+}
+
+// The discovered fabric of kYaml: leaf r port h+1 <-> HCA (h, r); leaf port 5 <-> spine port
+// r+1. LIDs: spine 1, leaves 2 and 3, HCAs from 10.
+std::vector<SweptNode> TinyFabric() {
+  std::vector<SweptNode> nodes;
+  SweptNode spine;
+  spine.guid = kSpine;
+  spine.is_switch = true;
+  spine.description = "MF0;spine1:MQM8700/U1";
+  spine.lid = 1;
+  for (int r = 0; r < 2; ++r) spine.ports.push_back(PortTo(r + 1, LeafGuid(r), 5));
+  nodes.push_back(spine);
+  int lid = 10;
+  for (int r = 0; r < 2; ++r) {
+    SweptNode leaf;
+    leaf.guid = LeafGuid(r);
+    leaf.is_switch = true;
+    leaf.description = "MF0;su1-rail" + std::to_string(r) + ":MQM8700/U1";
+    leaf.lid = 2 + r;
+    for (int h = 0; h < 2; ++h) leaf.ports.push_back(PortTo(h + 1, HcaGuid(h, r), 1));
+    leaf.ports.push_back(PortTo(5, kSpine, r + 1));
+    nodes.push_back(leaf);
+    for (int h = 0; h < 2; ++h) {
+      SweptNode hca;
+      hca.guid = HcaGuid(h, r);
+      hca.description = "h" + std::to_string(h + 1) + (r ? " mlx5_3" : " mlx5_0");
+      hca.ports.push_back(PortTo(1, LeafGuid(r), h + 1));
+      hca.lid = lid;
+      hca.port_lids.push_back(lid++);
+      nodes.push_back(hca);
+    }
+  }
+  return nodes;
+}
+
+// A PMA that answers from a table, with mute LIDs and a delay per reply.
+class FakeSource : public FabricSource {
+ public:
+  explicit FakeSource(std::vector<SweptNode> nodes) : nodes_(std::move(nodes)) {}
+
+  bool Discover(std::vector<SweptNode>* nodes, int* smps, std::string*) override {
+    *nodes = nodes_;
+    *smps = 7;
+    return true;
+  }
+  bool Open(std::string*) override { return true; }
+  bool Send(const PmaRequest& q, int, std::string*) override {
+    sent.push_back(q);
+    outstanding.insert(q.tid);
+    max_outstanding = std::max(max_outstanding, outstanding.size());
+    if (mute.count(q.lid) || (mute_ext.count(q.lid) && q.attr == PmaAttr::kPortCountersExtended))
+      return true;  // never answered
+    PmaReply r;
+    r.tid = q.tid;
+    r.ok = true;
+    r.capmask = capmask;
+    auto it = counters.find({q.lid, q.port});
+    if (it != counters.end()) std::copy(it->second.begin(), it->second.end(), r.counters);
+    if (q.attr == PmaAttr::kPortCountersExtended) r.counters[kXmitData] = 1ull << 40;
+    replies.push_back(r);
+    return true;
+  }
+  int Receive(int timeout_ms, PmaReply* r, std::string*) override {
+    if (replies.empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
+      return 0;
+    }
+    if (delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    *r = replies.front();
+    replies.pop_front();
+    outstanding.erase(r->tid);
+    return 1;
+  }
+
+  std::set<int> mute, mute_ext;  // LIDs that never answer (anything / PortCountersExtended)
+  uint16_t capmask = 0;
+  int delay_ms = 0;
+  std::map<std::pair<int, int>, std::vector<uint64_t>> counters;  // (lid, port) -> values
+  std::vector<PmaRequest> sent;
+  std::set<uint32_t> outstanding;
+  size_t max_outstanding = 0;
+
+ private:
+  std::vector<SweptNode> nodes_;
+  std::deque<PmaReply> replies;
+};
+
+topo::Topology Tiny() {
+  topo::Topology t;
+  Diags d;
+  EXPECT_TRUE(topo::LoadTopologyString(kYaml, "tiny.yaml", &t, &d)) << FormatDiags(d);
+  return t;
+}
+
+std::vector<uint64_t> WithCounter(int counter, uint64_t value) {
+  std::vector<uint64_t> v(kCounterCount, 0);
+  v[counter] = value;
+  return v;
+}
+
+TEST(FabricSweep, ReadsTheCountersOfEveryPortOfEverySwitchAndHca) {
+  FakeSource src(TinyFabric());
+  src.counters[{2, 1}] = WithCounter(kSymbolErrors, 42);
+  Sweep s;
+  std::string err;
+  ASSERT_TRUE(RunSweep(&src, SweepOptions(), &s, &err)) << err;
+  EXPECT_FALSE(s.partial);
+  EXPECT_EQ(s.smps, 7);
+  // 7 nodes: one ClassPortInfo each, one PortCounters per linked port (2 + 3 + 3 + 4 x 1).
+  EXPECT_EQ(s.mads, 7 + 12);
+  EXPECT_EQ(src.sent.size(), 19u);
+  ASSERT_TRUE(s.nodes[0].is_switch);  // switches first
+  for (const SweptNode& n : s.nodes) {
+    EXPECT_EQ(n.status, NodeStatus::kAnswered) << n.description;
+    for (const SweptPort& p : n.ports) EXPECT_TRUE(p.counters_read);
+  }
+  const SweptNode& leaf0 = s.nodes[s.FindNode(LeafGuid(0))];
+  EXPECT_EQ(leaf0.ports[0].counters[kSymbolErrors], 42u);
+  EXPECT_FALSE(leaf0.ports[0].extended);
+}
+
+TEST(FabricSweep, NeverHasMoreQueriesOutstandingThanMaxInFlight) {
+  for (int window : {1, 2, 3}) {
+    FakeSource src(TinyFabric());
+    SweepOptions opts;
+    opts.max_in_flight = window;
+    Sweep s;
+    std::string err;
+    ASSERT_TRUE(RunSweep(&src, opts, &s, &err));
+    EXPECT_EQ(src.max_outstanding, static_cast<size_t>(window));
+    EXPECT_FALSE(s.partial);
+  }
+}
+
+TEST(FabricSweep, MuteSwitchGivesAPartialResultThatNamesItWithinItsTimeLimit) {
+  FakeSource src(TinyFabric());
+  src.capmask = kPmaExtWidthSupported;
+  src.mute_ext.insert(3);  // leaf of rail 1: answers ClassPortInfo and PortCounters only
+  SweepOptions opts;
+  opts.mad_timeout_ms = 50;
+  opts.switch_timeout_ms = 200;
+  Sweep s;
+  std::string err;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(RunSweep(&src, opts, &s, &err));
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  EXPECT_LT(ms, 1000);
+  EXPECT_TRUE(s.partial);
+  const SweptNode& mute = s.nodes[s.FindNode(LeafGuid(1))];
+  EXPECT_EQ(mute.status, NodeStatus::kTimedOut);
+  EXPECT_EQ(mute.error, "PortCountersExtended of port 1: no reply within 50 ms");
+  EXPECT_FALSE(mute.ports[0].counters_read);
+  EXPECT_FALSE(mute.ports[1].counters_read);
+  for (const SweptNode& n : s.nodes)
+    if (n.guid != LeafGuid(1)) {
+      EXPECT_EQ(n.status, NodeStatus::kAnswered) << n.description;
+    }
+  const std::string text = RenderText(Tiny(), s, JudgeSweep(Tiny(), s));
+  // 7 ClassPortInfo + 2 queries for each of 12 ports, less the 4 the mute leaf never got.
+  EXPECT_NE(text.find("6 links, 0 findings; 7 SMPs, 27 PMA MADs"), std::string::npos) << text;
+  EXPECT_NE(text.find("PARTIAL"), std::string::npos) << text;
+  EXPECT_NE(text.find("su1     ok    ok?\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("unread ("), std::string::npos) << text;  // the node line says it once
+  EXPECT_NE(text.find("  su1-rail1 (0x0000000000000201, LID 3) timed-out: "
+                      "PortCountersExtended of port 1: no reply within 50 ms\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(FabricSweep, NodesNotBegunByTheDeadlineAreNotReached) {
+  FakeSource src(TinyFabric());
+  src.delay_ms = 30;
+  SweepOptions opts;
+  opts.max_in_flight = 1;
+  opts.deadline_ms = 50;
+  Sweep s;
+  std::string err;
+  ASSERT_TRUE(RunSweep(&src, opts, &s, &err));
+  EXPECT_TRUE(s.partial);
+  EXPECT_EQ(s.nodes.back().status, NodeStatus::kNotReached);
+  EXPECT_EQ(s.nodes.back().error, "sweep deadline of 50 ms passed first");
+  EXPECT_LT(src.sent.size(), 19u);
+}
+
+TEST(FabricSweep, DataCountersComeFromPortCountersExtendedWhenThePmaHasIt) {
+  FakeSource src(TinyFabric());
+  src.capmask = kPmaExtWidthSupported;
+  Sweep s;
+  std::string err;
+  ASSERT_TRUE(RunSweep(&src, SweepOptions(), &s, &err));
+  EXPECT_EQ(s.mads, 7 + 2 * 12);
+  const SweptPort& p = s.nodes[0].ports[0];
+  EXPECT_TRUE(p.extended);
+  EXPECT_EQ(p.counters[kXmitData], 1ull << 40);
+}
+
+Sweep Swept(FakeSource* src) {
+  Sweep s;
+  std::string err;
+  EXPECT_TRUE(RunSweep(src, SweepOptions(), &s, &err)) << err;
+  return s;
+}
+
+TEST(FabricJudge, MapsLinksToHostRailLeafPortAndLeafSpinePort) {
+  FakeSource src(TinyFabric());
+  const topo::Topology t = Tiny();
+  const Sweep s = Swept(&src);
+  const FabricReport r = JudgeSweep(t, s);
+  ASSERT_EQ(r.links.size(), 6u);
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_TRUE(r.missing.empty());
+  const MappedLink& h = r.links[1];  // su1 rail0, second host
+  EXPECT_EQ(h.kind, LinkKind::kHost);
+  EXPECT_EQ(h.host, "h2");
+  EXPECT_EQ(h.hca, "mlx5_0");
+  EXPECT_EQ(h.rail, 0);
+  EXPECT_EQ(h.su, 0);
+  EXPECT_EQ(h.name_b, "su1-rail0");
+  EXPECT_EQ(h.b.port, 2);
+  const MappedLink& u = r.links[5];  // the uplink of rail 1's leaf
+  EXPECT_EQ(u.kind, LinkKind::kUplink);
+  EXPECT_EQ(u.name_a, "su1-rail1");
+  EXPECT_EQ(u.a.port, 5);
+  EXPECT_EQ(u.name_b, "spine1");
+  EXPECT_EQ(u.b.port, 2);
+}
+
+TEST(FabricJudge, ErrorCountersNameTheEndThatCountsThem) {
+  FakeSource src(TinyFabric());
+  src.counters[{3, 2}] = WithCounter(kSymbolErrors, 42);  // leaf of rail 1, port 2 (h2)
+  src.counters[{10, 1}] = WithCounter(kLinkDowned, 3);    // h1 mlx5_0
+  src.counters[{1, 1}] = WithCounter(kXmitWait, 1000);    // traffic, not an error
+  const topo::Topology t = Tiny();
+  const Sweep s = Swept(&src);
+  const FabricReport r = JudgeSweep(t, s);
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].kind, "errors");
+  EXPECT_EQ(r.findings[0].side, "host");
+  EXPECT_EQ(r.findings[0].message, "LinkDownedCounter 3 on the host side (h1 mlx5_0 port 1)");
+  EXPECT_EQ(r.findings[1].side, "leaf");
+  EXPECT_EQ(r.findings[1].message, "SymbolErrorCounter 42 on the leaf side (su1-rail1 port 2)");
+  const std::string text = RenderText(t, s, r);
+  EXPECT_NE(text.find("SU      rail0 rail1\nsu1     1     1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("errors (leaf side): su1 rail1 h2 mlx5_3 port 1 <-> su1-rail1 port 2: "
+                      "SymbolErrorCounter 42 on the leaf side (su1-rail1 port 2)\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(FabricJudge, WidthDownNamesTheEndThatEnablesLess) {
+  std::vector<SweptNode> nodes = TinyFabric();
+  for (SweptNode& n : nodes) {
+    for (SweptPort& p : n.ports) {
+      if (n.guid == LeafGuid(0) && p.port == 1) p.link.width_enabled = 1;  // switch side 1X
+      if ((n.guid == LeafGuid(0) && p.port == 1) || n.guid == HcaGuid(0, 0))
+        p.link.width_active = 1;
+      if (n.guid == HcaGuid(1, 1)) p.link.speed_active = "EDR";  // both ends enable HDR
+      if (n.guid == LeafGuid(1) && p.port == 2) p.link.speed_active = "EDR";
+    }
+  }
+  FakeSource src(nodes);
+  const FabricReport r = JudgeSweep(Tiny(), Swept(&src));
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].kind, "width");
+  EXPECT_EQ(r.findings[0].side, "leaf");
+  EXPECT_EQ(r.findings[0].message,
+            "width 1X < 4X (enabled 4X on h1 mlx5_0, 1X on su1-rail0; leaf side)");
+  EXPECT_EQ(r.findings[1].kind, "speed");
+  EXPECT_EQ(r.findings[1].side, "both");
+  EXPECT_EQ(r.findings[1].message,
+            "speed EDR < HDR (enabled HDR on h2 mlx5_3, HDR on su1-rail1; both ends allow more)");
+}
+
+TEST(FabricJudge, HcasTheTopologyExpectsButTheSweepLacksAreMissing) {
+  std::vector<SweptNode> nodes = TinyFabric();
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].guid == HcaGuid(1, 1)) nodes.erase(nodes.begin() + static_cast<long>(i));
+  for (SweptNode& n : nodes)
+    if (n.guid == LeafGuid(1)) n.ports.erase(n.ports.begin() + 1);
+  FakeSource src(nodes);
+  const FabricReport r = JudgeSweep(Tiny(), Swept(&src));
+  ASSERT_EQ(r.missing.size(), 1u);
+  EXPECT_EQ(r.missing[0].host, "h2");
+  EXPECT_EQ(r.missing[0].hca, "mlx5_3");
+  EXPECT_EQ(r.missing[0].su, 0);
+  EXPECT_EQ(r.missing[0].rail, 1);
+  const topo::Topology t = Tiny();
+  const std::string text = RenderText(t, Swept(&src), r);
+  EXPECT_NE(text.find("5 links, 1 findings;"), std::string::npos) << text;
+  EXPECT_NE(text.find("su1     ok    1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("missing: su1 rail1 h2 mlx5_3 not found in the fabric (cable down or HCA "
+                      "unreachable)\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(FabricRender, JsonHasBothEndsOfEveryLinkWithWidthSpeedAndCounters) {
+  FakeSource src(TinyFabric());
+  src.counters[{2, 1}] = WithCounter(kSymbolErrors, 5);
+  const topo::Topology t = Tiny();
+  const Sweep s = Swept(&src);
+  const nlohmann::json j = nlohmann::json::parse(RenderJson(t, s, JudgeSweep(t, s)));
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_EQ(j["summary"]["links"], 6);
+  EXPECT_EQ(j["summary"]["findings"], 1);
+  const nlohmann::json& l = j["links"][0];
+  EXPECT_EQ(l["kind"], "host");
+  EXPECT_EQ(l["su"], "su1");
+  EXPECT_EQ(l["rail"], "rail0");
+  EXPECT_EQ(l["host"], "h1");
+  EXPECT_EQ(l["a"]["name"], "h1 mlx5_0");
+  EXPECT_EQ(l["a"]["lid"], 10);
+  EXPECT_EQ(l["b"]["name"], "su1-rail0");
+  EXPECT_EQ(l["b"]["guid"], "0x0000000000000200");
+  EXPECT_EQ(l["b"]["width"]["active"], 4);
+  EXPECT_EQ(l["b"]["speed"]["enabled"], "HDR");
+  EXPECT_EQ(l["b"]["counters"]["SymbolErrorCounter"], 5);
+  EXPECT_EQ(l["findings"][0]["side"], "leaf");
+  EXPECT_EQ(j["grid"][0]["rails"][0]["bad"], 1);
+}
+
+TEST(FabricPortInfo, WidthAndSpeedMasksDecodeToTheWidestAndFastest) {
+  EXPECT_EQ(WidestLanes(1), 1);
+  EXPECT_EQ(WidestLanes(1 | 2), 4);
+  EXPECT_EQ(WidestLanes(1 | 2 | 4 | 8 | 16), 12);
+  EXPECT_EQ(WidestLanes(16), 2);
+  EXPECT_EQ(WidestLanes(0), 0);
+  EXPECT_EQ(FastestSpeed(7, 0), "QDR");
+  EXPECT_EQ(FastestSpeed(7, 7), "HDR");
+  EXPECT_EQ(FastestSpeed(7, 15), "NDR");
+  EXPECT_EQ(FastestSpeed(1, 0), "SDR");
+  EXPECT_EQ(FastestSpeed(0, 0), "");
+}
+
+TEST(FabricSweepCli, RejectsAWindowOutsideItsRangeAndAMissingTopology) {
+  auto run = [](std::vector<std::string> a, std::string* err) {
+    std::vector<char*> argv;
+    for (std::string& s : a) argv.push_back(s.data());
+    testing::internal::CaptureStderr();
+    const int rc = cli::FabricSweep(static_cast<int>(argv.size()), argv.data());
+    *err = testing::internal::GetCapturedStderr();
+    return rc;
+  };
+  std::string err;
+  EXPECT_EQ(run({"sweep", "t.yaml", "--max-in-flight", "0"}, &err), 2);
+  EXPECT_EQ(err.substr(0, err.find('\n')),
+            "railctl fabric sweep: invalid --max-in-flight '0'; expected an integer from 1 to 64");
+  EXPECT_EQ(run({"sweep", "/nonexistent/t.yaml"}, &err), 1);
+  EXPECT_NE(err.find("/nonexistent/t.yaml"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace railguard::fabric
