@@ -302,3 +302,29 @@ for line in open(sys.argv[1]):
                                        e["node"], rail, e["event"], e.get("detail", ""))
     print(line.rstrip())
 PY
+rg_cluster_stop >/dev/null 2>&1 || true
+cluster_up=0
+
+step "13. The fabric side: railctl fabric sweep on a simulated InfiniBand fabric (ibsim + opensm)"
+echo "The dev layout's fabric (rails at HDR: Debian 12's ibsim models speeds up to HDR), generated"
+echo "by railctl topology simulate, brought up by ibsim and opensm; railctl reads every port"
+echo "through libibnetdisc and libibmad as it would on real switches. Injected through ibsim's"
+echo "console: 42 symbol errors on port 5 of the su2 rail-3 leaf (the leaf side of n013's"
+echo "cable); the su3 rail-6 leaf's port 2 trained to 1X (ibportstate, an SMP Set)."
+source "$here/tests/harness/fabric.sh"
+sed 's/rate_gbps: 400, width: 4X, speed: NDR/rate_gbps: 200, width: 4X, speed: HDR/' \
+  etc/dev-4su.yaml >"$tmp/fabric.yaml"
+"$railctl" topology simulate "$tmp/fabric.yaml" -o "$tmp/fabric.net"
+fabric_up=0
+if rg_fabric_start --no-trap "$tmp/fabric.net"; then
+  fabric_up=1
+  trap '[ "$fabric_up" = 1 ] && rg_fabric_stop; cleanup' EXIT
+  rg_fabric_console 'PerformanceSet "S-fc6a1c0300000203"[5] PortCounters.SymbolErrorCounter=42'
+  rg_fabric_run ibportstate -G 0xfc6a1c0300000306 2 width 1 >/dev/null 2>&1 || true
+  printf '$ railctl fabric sweep rails.yaml\n'
+  rg_fabric_run "$railctl" fabric sweep "$tmp/fabric.yaml" || true
+  rg_fabric_stop
+  fabric_up=0
+else
+  echo "(the simulated fabric did not come up: ibsim-utils, libumad2sim0 and opensm come from scripts/setup.sh)"
+fi
