@@ -83,6 +83,9 @@ struct DiscoverOptions {
   std::string node_type = "gpu-node";   // name of the one node type every host gets
   int gpus = 8;                         // GPUs of that node type
   std::vector<std::string> rail_order;  // HCA names in rail order; empty = natural order
+  // Further lists like rail_order, one per NIC naming (hosts of other OS images); a node type
+  // whose NICs a list names takes its rail order from that list.
+  std::vector<std::vector<std::string>> other_rail_orders;
   NodeMap node_map;                     // names HCAs whose description is the default
   std::optional<std::regex> exclude;    // CAs whose description matches are non-compute
 };

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Discovery, phase 1 (inference), continued: rails from the leaves of each SU, aligned across
+// SUs whose hosts name their NICs differently, and appliances told by their structure.
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+
+#include "base/names.h"
+#include "topo/discover_infer.h"
+
+namespace railguard::topo {
+
+std::string TypeName(const DiscoverOptions& opts, int type) {
+  return type == 0 ? opts.node_type : opts.node_type + "-" + std::to_string(type + 1);
+}
+
+void AlignRails(const DiscoverOptions& opts, const std::unordered_map<std::string, int>& dev_index,
+                Inference* in) {
+  std::vector<std::vector<std::string>> lists;
+  if (!opts.rail_order.empty()) lists.push_back(opts.rail_order);
+  for (const std::vector<std::string>& l : opts.other_rail_orders)
+    if (!l.empty()) lists.push_back(l);
+  in->rail_order_given = !lists.empty();
+  const int n_su = static_cast<int>(in->su_hosts.size());
+  // Per SU, the devices its leaves serve.
+  std::vector<std::set<int>> su_devs(n_su);
+  for (const SwInfo& sw : in->sws)
+    if (sw.rail_leaf && sw.su >= 0) su_devs[sw.su].insert(sw.majority_dev);
+  // SUs whose leaves serve one device, or devices of one --rail-order list, are one node type.
+  UnionFind uf(static_cast<size_t>(n_su));
+  std::unordered_map<int, int> dev_su;
+  std::vector<int> list_su(lists.size(), -1);
+  for (int s = 0; s < n_su; ++s) {
+    for (int d : su_devs[s]) {
+      auto [it, fresh] = dev_su.emplace(d, s);
+      if (!fresh) uf.Union(s, it->second);
+      for (size_t li = 0; li < lists.size(); ++li) {
+        if (std::find(lists[li].begin(), lists[li].end(), in->devs[d]) == lists[li].end()) continue;
+        if (list_su[li] < 0) list_su[li] = s;
+        uf.Union(s, list_su[li]);
+      }
+    }
+  }
+  // Types in the order of their first SU (SUs are in Slurm host order).
+  std::map<int, int> root_type;
+  in->su_type.assign(n_su, 0);
+  for (int s = 0; s < n_su; ++s) {
+    auto [it, fresh] = root_type.emplace(uf.Find(s), static_cast<int>(root_type.size()));
+    in->su_type[s] = it->second;
+  }
+  const int n_types = static_cast<int>(root_type.size());
+  std::vector<std::set<int>> type_devs(n_types);
+  for (int s = 0; s < n_su; ++s) type_devs[in->su_type[s]].insert(su_devs[s].begin(), su_devs[s].end());
+  in->type_nics.assign(n_types, {});
+  std::vector<bool> ordered(n_types, false);
+  size_t n_rails = 0;
+  for (const std::vector<std::string>& l : lists) n_rails = std::max(n_rails, l.size());
+  for (int t = 0; t < n_types; ++t) {
+    std::vector<std::string>& nics = in->type_nics[t];
+    for (size_t li = 0; li < lists.size() && !ordered[t]; ++li) {
+      for (int d : type_devs[t]) {
+        if (std::find(lists[li].begin(), lists[li].end(), in->devs[d]) != lists[li].end()) {
+          nics = lists[li];
+          ordered[t] = true;
+          break;
+        }
+      }
+    }
+    if (!ordered[t]) {
+      for (int d : type_devs[t]) nics.push_back(in->devs[d]);
+      std::sort(nics.begin(), nics.end(), NaturalLess);
+    }
+    n_rails = std::max(n_rails, nics.size());
+  }
+  // A rail order no leaf follows still gives the rails (each SU then misses their leaves).
+  if (n_types == 0 && !lists.empty()) in->type_nics.push_back(lists.front());
+  for (int t = 0; t < static_cast<int>(in->type_nics.size()); ++t) {
+    std::vector<std::string>& nics = in->type_nics[t];
+    if (nics.size() < n_rails && !ordered[t]) in->undecided_types.push_back(t);
+    nics.resize(n_rails);
+  }
+  in->rails = in->type_nics.empty() ? std::vector<std::string>() : in->type_nics.front();
+  in->dev_rail.assign(in->devs.size(), -1);
+  for (const std::vector<std::string>& nics : in->type_nics) {
+    for (size_t r = 0; r < nics.size(); ++r) {
+      auto it = nics[r].empty() ? dev_index.end() : dev_index.find(nics[r]);
+      if (it != dev_index.end() && in->dev_rail[it->second] < 0)
+        in->dev_rail[it->second] = static_cast<int>(r);
+    }
+  }
+  for (SwInfo& sw : in->sws) {
+    if (!sw.rail_leaf) continue;
+    sw.rail = in->dev_rail[sw.majority_dev];
+    if (sw.rail < 0) sw.su = kNoSu;
+  }
+}
+
+Appliances FindAppliances(const Inference& in) {
+  Appliances out;
+  const int n_su = static_cast<int>(in.su_hosts.size());
+  // Per host: its rails (on any rail leaf) and its ports on its own SU's leaves.
+  std::vector<std::set<int>> rails(in.hosts.size());
+  std::vector<std::vector<int>> ports(in.hosts.size());
+  std::vector<std::vector<int>> cas(in.hosts.size());
+  for (const Attach& a : in.attaches) {
+    const int h = in.ca[a.ca].host;
+    const SwInfo& sw = in.sws[a.sw];
+    if (sw.rail >= 0 && (sw.su >= 0 || sw.su == kDuplicate)) rails[h].insert(sw.rail);
+    if (sw.su >= 0 && sw.su == in.host_su[h]) ports[h].push_back(a.sw_port);
+    cas[h].push_back(a.ca);
+  }
+  for (int s = 0; s < n_su; ++s) {
+    int leaves = 0;
+    for (int sw : in.su_leaf[s]) leaves += sw >= 0;
+    int lo = 0;
+    int hi = 0;
+    for (int h : in.su_hosts[s]) {
+      if (static_cast<int>(rails[h].size()) < leaves) continue;
+      for (int p : ports[h]) {
+        lo = lo == 0 ? p : std::min(lo, p);
+        hi = std::max(hi, p);
+      }
+    }
+    if (hi == 0) continue;  // no host has every rail: nothing to compare with
+    for (int h : in.su_hosts[s]) {
+      const int on = static_cast<int>(rails[h].size());
+      if (2 * on > leaves || ports[h].empty()) continue;
+      if (*std::min_element(ports[h].begin(), ports[h].end()) <= hi) continue;
+      for (int ca : cas[h]) {
+        CaInfo ci;
+        ci.role = CaRole::kNonCompute;
+        ci.rails_on = on;
+        ci.su_rails = leaves;
+        ci.lo = lo;
+        ci.hi = hi;
+        out[ca] = ci;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace railguard::topo
