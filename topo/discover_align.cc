@@ -9,6 +9,79 @@
 #include "topo/discover_infer.h"
 
 namespace railguard::topo {
+namespace {
+
+// The runs of digits in `name` ("LEAF-2-13" -> 2, 13); false if one is longer than 9 digits.
+bool DigitRuns(const std::string& name, std::vector<long>* out) {
+  out->clear();
+  for (size_t i = 0; i < name.size();) {
+    if (name[i] < '0' || name[i] > '9') {
+      ++i;
+      continue;
+    }
+    size_t e = i;
+    while (e < name.size() && name[e] >= '0' && name[e] <= '9') ++e;
+    if (e - i > 9) return false;
+    out->push_back(std::stol(name.substr(i, e - i)));
+    i = e;
+  }
+  return true;
+}
+
+// Per switch node: the rail its name gives, or -1 for all when names give none. Names give
+// rails when one run of digits in every SU leaf's name ("DGX-LEAF-<rail>-<su>", "su1-rail2")
+// takes the same `n_rails` values in at least two SUs that have that many leaves, distinct
+// within every SU; the k-th smallest value is rail k.
+std::vector<int> RailsFromLeafNames(const Inference& in, size_t n_rails) {
+  std::vector<int> none(in.sws.size(), -1);
+  const size_t n_su = in.su_hosts.size();
+  std::vector<std::vector<int>> su_leaves(n_su);
+  std::vector<std::vector<long>> runs(in.sws.size());
+  size_t width = 0;
+  bool first = true;
+  for (size_t sw = 0; sw < in.sws.size(); ++sw) {
+    const SwInfo& s = in.sws[sw];
+    if (!s.rail_leaf || s.su < 0) continue;
+    if (s.yaml_name.empty() || !DigitRuns(s.yaml_name, &runs[sw])) return none;
+    if (!first && runs[sw].size() != width) return none;
+    width = runs[sw].size();
+    first = false;
+    su_leaves[s.su].push_back(static_cast<int>(sw));
+  }
+  if (n_rails < 2) return none;
+  int field = -1;
+  std::vector<long> values;
+  for (size_t k = 0; k < width; ++k) {
+    std::set<long> full;
+    int full_sus = 0;
+    bool ok = true;
+    for (size_t s = 0; s < n_su && ok; ++s) {
+      std::set<long> v;
+      for (int sw : su_leaves[s]) v.insert(runs[sw][k]);
+      ok = v.size() == su_leaves[s].size();
+      if (ok && v.size() == n_rails) {
+        ok = full.empty() || v == full;
+        full = v;
+        ++full_sus;
+      }
+    }
+    for (size_t s = 0; s < n_su && ok; ++s)
+      for (int sw : su_leaves[s]) ok = ok && full.count(runs[sw][k]);
+    if (!ok || full_sus < 2) continue;
+    if (field >= 0) return none;  // two runs could be the rail: names do not decide
+    field = static_cast<int>(k);
+    values.assign(full.begin(), full.end());
+  }
+  if (field < 0) return none;
+  std::vector<int> out = none;
+  for (const std::vector<int>& leaves : su_leaves)
+    for (int sw : leaves)
+      out[sw] = static_cast<int>(std::lower_bound(values.begin(), values.end(), runs[sw][field]) -
+                                 values.begin());
+  return out;
+}
+
+}  // namespace
 
 std::string TypeName(const DiscoverOptions& opts, int type) {
   return type == 0 ? opts.node_type : opts.node_type + "-" + std::to_string(type + 1);
@@ -72,8 +145,31 @@ void AlignRails(const DiscoverOptions& opts, const std::unordered_map<std::strin
     }
     n_rails = std::max(n_rails, nics.size());
   }
+  // Leaf names that number the rails order the NICs of each type no --rail-order list orders,
+  // when they give each of its NICs one rail and no two NICs the same.
+  const std::vector<int> named = RailsFromLeafNames(*in, n_rails);
+  for (int t = 0; t < n_types; ++t) {
+    if (ordered[t]) continue;
+    std::map<int, int> dev_rail;  // device -> rail its leaves' names give
+    std::set<int> taken;
+    bool ok = true;
+    for (size_t sw = 0; sw < in->sws.size() && ok; ++sw) {
+      const SwInfo& s = in->sws[sw];
+      if (named[sw] < 0 || in->su_type[s.su] != t) continue;
+      auto [it, fresh] = dev_rail.emplace(s.majority_dev, named[sw]);
+      ok = fresh ? taken.insert(named[sw]).second : it->second == named[sw];
+    }
+    if (!ok || dev_rail.empty()) continue;
+    std::vector<std::string>& nics = in->type_nics[t];
+    nics.assign(n_rails, "");
+    for (const auto& [dev, rail] : dev_rail) nics[rail] = in->devs[dev];
+    ordered[t] = true;
+  }
   // A rail order no leaf follows still gives the rails (each SU then misses their leaves).
-  if (n_types == 0 && !lists.empty()) in->type_nics.push_back(lists.front());
+  if (n_types == 0 && !lists.empty()) {
+    in->type_nics.push_back(lists.front());
+    ordered.push_back(true);
+  }
   for (int t = 0; t < static_cast<int>(in->type_nics.size()); ++t) {
     std::vector<std::string>& nics = in->type_nics[t];
     if (nics.size() < n_rails && !ordered[t]) in->undecided_types.push_back(t);

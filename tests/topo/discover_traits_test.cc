@@ -25,28 +25,30 @@ using discover_testing::Simulate;
 
 using Faults = std::vector<std::pair<std::string, std::string>>;
 
-// A DGX H100-like fabric: SUs of 18 nodes, 4 compute rails, two OS images that name the rail
-// HCAs differently (su2 says HCA-1.., su1 and su3 say mlx5_0..).
-const char kH100[] = R"(cluster: h100
-rails:
-  - {index: 0, link: {rate_gbps: 400, width: 4X, speed: NDR}}
-  - {index: 1, link: {rate_gbps: 400, width: 4X, speed: NDR}}
-  - {index: 2, link: {rate_gbps: 400, width: 4X, speed: NDR}}
-  - {index: 3, link: {rate_gbps: 400, width: 4X, speed: NDR}}
-node_types:
-  - {name: gpu-node, gpus: 8, nics: [mlx5_0, mlx5_1, mlx5_4, mlx5_5]}
-  - {name: gpu-node-2, gpus: 8, nics: ["HCA-1", "HCA-2", "HCA-5", "HCA-6"]}
-scalable_units:
-  - name: su1
-    nodes: "dgx[001-018]"
-    node_type: gpu-node
-    leaves: &leaves [{rail: 0, ports: 64}, {rail: 1, ports: 64}, {rail: 2, ports: 64}, {rail: 3, ports: 64}]
-  - {name: su2, nodes: "dgx[019-036]", node_type: gpu-node-2, leaves: *leaves}
-  - {name: su3, nodes: "dgx[037-054]", node_type: gpu-node, leaves: *leaves}
-spines:
-  - {name: spine1, ports: 64}
-  - {name: spine2, ports: 64}
-)";
+// A DGX H100-like fabric: 3 SUs of 18 nodes, 4 compute rails, 2 spines, and two OS images that
+// name the rail HCAs differently (su2 says HCA-1.., su1 and su3 say mlx5_0..). With `named`,
+// the leaves are named after their rail and SU ("DGX-LEAF-<rail from 1>-<su>").
+std::string H100Yaml(bool named = false,
+                     const std::string& su2_nics = "[\"HCA-1\", \"HCA-2\", \"HCA-5\", \"HCA-6\"]") {
+  std::string y = "cluster: h100\nrails:\n";
+  for (int r = 0; r < 4; ++r)
+    y += "  - {index: " + std::to_string(r) + ", link: {rate_gbps: 400, width: 4X, speed: NDR}}\n";
+  y += "node_types:\n  - {name: gpu-node, gpus: 8, nics: [mlx5_0, mlx5_1, mlx5_4, mlx5_5]}\n";
+  y += "  - {name: gpu-node-2, gpus: 8, nics: " + su2_nics + "}\nscalable_units:\n";
+  const char* const nodes[] = {"dgx[001-018]", "dgx[019-036]", "dgx[037-054]"};
+  for (int s = 1; s <= 3; ++s) {
+    y += "  - name: su" + std::to_string(s) + "\n    nodes: \"" + nodes[s - 1] +
+         "\"\n    node_type: " + (s == 2 ? "gpu-node-2" : "gpu-node") + "\n    leaves:\n";
+    for (int r = 0; r < 4; ++r) {
+      y += "      - {rail: " + std::to_string(r) +
+           (named ? ", name: DGX-LEAF-" + std::to_string(r + 1) + "-" + std::to_string(s) : "") +
+           ", ports: 64}\n";
+    }
+  }
+  return y + "spines:\n  - {name: spine1, ports: 64}\n  - {name: spine2, ports: 64}\n";
+}
+
+const std::string kH100 = H100Yaml();
 
 // kH100 with `from` replaced by `to` (at most once).
 std::string H100With(const std::string& from, const std::string& to) {
@@ -91,8 +93,18 @@ TEST(DiscoverTraits, ASwappedCableInAnSuOfTheOtherNamingIsARailMismatchNamedInIt
 }
 
 TEST(DiscoverTraits, AMissingLeafOfTheOnlySuOfANamingIsOneFindingThatSaysWhatWouldDecide) {
-  // su2 alone names its NICs HCA-*; without its HCA-5 leaf nothing tells which rail HCA-6 is.
-  const Discovery d = DiscoverH100({{"drop-leaf", "su2:2"}});
+  // su2 alone names its NICs HCA-*; without its HCA-5 leaf, and with leaf names that carry no
+  // rail number ("su2-raila"), nothing tells which rail HCA-6 is.
+  std::string dump = Simulate(Load(kH100), {{"drop-leaf", "su2:2"}});
+  for (int r = 0; r < 4; ++r) {
+    const std::string from = "-rail" + std::to_string(r) + ":";
+    const std::string to = std::string("-rail") + static_cast<char>('a' + r) + ":";
+    for (size_t p = dump.find(from); p != std::string::npos; p = dump.find(from, p))
+      dump.replace(p, from.size(), to);
+  }
+  DiscoverOptions o;
+  o.cluster = "h100";
+  const Discovery d = Discover(Parse(dump), o);
   EXPECT_EQ(Keys(d), (std::vector<std::string>{"rail-alignment /   0", "missing-leaf /   0"}))
       << AllFindings(d);
   ASSERT_EQ(d.findings.size(), 2u) << AllFindings(d);
@@ -118,6 +130,27 @@ TEST(DiscoverTraits, ARailOrderListPerNamingDecidesTheRailsOfAnSuWithAMissingLea
   EXPECT_EQ(d.findings[0].message,
             "su2 has no leaf for rail 2 (HCA-5): none of its 18 hosts (dgx[019-036]) has a HCA-5 "
             "link; expected one leaf per rail in every SU");
+}
+
+TEST(DiscoverTraits, LeafNamesThatNumberTheRailsAlignNicsThatNaturalOrderWouldNot) {
+  // su2's hosts serve rail 0 with HCA-2: natural order would put HCA-1 first.
+  const std::string yaml = H100Yaml(true, "[\"HCA-2\", \"HCA-1\", \"HCA-5\", \"HCA-6\"]");
+  const Discovery d = DiscoverH100({}, yaml);
+  EXPECT_EQ(AllFindings(d), "");
+  EXPECT_EQ(EmitTopologyYaml(d.topology), WithGuids(yaml));
+}
+
+TEST(DiscoverTraits, LeafNamesDecideTheRailsOfAnSuWithAMissingLeaf) {
+  const std::string yaml = H100Yaml(true);
+  const Discovery d = DiscoverH100({{"drop-leaf", "su2:2"}}, yaml);
+  EXPECT_EQ(Keys(d), (std::vector<std::string>{"missing-leaf /   0"})) << AllFindings(d);
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].message,
+            "su2 has no leaf for rail 2: none of its 18 hosts (dgx[019-036]) has a link for it; "
+            "expected one leaf per rail in every SU");
+  ASSERT_EQ(d.topology.node_types.size(), 2u);
+  EXPECT_EQ(d.topology.node_types[1].nics,
+            (std::vector<std::string>{"HCA-1", "HCA-2", "unknown-rail2", "HCA-6"}));
 }
 
 TEST(DiscoverTraits, AnEmptySlotIsNoHostAndNoFinding) {
