@@ -220,13 +220,14 @@ Appliances FindAppliances(const Inference& in) {
     if (hi == 0) continue;  // no host has every rail: nothing to compare with
     for (int h : in.su_hosts[s]) {
       const int on = static_cast<int>(rails[h].size());
-      if (2 * on > leaves || ports[h].empty()) continue;
+      // Against all rails, not the leaves the SU has: an SU short of a leaf keeps its bar.
+      if (2 * on > static_cast<int>(in.rails.size()) || ports[h].empty()) continue;
       if (*std::min_element(ports[h].begin(), ports[h].end()) <= hi) continue;
       for (int ca : cas[h]) {
         CaInfo ci;
         ci.role = CaRole::kNonCompute;
         ci.rails_on = on;
-        ci.su_rails = leaves;
+        ci.su_rails = static_cast<int>(in.rails.size());
         ci.lo = lo;
         ci.hi = hi;
         out[ca] = ci;

@@ -69,16 +69,26 @@ bool IsDefaultHost(std::string_view host) {
   return false;
 }
 
-// UFM servers are named after it: "ufm01", "r-ufm216", "mgmt_ufm2".
-bool IsUfmHost(std::string_view host) {
-  for (size_t i = 0; i + 3 <= host.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(host[i])) == 'u' &&
-        std::tolower(static_cast<unsigned char>(host[i + 1])) == 'f' &&
-        std::tolower(static_cast<unsigned char>(host[i + 2])) == 'm' &&
-        (i == 0 || host[i - 1] == '-' || host[i - 1] == '_' || host[i - 1] == '.'))
-      return true;
+// Appliances are named after what they are: "ufm01", "r-ufm216", "mgmt_ufm2" (UFM servers),
+// "storage01", "r-mgmt2": `word` at the start of the host name or after '-', '_' or '.'.
+bool NamedAfter(std::string_view host, std::string_view word) {
+  for (size_t i = 0; i + word.size() <= host.size(); ++i) {
+    if (i > 0 && host[i - 1] != '-' && host[i - 1] != '_' && host[i - 1] != '.') continue;
+    size_t k = 0;
+    while (k < word.size() &&
+           std::tolower(static_cast<unsigned char>(host[i + k])) == word[k])
+      ++k;
+    if (k == word.size()) return true;
   }
   return false;
+}
+
+// Why a host is an appliance by its name ("a UFM host"), or nullptr.
+const char* ApplianceByName(std::string_view host) {
+  if (NamedAfter(host, "ufm")) return "a UFM host";
+  if (NamedAfter(host, "storage")) return "a storage host";
+  if (NamedAfter(host, "mgmt")) return "a management host";
+  return nullptr;
 }
 
 // "MF0;su1-rail0:MQM9700/U1" -> "su1-rail0"; other descriptions are the name themselves.
@@ -148,9 +158,9 @@ CaInfo ClassifyCa(const IbNode& n, const DiscoverOptions& opts, NameTable* hosts
   } else if (!named) {
     ci.role = default_host ? CaRole::kAnonymous : CaRole::kUnnamed;
     if (default_host) ci.reason = "default";
-  } else if (IsUfmHost(host)) {
+  } else if (const char* why = ApplianceByName(host)) {
     ci.role = CaRole::kNonCompute;
-    ci.reason = "a UFM host";
+    ci.reason = why;
   } else {
     ci.role = CaRole::kCompute;
   }

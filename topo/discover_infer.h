@@ -30,8 +30,7 @@ struct CaInfo {
   std::string reason;  // why it is non-compute ("a UFM host"); for kAnonymous "default" or
                        // "repeated"
   // An appliance told by its structure (non-compute with an empty reason): it has links on
-  // `rails_on` of its SU's `su_rails` rails, all on ports above the `lo` to `hi` its SU's
-  // hosts use.
+  // `rails_on` of the `su_rails` rails, all on ports above the `lo` to `hi` its SU's hosts use.
   int rails_on = 0;
   int su_rails = 0;
   int lo = 0;
@@ -138,8 +137,9 @@ Inference InferWith(const IbFabric& fabric, const DiscoverOptions& opts,
 void AlignRails(const DiscoverOptions& opts, const std::unordered_map<std::string, int>& dev_index,
                 Inference* in);
 
-// Hosts of an SU that are appliances by their structure: links on at most half of the SU's
-// rails, all on ports above those of the SU's hosts that have every rail. Empty when none.
+// Hosts of an SU that are appliances by their structure: links on at most half of the rails,
+// all on ports above those of the SU's hosts that have a link on each of its leaves. Empty when
+// none.
 Appliances FindAppliances(const Inference& in);
 
 // The name of node type `type`: DiscoverOptions::node_type for the first, "<node_type>-<k+1>"

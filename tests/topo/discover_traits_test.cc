@@ -5,10 +5,15 @@
 // and must come back as the right YAML with exactly the right findings.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cli/commands.h"
 #include "tests/topo/discover_test_util.h"
 #include "topo/discover.h"
 #include "topo/fabric_sim.h"
@@ -224,6 +229,20 @@ TEST(DiscoverTraits, AnApplianceNamedAfterUfmIsLeftOutByItsDescription) {
   EXPECT_EQ(EmitTopologyYaml(d.topology), WithGuids(kH100));
 }
 
+TEST(DiscoverTraits, StorageAndManagementHostsWithEveryRailAreLeftOutByTheirDescription) {
+  // They have all 4 rails, so only their names tell them from compute hosts.
+  const Discovery d = DiscoverH100(
+      {{"appliance", "storage01:su1:0,1,2,3"}, {"appliance", "r-mgmt2:su3:0,1,2,3"}});
+  EXPECT_EQ(d.findings.size(), 8u) << AllFindings(d);
+  for (const Finding& f : d.findings) EXPECT_EQ(f.kind, "non-compute");
+  ASSERT_EQ(d.findings.size(), 8u);
+  EXPECT_EQ(d.findings[0].message,
+            "r-mgmt2 mlx5_0 on su3-rail0 port 19 is a management host; left out of the topology");
+  EXPECT_EQ(d.findings[4].message,
+            "storage01 mlx5_0 on su1-rail0 port 19 is a storage host; left out of the topology");
+  EXPECT_EQ(EmitTopologyYaml(d.topology), WithGuids(kH100));
+}
+
 TEST(DiscoverTraits, AllTraitsAtOnceGiveExactlyTheirFindings) {
   const Discovery d = DiscoverH100({{"empty", "dgx018"},
                                     {"host-name", "dgx030:localhost"},
@@ -237,6 +256,61 @@ TEST(DiscoverTraits, AllTraitsAtOnceGiveExactlyTheirFindings) {
   std::string want = H100With("dgx[001-018]", "dgx[001-017]");
   want.replace(want.find("dgx[019-036]"), 12, "dgx[019-029,031-036]");
   EXPECT_EQ(EmitTopologyYaml(d.topology), WithGuids(want));
+}
+
+// Runs `railctl topology <args>` in-process; returns its exit code, stdout in `*out`.
+int RunRailctl(std::vector<std::string> args, std::string* out, std::string* err) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const int rc = args[0] == "simulate"
+                     ? cli::TopologySimulate(static_cast<int>(argv.size()), argv.data())
+                     : cli::TopologyDiscover(static_cast<int>(argv.size()), argv.data());
+  *out = testing::internal::GetCapturedStdout();
+  *err = testing::internal::GetCapturedStderr();
+  return rc;
+}
+
+TEST(DiscoverTraitsCli, SimulateWritesTheTraitsAndDiscoverTakesOneRailOrderPerNaming) {
+  const std::string base = testing::TempDir() + "/traits_" + std::to_string(getpid());
+  {
+    std::ofstream(base + ".yaml") << kH100;
+  }
+  std::string out;
+  std::string err;
+  ASSERT_EQ(RunRailctl({"simulate", base + ".yaml", "-o", base + ".topo", "--drop-leaf", "su2:2",
+                        "--host-name", "dgx023:localhost", "--empty", "dgx018", "--appliance",
+                        "appl01:su2:0,1"},
+                       &out, &err),
+            0)
+      << err;
+  const int rc = RunRailctl({"discover", base + ".topo", "--cluster", "h100", "--rail-order",
+                             "mlx5_0,mlx5_1,mlx5_4,mlx5_5", "--rail-order",
+                             "[HCA-1, HCA-2, HCA-5, HCA-6]"},
+                            &out, &err);
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(err.find("\nhost-name: the 3 HCAs on port 5 of su2's leaves (su2-rail0 to su2-rail3) "
+                     "are described \"localhost HCA-1\" and so on"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("discovered 3 scalable units, 52 hosts, 4 rails, 11 leaves and 2 spines"),
+            std::string::npos)
+      << err;
+  std::string want = H100With("dgx[001-018]", "dgx[001-017]");
+  want.replace(want.find("dgx[019-036]"), 12, "dgx[019-022,024-036]");
+  Topology t = Load(want);
+  t.sus[1].leaves[2].sw = Switch();
+  AssignSwitchGuids(&t);
+  t.sus[1].leaves[2].sw = Switch();
+  EXPECT_EQ(out, EmitTopologyYaml(t));
+  // The same list twice is a usage error.
+  EXPECT_EQ(RunRailctl({"discover", base + ".topo", "--rail-order", "HCA-1", "--rail-order",
+                        "HCA-1,HCA-2"},
+                       &out, &err),
+            2);
+  std::remove((base + ".yaml").c_str());
+  std::remove((base + ".topo").c_str());
 }
 
 }  // namespace
