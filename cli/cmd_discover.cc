@@ -72,9 +72,9 @@ const char kSimulateUsage[] =
     "                              on the SU's leaf of each RAIL (a,b,...), after its hosts\n"
     "Exit: 0 ok, 1 invalid topology or write error, 2 usage error.\n";
 
-const char* const kFaultFlags[] = {"swap",  "drop",      "drop-leaf", "unnamed",
-                                   "cross-su", "slow", "ufm",  "sharp",     "drop-uplinks",
-                                   "host-name", "empty", "appliance"};
+const char* const kFaultFlags[] = {"swap",         "drop",      "drop-leaf", "unnamed",
+                                   "cross-su",     "slow",      "ufm",       "sharp",
+                                   "drop-uplinks", "host-name", "empty",     "appliance"};
 
 json FindingJson(const topo::Finding& f) {
   return {{"kind", f.kind}, {"node", f.node}, {"hca", f.hca},        {"switch", f.switch_name},

@@ -33,10 +33,12 @@ namespace railguard::topo {
 //  - A leaf is a switch with compute HCAs; the device most of them are is its NIC. Leaves are
 //    grouped into one SU when more than half the hosts of the smaller leaf are on both; a host
 //    belongs to the SU that holds most of its links. A switch with no HCAs is a spine.
-//  - Rails follow from the leaves, not from the names: each leaf of an SU serves one rail. SUs
-//    whose leaves share a NIC name are one node type (DiscoverOptions::node_type, then
-//    "<node_type>-2", ... in SU order: hosts of another OS image that name their HCAs HCA-1..
-//    instead of mlx5_0.. get their own type and NIC list). Each type's NICs are put in rail
+//  - Rails follow from the leaves, not from the names: each leaf of an SU serves one rail. An SU
+//    whose NIC names another SU's include (or one --rail-order list names) is of that SU's
+//    node type, so images that share only some names stay apart. Types are named
+//    DiscoverOptions::node_type, then "<node_type>-2", ... in SU order: hosts of another OS
+//    image that name their HCAs HCA-1.. instead of mlx5_0.. get their own type and NIC list.
+//    Each type's NICs are put in rail
 //    order by the --rail-order list that names them, else by leaf names that number the rails
 //    (one run of digits that takes the same values in every SU, "DGX-LEAF-<rail>-<su>",
 //    "su1-rail2"), else in natural order; rail k of every type is one rail, and there are as

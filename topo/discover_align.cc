@@ -2,6 +2,7 @@
 // Discovery, phase 1 (inference), continued: rails from the leaves of each SU, aligned across
 // SUs whose hosts name their NICs differently, and appliances told by their structure.
 #include <algorithm>
+#include <numeric>
 #include <set>
 #include <unordered_set>
 
@@ -99,31 +100,48 @@ void AlignRails(const DiscoverOptions& opts, const std::unordered_map<std::strin
   std::vector<std::set<int>> su_devs(n_su);
   for (const SwInfo& sw : in->sws)
     if (sw.rail_leaf && sw.su >= 0) su_devs[sw.su].insert(sw.majority_dev);
-  // SUs whose leaves serve one device, or devices of one --rail-order list, are one node type.
-  UnionFind uf(static_cast<size_t>(n_su));
-  std::unordered_map<int, int> dev_su;
-  std::vector<int> list_su(lists.size(), -1);
-  for (int s = 0; s < n_su; ++s) {
-    for (int d : su_devs[s]) {
-      auto [it, fresh] = dev_su.emplace(d, s);
-      if (!fresh) uf.Union(s, it->second);
-      for (size_t li = 0; li < lists.size(); ++li) {
-        if (std::find(lists[li].begin(), lists[li].end(), in->devs[d]) == lists[li].end()) continue;
-        if (list_su[li] < 0) list_su[li] = s;
-        uf.Union(s, list_su[li]);
-      }
+  // An SU joins the node type of the --rail-order list that names one of its devices, else the
+  // first type (largest device sets first) whose devices include all of its own: an SU short
+  // of a leaf joins its full peers, and images that share only some NIC names stay apart.
+  std::vector<int> order(n_su);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return su_devs[a].size() > su_devs[b].size(); });
+  std::vector<int> group(n_su, -1);
+  std::vector<std::set<int>> group_devs;
+  std::vector<int> group_list;  // per group: its --rail-order list, or -1
+  for (int s : order) {
+    int li = -1;
+    for (size_t l = 0; l < lists.size() && li < 0; ++l)
+      for (int d : su_devs[s])
+        if (std::find(lists[l].begin(), lists[l].end(), in->devs[d]) != lists[l].end())
+          li = static_cast<int>(l);
+    int g = -1;
+    for (size_t k = 0; k < group_devs.size() && g < 0; ++k) {
+      if (li >= 0 ? group_list[k] == li
+                  : group_list[k] < 0 && std::includes(group_devs[k].begin(), group_devs[k].end(),
+                                                       su_devs[s].begin(), su_devs[s].end()))
+        g = static_cast<int>(k);
     }
+    if (g < 0) {
+      g = static_cast<int>(group_devs.size());
+      group_devs.emplace_back();
+      group_list.push_back(li);
+    }
+    group[s] = g;
+    group_devs[g].insert(su_devs[s].begin(), su_devs[s].end());
   }
   // Types in the order of their first SU (SUs are in Slurm host order).
   std::map<int, int> root_type;
   in->su_type.assign(n_su, 0);
   for (int s = 0; s < n_su; ++s) {
-    auto [it, fresh] = root_type.emplace(uf.Find(s), static_cast<int>(root_type.size()));
+    auto [it, fresh] = root_type.emplace(group[s], static_cast<int>(root_type.size()));
     in->su_type[s] = it->second;
   }
   const int n_types = static_cast<int>(root_type.size());
   std::vector<std::set<int>> type_devs(n_types);
-  for (int s = 0; s < n_su; ++s) type_devs[in->su_type[s]].insert(su_devs[s].begin(), su_devs[s].end());
+  for (int s = 0; s < n_su; ++s)
+    type_devs[in->su_type[s]].insert(su_devs[s].begin(), su_devs[s].end());
   in->type_nics.assign(n_types, {});
   std::vector<bool> ordered(n_types, false);
   size_t n_rails = 0;
@@ -177,16 +195,19 @@ void AlignRails(const DiscoverOptions& opts, const std::unordered_map<std::strin
   }
   in->rails = in->type_nics.empty() ? std::vector<std::string>() : in->type_nics.front();
   in->dev_rail.assign(in->devs.size(), -1);
-  for (const std::vector<std::string>& nics : in->type_nics) {
+  in->type_dev_rail.assign(in->type_nics.size(), std::vector<int>(in->devs.size(), -1));
+  for (size_t t = 0; t < in->type_nics.size(); ++t) {
+    const std::vector<std::string>& nics = in->type_nics[t];
     for (size_t r = 0; r < nics.size(); ++r) {
       auto it = nics[r].empty() ? dev_index.end() : dev_index.find(nics[r]);
-      if (it != dev_index.end() && in->dev_rail[it->second] < 0)
-        in->dev_rail[it->second] = static_cast<int>(r);
+      if (it == dev_index.end()) continue;
+      in->type_dev_rail[t][it->second] = static_cast<int>(r);
+      if (in->dev_rail[it->second] < 0) in->dev_rail[it->second] = static_cast<int>(r);
     }
   }
   for (SwInfo& sw : in->sws) {
     if (!sw.rail_leaf) continue;
-    sw.rail = in->dev_rail[sw.majority_dev];
+    sw.rail = in->DevRail(sw.su, sw.majority_dev);
     if (sw.rail < 0) sw.su = kNoSu;
   }
 }

@@ -15,11 +15,10 @@ namespace {
 
 // Findings are reported grouped by kind, in this order (the order topo/discover.h lists them).
 const char* const kKindOrder[] = {
-    "ibnetdiscover-error", "not-rail-optimized", "rail-alignment", "missing-leaf",
-    "duplicate-leaf",      "stray-leaf",         "rail-mismatch",  "su-mismatch",
-    "missing-link",        "duplicate-hca",      "host-name",      "stray-hca",
-    "unnamed-hca",         "link-speed",         "link-disagree",  "uplink-deficit",
-    "leaf-link",           "loopback",           "non-compute"};
+    "ibnetdiscover-error", "not-rail-optimized", "rail-alignment", "missing-leaf", "duplicate-leaf",
+    "stray-leaf",          "rail-mismatch",      "su-mismatch",    "missing-link", "duplicate-hca",
+    "host-name",           "stray-hca",          "unnamed-hca",    "link-speed",   "link-disagree",
+    "uplink-deficit",      "leaf-link",          "loopback",       "non-compute"};
 
 int KindRank(const std::string& kind) {
   for (size_t i = 0; i < std::size(kKindOrder); ++i)
@@ -209,9 +208,9 @@ void CheckHostNames(Auditor* au) {
       if (std::find(leaves.begin(), leaves.end(), a.sw) == leaves.end()) leaves.push_back(a.sw);
     const int su = slot.first;
     const std::string port = std::to_string(slot.second);
-    std::string where = v.size() == 1 ? "the HCA on port " + port + " of "
-                                      : "the " + std::to_string(v.size()) + " HCAs on port " + port +
-                                            " of ";
+    std::string where = v.size() == 1
+                            ? "the HCA on port " + port + " of "
+                            : "the " + std::to_string(v.size()) + " HCAs on port " + port + " of ";
     const std::string& first = in.sws[leaves.front()].display;
     const std::string& last = in.sws[leaves.back()].display;
     if (leaves.size() == 1) {
@@ -232,8 +231,9 @@ void CheckHostNames(Auditor* au) {
       std::string list;
       for (size_t i = 0; i < hs.size(); ++i)
         list += (i == 0 ? "" : i + 1 == hs.size() ? " and " : ", ") + slot_name(hs[i], same_su);
-      msg += std::string(": a host name that the hosts on ") + (same_su ? "ports " : "") + list + (hs.size() == 2 ? " both" : " all") +
-             " give, so " + (hs.size() == 2 ? "neither" : "none") + " is left in the topology";
+      msg += std::string(": a host name that the hosts on ") + (same_su ? "ports " : "") + list +
+             (hs.size() == 2 ? " both" : " all") + " give, so " +
+             (hs.size() == 2 ? "neither" : "none") + " is left in the topology";
     } else {
       msg += ": a default host name, so the host is left out of the topology";
     }
@@ -266,10 +266,10 @@ void CheckStrayLeaves(Auditor* au) {
     const SwInfo& s = in.sws[sw];
     if (!s.has_hosts || s.rail >= 0) continue;
     const int dev = s.majority_dev;
-    const std::string why = dev < 0 ? "none of whose HCAs names its device, so its rail cannot be told"
-                            : in.rail_order_given
-                                ? "mostly " + in.devs[dev] + ", which is not in --rail-order"
-                                : "mostly " + in.devs[dev] + ", which no SU's hosts use for a rail";
+    const std::string why =
+        dev < 0               ? "none of whose HCAs names its device, so its rail cannot be told"
+        : in.rail_order_given ? "mostly " + in.devs[dev] + ", which is not in --rail-order"
+                              : "mostly " + in.devs[dev] + ", which no SU's hosts use for a rail";
     au->Add("stray-leaf", "", dev >= 0 ? in.devs[dev] : "", static_cast<int>(sw), 0,
             s.display + " has " + Plural(static_cast<long>(s.attaches.size()), "host HCA") + ", " +
                 why + "; left out of the topology");
@@ -339,13 +339,13 @@ void CheckCabling(Auditor* au, const Attach& a, int rail) {
                 want);
   } else if (sw.rail != rail) {
     const int expected = in.su_leaf[home][rail];
-    au->Add("rail-mismatch", host, dev, a.sw, a.sw_port,
-            au->CaLabel(a.ca) + " is cabled to " + au->SwPort(a.sw, a.sw_port) + ", the leaf of " +
-                au->RailLabel(home, sw.rail) + "; expected " +
-                (expected >= 0
-                     ? in.sws[expected].display + ", the leaf of " + au->RailLabel(home, rail)
-                     : "the leaf of " + au->RailLabel(home, rail) + ", which is missing") +
-                " (swapped cables?)");
+    au->Add(
+        "rail-mismatch", host, dev, a.sw, a.sw_port,
+        au->CaLabel(a.ca) + " is cabled to " + au->SwPort(a.sw, a.sw_port) + ", the leaf of " +
+            au->RailLabel(home, sw.rail) + "; expected " +
+            (expected >= 0 ? in.sws[expected].display + ", the leaf of " + au->RailLabel(home, rail)
+                           : "the leaf of " + au->RailLabel(home, rail) + ", which is missing") +
+            " (swapped cables?)");
   }
 }
 
@@ -374,12 +374,12 @@ HostRails CheckAttachments(Auditor* au) {
     if (sw.rail < 0) continue;  // stray-leaf says it
     int rail = sw.rail;
     if (ci.dev >= 0) {
-      rail = in.dev_rail[ci.dev];
+      rail = in.DevRail(in.host_su[ci.host], ci.dev);
       if (rail < 0) {
         au->Add("stray-hca", host, dev, a.sw, a.sw_port,
                 host + " " + dev + " on " + au->SwPort(a.sw, a.sw_port) +
-                    " is not an HCA of any rail; expected one of the rail HCAs (" + au->RailList(in.host_su[ci.host]) +
-                    ")");
+                    " is not an HCA of any rail; expected one of the rail HCAs (" +
+                    au->RailList(in.host_su[ci.host]) + ")");
         continue;
       }
     }
@@ -576,7 +576,7 @@ void CheckOtherHcaLinks(Auditor* au) {
                 "; expected " + want +
                 (in.sws[a.sw].rail >= 0
                      ? " like most links of " + au->RailLabel(in.sws[a.sw].su, in.sws[a.sw].rail)
-                                        : " like most HCA links"));
+                     : " like most HCA links"));
   };
   for (const Attach& a : in.attaches) check(a);
   for (const Attach& a : in.unnamed) check(a);

@@ -75,9 +75,7 @@ bool NamedAfter(std::string_view host, std::string_view word) {
   for (size_t i = 0; i + word.size() <= host.size(); ++i) {
     if (i > 0 && host[i - 1] != '-' && host[i - 1] != '_' && host[i - 1] != '.') continue;
     size_t k = 0;
-    while (k < word.size() &&
-           std::tolower(static_cast<unsigned char>(host[i + k])) == word[k])
-      ++k;
+    while (k < word.size() && std::tolower(static_cast<unsigned char>(host[i + k])) == word[k]) ++k;
     if (k == word.size()) return true;
   }
   return false;
@@ -283,7 +281,8 @@ void NameSwitches(const IbFabric& f, Inference* in) {
 // into SUs) when it has one, and it is in a --rail-order list when lists are given.
 void MajorityDevs(const DiscoverOptions& opts, Inference* in) {
   std::unordered_set<std::string> listed(opts.rail_order.begin(), opts.rail_order.end());
-  for (const std::vector<std::string>& l : opts.other_rail_orders) listed.insert(l.begin(), l.end());
+  for (const std::vector<std::string>& l : opts.other_rail_orders)
+    listed.insert(l.begin(), l.end());
   auto dev_less = [&](int a, int b) {
     return b < 0 || (a >= 0 && NaturalLess(in->devs[a], in->devs[b]));
   };

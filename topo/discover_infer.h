@@ -91,14 +91,15 @@ struct Inference {
   // Rails follow from the leaves: each SU's leaves serve its hosts' NICs. SUs whose hosts share
   // NIC names are one node type; each type's NICs are put in rail order (--rail-order, else
   // natural order) and rail k of every type is one rail.
-  std::vector<std::string> rails;       // per rail: the first type's NIC ("" when unknown); its
-                                        // size is the rail count (empty: no rails)
+  std::vector<std::string> rails;  // per rail: the first type's NIC ("" when unknown); its
+                                   // size is the rail count (empty: no rails)
   std::vector<std::vector<std::string>> type_nics;  // per node type, per rail: its NIC or ""
-  std::vector<int> su_type;             // per SU: its node type
-  std::vector<int> undecided_types;     // types whose NICs are fewer than the rails and that no
-                                        // --rail-order list orders (rail-alignment)
-  bool rail_order_given = false;        // --rail-order was given
-  std::vector<int> dev_rail;            // per device: its rail, or -1
+  std::vector<int> su_type;                         // per SU: its node type
+  std::vector<int> undecided_types;  // types whose NICs are fewer than the rails and that no
+                                     // --rail-order list orders (rail-alignment)
+  bool rail_order_given = false;     // --rail-order was given
+  std::vector<int> dev_rail;         // per device: its rail in the first type naming it, or -1
+  std::vector<std::vector<int>> type_dev_rail;  // per node type, per device: its rail, or -1
   std::vector<std::string> rail_token;  // per rail: its most common link ("4xNDR")
   std::string host_token;               // the fabric's most common HCA link
 
@@ -111,6 +112,15 @@ struct Inference {
 
   DiscoveryCounts counts;  // all but `spines` (see BuildTopology)
 
+  // The rail of device `dev` in SU `su`'s node type, else in the first type naming it (su < 0,
+  // or a host whose HCAs are named like another type's), else -1.
+  int DevRail(int su, int dev) const {
+    if (su >= 0 && su < static_cast<int>(su_type.size())) {
+      const int r = type_dev_rail[su_type[su]][dev];
+      if (r >= 0) return r;
+    }
+    return dev_rail[dev];
+  }
   // The NIC of `rail` in SU `su`'s node type (the first type when su < 0); "" when unknown.
   const std::string& Nic(int su, int rail) const {
     return type_nics[su >= 0 && su < static_cast<int>(su_type.size()) ? su_type[su] : 0][rail];
@@ -130,9 +140,10 @@ Inference Infer(const IbFabric& fabric, const DiscoverOptions& opts);
 Inference InferWith(const IbFabric& fabric, const DiscoverOptions& opts,
                     const Appliances& appliances);
 
-// Rails from the leaves (topo/discover_align.cc): per SU the devices its leaves serve, SUs that
-// share a device are one node type, each type's NICs in rail order; sets rails, type_nics,
-// su_type, undecided_types, dev_rail and each leaf's rail (a leaf whose device is in no type
+// Rails from the leaves (topo/discover_align.cc): per SU the devices its leaves serve; an SU
+// whose devices a --rail-order list names, or all of whose devices another SU's include, is of
+// that SU's node type; each type's NICs in rail order; sets rails, type_nics, su_type,
+// undecided_types, dev_rail, type_dev_rail and each leaf's rail (a leaf whose device is in no type
 // loses its SU). `dev_index` maps device names to Inference::devs.
 void AlignRails(const DiscoverOptions& opts, const std::unordered_map<std::string, int>& dev_index,
                 Inference* in);

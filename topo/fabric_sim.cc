@@ -400,10 +400,10 @@ bool Builder::Build(std::string* out, std::string* err) {
         return false;
       }
       const std::string nic = "mlx5_" + std::to_string(k);
-      const int ca = AddNode(IbNodeType::kCa,
-                             kApplianceGuidBase | static_cast<uint64_t>(i + 1) << 8 |
-                                 static_cast<uint64_t>(k),
-                             a.host + " " + nic, kHcaDeviceId, 1, "appliance " + a.host + " " + nic);
+      const int ca =
+          AddNode(IbNodeType::kCa,
+                  kApplianceGuidBase | static_cast<uint64_t>(i + 1) << 8 | static_cast<uint64_t>(k),
+                  a.host + " " + nic, kHcaDeviceId, 1, "appliance " + a.host + " " + nic);
       Connect(ca, 1, leaf, port, Token(topo.rails[a.rails[k]].link));
     }
   }

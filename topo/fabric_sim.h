@@ -65,9 +65,9 @@ struct SimFaults {
   int sharp_nodes = 0;                 // SHARP aggregation nodes on the first N leaves
   std::vector<UplinkCut> uplink_cuts;
   std::vector<Slow> slow_links;
-  std::vector<HostName> host_names;    // host names left at a default, or shared by hosts
-  std::vector<std::string> empty;      // nodes whose slot is empty: none of their HCAs exists
-  std::vector<Appliance> appliances;   // UFM, storage, ... cabled to compute leaves
+  std::vector<HostName> host_names;   // host names left at a default, or shared by hosts
+  std::vector<std::string> empty;     // nodes whose slot is empty: none of their HCAs exists
+  std::vector<Appliance> appliances;  // UFM, storage, ... cabled to compute leaves
 };
 
 struct SimOptions {

@@ -4,7 +4,6 @@
 // leaves, in 18-node SUs. Each fabric comes from `railctl topology simulate` (topo/fabric_sim.h)
 // and must come back as the right YAML with exactly the right findings.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -158,6 +157,38 @@ TEST(DiscoverTraits, LeafNamesDecideTheRailsOfAnSuWithAMissingLeaf) {
             (std::vector<std::string>{"HCA-1", "HCA-2", "unknown-rail2", "HCA-6"}));
 }
 
+TEST(DiscoverTraits, NamingsThatShareSomeNicNamesAreStillTwoNodeTypesOfFourRails) {
+  // Both images say mlx5_0 and mlx5_1; rails 2 and 3 are mlx5_2, mlx5_3 on one, mlx5_4, mlx5_5
+  // on the other: 4 rails, never the 6 names.
+  std::string yaml = H100Yaml(false, "[mlx5_0, mlx5_1, mlx5_4, mlx5_5]");
+  const std::string first = "nics: [mlx5_0, mlx5_1, mlx5_4, mlx5_5]}";
+  yaml.replace(yaml.find(first), first.size(), "nics: [mlx5_0, mlx5_1, mlx5_2, mlx5_3]}");
+  for (bool names : {true, false}) {
+    std::string dump = Simulate(Load(yaml));
+    if (!names) {  // leaf names without a rail number: only the NIC names tell
+      for (int r = 0; r < 4; ++r) {
+        const std::string from = "-rail" + std::to_string(r) + ":";
+        const std::string to = std::string("-rail") + static_cast<char>('a' + r) + ":";
+        for (size_t p = dump.find(from); p != std::string::npos; p = dump.find(from, p))
+          dump.replace(p, from.size(), to);
+      }
+    }
+    DiscoverOptions o;
+    o.cluster = "h100";
+    const Discovery d = Discover(Parse(dump), o);
+    EXPECT_EQ(AllFindings(d), "") << names;
+    EXPECT_EQ(d.topology.rails.size(), 4u) << names;
+    ASSERT_EQ(d.topology.node_types.size(), 2u) << names;
+    EXPECT_EQ(d.topology.node_types[0].nics,
+              (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"}));
+    EXPECT_EQ(d.topology.node_types[1].nics,
+              (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_4", "mlx5_5"}));
+    if (names) {
+      EXPECT_EQ(EmitTopologyYaml(d.topology), WithGuids(yaml));
+    }
+  }
+}
+
 TEST(DiscoverTraits, AnEmptySlotIsNoHostAndNoFinding) {
   const Discovery d = DiscoverH100({{"empty", "dgx005"}});
   EXPECT_EQ(AllFindings(d), "");
@@ -167,7 +198,8 @@ TEST(DiscoverTraits, AnEmptySlotIsNoHostAndNoFinding) {
 
 TEST(DiscoverTraits, ADefaultHostNameIsAFindingForItsSlotWithTheNameTheSlotProbablyHas) {
   const Discovery d = DiscoverH100({{"host-name", "dgx023:localhost"}});
-  EXPECT_EQ(Keys(d), (std::vector<std::string>{"host-name dgx023/ su2-rail0 0xfc6a1c0300000200 5"}));
+  EXPECT_EQ(Keys(d),
+            (std::vector<std::string>{"host-name dgx023/ su2-rail0 0xfc6a1c0300000200 5"}));
   ASSERT_EQ(d.findings.size(), 1u) << AllFindings(d);
   EXPECT_EQ(d.findings[0].message,
             "the 4 HCAs on port 5 of su2's leaves (su2-rail0 to su2-rail3) are described "
@@ -231,8 +263,8 @@ TEST(DiscoverTraits, AnApplianceNamedAfterUfmIsLeftOutByItsDescription) {
 
 TEST(DiscoverTraits, StorageAndManagementHostsWithEveryRailAreLeftOutByTheirDescription) {
   // They have all 4 rails, so only their names tell them from compute hosts.
-  const Discovery d = DiscoverH100(
-      {{"appliance", "storage01:su1:0,1,2,3"}, {"appliance", "r-mgmt2:su3:0,1,2,3"}});
+  const Discovery d =
+      DiscoverH100({{"appliance", "storage01:su1:0,1,2,3"}, {"appliance", "r-mgmt2:su3:0,1,2,3"}});
   EXPECT_EQ(d.findings.size(), 8u) << AllFindings(d);
   for (const Finding& f : d.findings) EXPECT_EQ(f.kind, "non-compute");
   ASSERT_EQ(d.findings.size(), 8u);
@@ -274,9 +306,7 @@ int RunRailctl(std::vector<std::string> args, std::string* out, std::string* err
 
 TEST(DiscoverTraitsCli, SimulateWritesTheTraitsAndDiscoverTakesOneRailOrderPerNaming) {
   const std::string base = testing::TempDir() + "/traits_" + std::to_string(getpid());
-  {
-    std::ofstream(base + ".yaml") << kH100;
-  }
+  { std::ofstream(base + ".yaml") << kH100; }
   std::string out;
   std::string err;
   ASSERT_EQ(RunRailctl({"simulate", base + ".yaml", "-o", base + ".topo", "--drop-leaf", "su2:2",
@@ -285,10 +315,10 @@ TEST(DiscoverTraitsCli, SimulateWritesTheTraitsAndDiscoverTakesOneRailOrderPerNa
                        &out, &err),
             0)
       << err;
-  const int rc = RunRailctl({"discover", base + ".topo", "--cluster", "h100", "--rail-order",
-                             "mlx5_0,mlx5_1,mlx5_4,mlx5_5", "--rail-order",
-                             "[HCA-1, HCA-2, HCA-5, HCA-6]"},
-                            &out, &err);
+  const int rc =
+      RunRailctl({"discover", base + ".topo", "--cluster", "h100", "--rail-order",
+                  "mlx5_0,mlx5_1,mlx5_4,mlx5_5", "--rail-order", "[HCA-1, HCA-2, HCA-5, HCA-6]"},
+                 &out, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("\nhost-name: the 3 HCAs on port 5 of su2's leaves (su2-rail0 to su2-rail3) "
                      "are described \"localhost HCA-1\" and so on"),

@@ -312,9 +312,9 @@ TEST(FabricSimFaults, RejectBadHostNamesSlotsAndAppliancesNamingTheExpectedForm)
 TEST(FabricSimFaults, GiveHostsDefaultNamesEmptySlotsAndAppliancesOnLeaves) {
   const Topology t = LoadFile(kDev4su);
   SimOptions opts;
-  for (const auto& [flag, value] : {std::make_pair("host-name", "n002:(none)"),
-                                    std::make_pair("empty", "n003"),
-                                    std::make_pair("appliance", "stor1:su2:mlx5_3,7")}) {
+  for (const auto& [flag, value] :
+       {std::make_pair("host-name", "n002:(none)"), std::make_pair("empty", "n003"),
+        std::make_pair("appliance", "stor1:su2:mlx5_3,7")}) {
     std::string err;
     ASSERT_TRUE(AddSimFault(t, flag, value, &opts.faults, &err)) << err;
   }
