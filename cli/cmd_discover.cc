@@ -46,7 +46,8 @@ const char kDiscoverUsage[] =
     "Findings go to stderr, one per line as <kind>: <message>, then a summary line. Kinds:\n"
     "  ibnetdiscover-error not-rail-optimized rail-alignment missing-leaf duplicate-leaf\n"
     "  stray-leaf rail-mismatch su-mismatch missing-link duplicate-hca host-name stray-hca\n"
-    "  unnamed-hca link-speed link-disagree uplink-deficit leaf-link loopback non-compute\n"
+    "  nic-naming unnamed-hca link-speed link-disagree uplink-deficit leaf-link loopback\n"
+    "  non-compute\n"
     "  (see topo/discover.h)\n"
     "Exit: 0 no findings (or only non-compute ones), 1 findings or invalid input, 2 usage error.\n";
 

@@ -75,6 +75,8 @@ namespace railguard::topo {
 //                        out; node = the name the slot probably has when the SU's hosts are
 //                        named by port (dgx019 on port 1, dgx020 on port 2, ...), else ""
 //   stray-hca            an HCA whose device is no rail's, on a rail leaf
+//   nic-naming           a host that names its HCAs like another node type's hosts, not like
+//                        its own SU's (one finding per host; switch/port = its first HCA)
 //   unnamed-hca          an HCA that cannot be named, with the switch port it is cabled to; on
 //                        an SU's leaf, node/hca name the host of that SU that lacks this rail
 //                        and uses this port on its other leaves (or the only one lacking it),

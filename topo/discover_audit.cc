@@ -17,8 +17,8 @@ namespace {
 const char* const kKindOrder[] = {
     "ibnetdiscover-error", "not-rail-optimized", "rail-alignment", "missing-leaf", "duplicate-leaf",
     "stray-leaf",          "rail-mismatch",      "su-mismatch",    "missing-link", "duplicate-hca",
-    "host-name",           "stray-hca",          "unnamed-hca",    "link-speed",   "link-disagree",
-    "uplink-deficit",      "leaf-link",          "loopback",       "non-compute"};
+    "host-name",           "stray-hca",          "nic-naming",     "unnamed-hca",  "link-speed",
+    "link-disagree",       "uplink-deficit",     "leaf-link",      "loopback",     "non-compute"};
 
 int KindRank(const std::string& kind) {
   for (size_t i = 0; i < std::size(kKindOrder); ++i)
@@ -356,6 +356,7 @@ HostRails CheckAttachments(Auditor* au) {
   HostRails host_has(in.hosts.size(), std::vector<char>(in.rails.size(), 0));
   std::unordered_map<uint64_t, int> seen;  // (host << 32 | dev) -> CA
   seen.reserve(in.attaches.size());
+  std::map<int, std::pair<const Attach*, int>> foreign;  // host -> (first HCA, node type)
   for (const Attach& a : in.attaches) {
     const SwInfo& sw = in.sws[a.sw];
     const CaInfo& ci = in.ca[a.ca];
@@ -382,6 +383,12 @@ HostRails CheckAttachments(Auditor* au) {
                     au->RailList(in.host_su[ci.host]) + ")");
         continue;
       }
+      const int home = in.host_su[ci.host];
+      if (home >= 0 && in.type_dev_rail[in.su_type[home]][ci.dev] < 0) {
+        int t = 0;
+        while (in.type_dev_rail[t][ci.dev] < 0) ++t;  // DevRail found it in some type
+        foreign.emplace(ci.host, std::make_pair(&a, t));
+      }
     }
     if (sw.su == kDuplicate) {
       // duplicate-leaf says it; the host is not missing this rail.
@@ -397,6 +404,20 @@ HostRails CheckAttachments(Auditor* au) {
               au->CaLabel(a.ca) + " on " + au->SwPort(a.sw, a.sw_port) + " trains at " + token +
                   "; expected " + want + " like most links of " + au->RailLabel(sw.su, sw.rail));
     }
+  }
+  // nic-naming: a host that names its HCAs like another node type's hosts.
+  for (const auto& [h, first] : foreign) {
+    const Attach& a = *first.first;
+    const int home = in.host_su[h];
+    std::string theirs;
+    for (const std::string& nic : in.type_nics[first.second])
+      if (!nic.empty()) theirs += (theirs.empty() ? "" : ", ") + nic;
+    au->Add("nic-naming", in.hosts[h], au->DevName(a.ca), a.sw, a.sw_port,
+            in.hosts[h] + " names its rail HCAs like the hosts of " + SusOfType(in, first.second) +
+                " (" + theirs + "), not like the other hosts of su" + std::to_string(home + 1) +
+                " (" + au->RailList(home) + "); the one node type of su" +
+                std::to_string(home + 1) +
+                " cannot describe it; expected the HCA names of its SU's other hosts");
   }
   return host_has;
 }

@@ -189,6 +189,31 @@ TEST(DiscoverTraits, NamingsThatShareSomeNicNamesAreStillTwoNodeTypesOfFourRails
   }
 }
 
+TEST(DiscoverTraits, AHostThatNamesItsNicsLikeAnotherSusHostsIsANicNamingFinding) {
+  // dgx005 was reimaged with su2's OS image: its HCAs say HCA-1.. in an SU of mlx5_0..
+  std::string dump = Simulate(Load(kH100));
+  const char* const ours[] = {"mlx5_0", "mlx5_1", "mlx5_4", "mlx5_5"};
+  const char* const theirs[] = {"HCA-1", "HCA-2", "HCA-5", "HCA-6"};
+  for (int r = 0; r < 4; ++r) {
+    const std::string from = std::string("\"dgx005 ") + ours[r] + "\"";
+    const std::string to = std::string("\"dgx005 ") + theirs[r] + "\"";
+    for (size_t p = dump.find(from); p != std::string::npos; p = dump.find(from, p))
+      dump.replace(p, from.size(), to);
+  }
+  DiscoverOptions o;
+  o.cluster = "h100";
+  const Discovery d = Discover(Parse(dump), o);
+  EXPECT_EQ(Keys(d),
+            (std::vector<std::string>{"nic-naming dgx005/HCA-1 su1-rail0 0xfc6a1c0300000100 5"}))
+      << AllFindings(d);
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].message,
+            "dgx005 names its rail HCAs like the hosts of su2 (HCA-1, HCA-2, HCA-5, HCA-6), not "
+            "like the other hosts of su1 (mlx5_0, mlx5_1, mlx5_4, mlx5_5); the one node type of "
+            "su1 cannot describe it; expected the HCA names of its SU's other hosts");
+  EXPECT_EQ(EmitTopologyYaml(d.topology), WithGuids(kH100));
+}
+
 TEST(DiscoverTraits, AnEmptySlotIsNoHostAndNoFinding) {
   const Discovery d = DiscoverH100({{"empty", "dgx005"}});
   EXPECT_EQ(AllFindings(d), "");
