@@ -25,6 +25,7 @@ using discover_testing::AllFindings;
 using discover_testing::Keys;
 using discover_testing::Load;
 using discover_testing::Parse;
+using discover_testing::ReplaceAll;
 using discover_testing::Simulate;
 
 using Faults = std::vector<std::pair<std::string, std::string>>;
@@ -70,6 +71,15 @@ std::string WithGuids(const std::string& yaml) {
   return EmitTopologyYaml(t);
 }
 
+// A simulated dump whose leaf names carry no rail number ("su2-raila"), so that only the NIC
+// names can order the rails.
+std::string WithoutRailNumbers(std::string dump) {
+  for (int r = 0; r < 4; ++r)
+    dump = ReplaceAll(dump, "-rail" + std::to_string(r) + ":",
+                      std::string("-rail") + static_cast<char>('a' + r) + ":");
+  return dump;
+}
+
 Discovery DiscoverH100(const Faults& faults, const std::string& yaml = kH100) {
   DiscoverOptions o;
   o.cluster = "h100";
@@ -99,13 +109,7 @@ TEST(DiscoverTraits, ASwappedCableInAnSuOfTheOtherNamingIsARailMismatchNamedInIt
 TEST(DiscoverTraits, AMissingLeafOfTheOnlySuOfANamingIsOneFindingThatSaysWhatWouldDecide) {
   // su2 alone names its NICs HCA-*; without its HCA-5 leaf, and with leaf names that carry no
   // rail number ("su2-raila"), nothing tells which rail HCA-6 is.
-  std::string dump = Simulate(Load(kH100), {{"drop-leaf", "su2:2"}});
-  for (int r = 0; r < 4; ++r) {
-    const std::string from = "-rail" + std::to_string(r) + ":";
-    const std::string to = std::string("-rail") + static_cast<char>('a' + r) + ":";
-    for (size_t p = dump.find(from); p != std::string::npos; p = dump.find(from, p))
-      dump.replace(p, from.size(), to);
-  }
+  const std::string dump = WithoutRailNumbers(Simulate(Load(kH100), {{"drop-leaf", "su2:2"}}));
   DiscoverOptions o;
   o.cluster = "h100";
   const Discovery d = Discover(Parse(dump), o);
@@ -164,15 +168,8 @@ TEST(DiscoverTraits, NamingsThatShareSomeNicNamesAreStillTwoNodeTypesOfFourRails
   const std::string first = "nics: [mlx5_0, mlx5_1, mlx5_4, mlx5_5]}";
   yaml.replace(yaml.find(first), first.size(), "nics: [mlx5_0, mlx5_1, mlx5_2, mlx5_3]}");
   for (bool names : {true, false}) {
-    std::string dump = Simulate(Load(yaml));
-    if (!names) {  // leaf names without a rail number: only the NIC names tell
-      for (int r = 0; r < 4; ++r) {
-        const std::string from = "-rail" + std::to_string(r) + ":";
-        const std::string to = std::string("-rail") + static_cast<char>('a' + r) + ":";
-        for (size_t p = dump.find(from); p != std::string::npos; p = dump.find(from, p))
-          dump.replace(p, from.size(), to);
-      }
-    }
+    const std::string dump =
+        names ? Simulate(Load(yaml)) : WithoutRailNumbers(Simulate(Load(yaml)));
     DiscoverOptions o;
     o.cluster = "h100";
     const Discovery d = Discover(Parse(dump), o);
@@ -194,12 +191,9 @@ TEST(DiscoverTraits, AHostThatNamesItsNicsLikeAnotherSusHostsIsANicNamingFinding
   std::string dump = Simulate(Load(kH100));
   const char* const ours[] = {"mlx5_0", "mlx5_1", "mlx5_4", "mlx5_5"};
   const char* const theirs[] = {"HCA-1", "HCA-2", "HCA-5", "HCA-6"};
-  for (int r = 0; r < 4; ++r) {
-    const std::string from = std::string("\"dgx005 ") + ours[r] + "\"";
-    const std::string to = std::string("\"dgx005 ") + theirs[r] + "\"";
-    for (size_t p = dump.find(from); p != std::string::npos; p = dump.find(from, p))
-      dump.replace(p, from.size(), to);
-  }
+  for (int r = 0; r < 4; ++r)
+    dump = ReplaceAll(dump, std::string("\"dgx005 ") + ours[r] + "\"",
+                      std::string("\"dgx005 ") + theirs[r] + "\"");
   DiscoverOptions o;
   o.cluster = "h100";
   const Discovery d = Discover(Parse(dump), o);
