@@ -36,16 +36,19 @@ const char kDiscoverUsage[] =
     "  --node-type NAME   name of the node type all hosts get (default: gpu-node)\n"
     "  --gpus N           GPUs of that node type (default: 8)\n"
     "  --rail-order LIST  HCA names in rail order, a,b,... or the [a, b, ...] list that\n"
-    "                     `railctl topology rails` prints\n"
+    "                     `railctl topology rails` prints; once per NIC naming when hosts of\n"
+    "                     some SUs name their HCAs differently (HCA-1.. vs mlx5_0..)\n"
     "                     (default: natural order of the HCA names: mlx5_0 < mlx5_3 < mlx5_10)\n"
     "  --node-map FILE    GUID -> \"<host> [<device>]\" lines (\"H-<guid> <host>\" or\n"
     "                     \"0x<guid> \\\"<host>\\\"\") naming HCAs left with the default "
     "description\n"
     "  --exclude REGEX    CAs whose description matches are not compute nodes\n"
     "Findings go to stderr, one per line as <kind>: <message>, then a summary line. Kinds:\n"
-    "  ibnetdiscover-error not-rail-optimized missing-leaf duplicate-leaf stray-leaf\n"
-    "  rail-mismatch su-mismatch missing-link duplicate-hca stray-hca unnamed-hca link-speed\n"
-    "  link-disagree uplink-deficit leaf-link loopback non-compute (see topo/discover.h)\n"
+    "  ibnetdiscover-error not-rail-optimized rail-alignment missing-leaf duplicate-leaf\n"
+    "  stray-leaf rail-mismatch su-mismatch missing-link duplicate-hca host-name stray-hca\n"
+    "  nic-naming unnamed-hca link-speed link-disagree uplink-deficit leaf-link loopback\n"
+    "  non-compute\n"
+    "  (see topo/discover.h)\n"
     "Exit: 0 no findings (or only non-compute ones), 1 findings or invalid input, 2 usage error.\n";
 
 const char kSimulateUsage[] =
@@ -63,10 +66,16 @@ const char kSimulateUsage[] =
     "  --ufm HOST                  a UFM host \"HOST mlx5_0\" on the first spine\n"
     "  --sharp N                   N SHARP aggregation nodes, one on each of the first N leaves\n"
     "  --drop-uplinks SU:RAIL:N    N uplinks of the SU's leaf of RAIL are missing\n"
+    "  --host-name NODE:NAME       the node's HCAs say NAME (localhost, ubuntu, (none), or a\n"
+    "                              name another node has too)\n"
+    "  --empty NODE                the node's slot is empty: none of its HCAs is cabled\n"
+    "  --appliance HOST:SU:RAILS   a non-compute host (UFM, storage) with one HCA \"HOST mlx5_K\"\n"
+    "                              on the SU's leaf of each RAIL (a,b,...), after its hosts\n"
     "Exit: 0 ok, 1 invalid topology or write error, 2 usage error.\n";
 
-const char* const kFaultFlags[] = {"swap", "drop", "drop-leaf", "unnamed",     "cross-su",
-                                   "slow", "ufm",  "sharp",     "drop-uplinks"};
+const char* const kFaultFlags[] = {"swap",         "drop",      "drop-leaf", "unnamed",
+                                   "cross-su",     "slow",      "ufm",       "sharp",
+                                   "drop-uplinks", "host-name", "empty",     "appliance"};
 
 json FindingJson(const topo::Finding& f) {
   return {{"kind", f.kind}, {"node", f.node}, {"hca", f.hca},        {"switch", f.switch_name},
@@ -145,12 +154,14 @@ int TopologyDiscover(int argc, char** argv) {
   if (args.Has("gpus") && !ParseDigits(args.Get("gpus"), 0, 64, &opts.gpus, 9))
     return h.UsageError("invalid --gpus '" + args.Get("gpus") +
                         "'; expected an integer from 0 to 64");
-  if (args.Has("rail-order")) {
-    // "mlx5_0,mlx5_3", or the "[mlx5_0, mlx5_3]" list `railctl topology rails` prints.
-    std::string list = args.Get("rail-order");
+  // Each --rail-order is one NIC naming's order: "mlx5_0,mlx5_3", or the "[mlx5_0, mlx5_3]"
+  // list `railctl topology rails` prints.
+  std::set<std::string> seen;
+  for (const std::string& value : args.GetAll("rail-order")) {
+    std::string list = value;
     if (list.size() >= 2 && list.front() == '[' && list.back() == ']')
       list = list.substr(1, list.size() - 2);
-    std::set<std::string> seen;
+    std::vector<std::string> names;
     size_t start = 0;
     while (true) {
       const size_t comma = list.find(',', start);
@@ -158,12 +169,17 @@ int TopologyDiscover(int argc, char** argv) {
       name.erase(0, name.find_first_not_of(' '));
       name.erase(name.find_last_not_of(' ') + 1);
       if (!IsSafeName(name) || !seen.insert(name).second)
-        return h.UsageError("invalid --rail-order '" + args.Get("rail-order") +
+        return h.UsageError("invalid --rail-order '" + value +
                             "'; expected distinct HCA names separated by commas, e.g. "
                             "mlx5_0,mlx5_3,mlx5_4");
-      opts.rail_order.push_back(name);
+      names.push_back(name);
       if (comma == std::string::npos) break;
       start = comma + 1;
+    }
+    if (opts.rail_order.empty()) {
+      opts.rail_order = std::move(names);
+    } else {
+      opts.other_rail_orders.push_back(std::move(names));
     }
   }
   if (args.Has("exclude")) {

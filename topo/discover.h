@@ -22,13 +22,28 @@ namespace railguard::topo {
 //    "<host>" alone (device unknown), names made of letters, digits, '-', '_' and '.'. A
 //    firmware default ("MT4129 ConnectX7 Mellanox Technologies", anything "MT<digits>..." or
 //    naming Mellanox Technologies or ConnectX) is unnamed unless DiscoverOptions::node_map names
-//    its GUID. Routers, SHARP aggregation nodes ("... Aggregation Node"), hosts named like UFM
-//    servers ("ufm01", "r-ufm216": "ufm" at the start or after '-', '_', '.') and descriptions
-//    matching DiscoverOptions::exclude are non-compute.
-//  - A leaf is a switch with compute HCAs; its rail is the device most of them are. Rails are
-//    those devices in --rail-order, else in natural order. Leaves are grouped into one SU when
-//    more than half the hosts of the smaller leaf are on both; a host belongs to the SU that
-//    holds most of its links. A switch with no compute or unnamed HCAs is a spine.
+//    its GUID. A host name a host reports before its own is set ("localhost",
+//    "localhost.localdomain", "ubuntu", "(none)"), and a host name on HCAs of several hosts
+//    (two or more of its devices each on two or more HCAs), name no host: host-name.
+//  - Non-compute: routers, SHARP aggregation nodes ("... Aggregation Node"), hosts named like
+//    appliances ("ufm", "storage" or "mgmt" at the start or after '-', '_', '.': "ufm01",
+//    "r-ufm216", "storage01", "r-mgmt2"), descriptions matching DiscoverOptions::exclude, and
+//    by structure hosts of an SU with links on at most half of the rails, all on ports above
+//    those the SU's hosts with a link on each of its leaves use (an appliance on compute leaves).
+//  - A leaf is a switch with compute HCAs; the device most of them are is its NIC. Leaves are
+//    grouped into one SU when more than half the hosts of the smaller leaf are on both; a host
+//    belongs to the SU that holds most of its links. A switch with no HCAs is a spine.
+//  - Rails follow from the leaves, not from the names: each leaf of an SU serves one rail. An SU
+//    whose NIC names another SU's include (or one --rail-order list names) is of that SU's
+//    node type, so images that share only some names stay apart. Types are named
+//    DiscoverOptions::node_type, then "<node_type>-2", ... in SU order: hosts of another OS
+//    image that name their HCAs HCA-1.. instead of mlx5_0.. get their own type and NIC list.
+//    Each type's NICs are put in rail
+//    order by the --rail-order list that names them, else by leaf names that number the rails
+//    (one run of digits that takes the same values in every SU, "DGX-LEAF-<rail>-<su>",
+//    "su1-rail2"), else in natural order; rail k of every type is one rail, and there are as
+//    many rails as the largest type has NICs. A type with fewer NICs than that which nothing
+//    orders is a rail-alignment finding.
 //  - A fabric whose HCAs name no device at all (X5 in shared/data: a QDR fat tree whose HCAs keep
 //    their default description, named by its map as bare host names) yields no rails and no SUs:
 //    one not-rail-optimized finding says what was found, unnamed-hca and link-speed findings
@@ -38,8 +53,12 @@ namespace railguard::topo {
 //   ibnetdiscover-error  the dump holds an error line of ibnetdiscover itself (file:line);
 //                        the dump may be incomplete
 //   not-rail-optimized   no HCA description names its device, so no rail can be inferred
+//   rail-alignment       a node type has fewer NICs than there are rails and neither a
+//                        --rail-order list nor leaf names order them; they were given rails
+//                        0.. in NIC order (one finding per type)
 //   missing-leaf         an SU has no leaf for a rail: one finding per SU and rail (hca = the
-//                        rail's device), not one per host; the SU keeps an empty leaf there
+//                        NIC of its node type on that rail, "" when unknown), not one per
+//                        host; the SU keeps an empty leaf there
 //   duplicate-leaf       an SU has two leaves for one rail; the one with fewer of the SU's
 //                        hosts (the later one on a tie) is named and left out
 //   stray-leaf           a switch with HCAs whose rail cannot be told (its majority device is
@@ -50,7 +69,14 @@ namespace railguard::topo {
 //   missing-link         a host lacks any HCA of a rail its SU has a leaf for; port = the port
 //                        the host uses on all its other leaves when that port is free, else 0
 //   duplicate-hca        a second HCA with the same "<host> <device>"; switch/port = the second
+//   host-name            HCAs whose description gives a default host name, or one that
+//                        several hosts give: one finding per slot (the SU and port, or switch
+//                        and port off SUs; switch = its leaf of the lowest rail), the host left
+//                        out; node = the name the slot probably has when the SU's hosts are
+//                        named by port (dgx019 on port 1, dgx020 on port 2, ...), else ""
 //   stray-hca            an HCA whose device is no rail's, on a rail leaf
+//   nic-naming           a host that names its HCAs like another node type's hosts, not like
+//                        its own SU's (one finding per host; switch/port = its first HCA)
 //   unnamed-hca          an HCA that cannot be named, with the switch port it is cabled to; on
 //                        an SU's leaf, node/hca name the host of that SU that lacks this rail
 //                        and uses this port on its other leaves (or the only one lacking it),
@@ -64,7 +90,8 @@ namespace railguard::topo {
 //   uplink-deficit       an SU leaf with fewer cables to spines than most SU leaves
 //   leaf-link            a cable between two leaves
 //   loopback             a cable between two ports of the same switch
-//   non-compute          a CA that is not a compute HCA (see above); left out of the topology
+//   non-compute          a CA that is not a compute HCA (see above), with the switch and port
+//                        it is cabled to; left out of the topology
 struct Finding {
   std::string kind;
   std::string node;         // host name, "" when unknown or not about one host
@@ -80,9 +107,12 @@ struct Finding {
 
 struct DiscoverOptions {
   std::string cluster = "discovered";   // cluster name for the topology
-  std::string node_type = "gpu-node";   // name of the one node type every host gets
-  int gpus = 8;                         // GPUs of that node type
+  std::string node_type = "gpu-node";   // name of the first node type (see the rules above)
+  int gpus = 8;                         // GPUs of every node type
   std::vector<std::string> rail_order;  // HCA names in rail order; empty = natural order
+  // Further lists like rail_order, one per NIC naming (hosts of other OS images); a node type
+  // whose NICs a list names takes its rail order from that list.
+  std::vector<std::vector<std::string>> other_rail_orders;
   NodeMap node_map;                     // names HCAs whose description is the default
   std::optional<std::regex> exclude;    // CAs whose description matches are non-compute
 };
@@ -121,7 +151,7 @@ struct SwitchReport {
 };
 
 struct Discovery {
-  // Rails, one node type, SUs (su1..suN by first host in Slurm host order), leaves and spines.
+  // Rails, node types, SUs (su1..suN by first host in Slurm host order), leaves and spines.
   // Has no rails and no SUs when none could be inferred (see not-rail-optimized). A leaf
   // missing from the fabric is kept with no name, GUID or port count (see missing-leaf).
   Topology topology;
@@ -131,9 +161,9 @@ struct Discovery {
 };
 
 // Infers the topology from `fabric` and audits it. Never fails: whatever cannot be inferred
-// becomes a finding. Hosts are the first word of "<host> <device>" CA descriptions; a rail is
-// the device name most common on a leaf; an SU is a group of leaves that share most of their
-// hosts, so a few miscabled HCAs do not merge SUs.
+// becomes a finding. Hosts are the first word of "<host> <device>" CA descriptions; an SU is a
+// group of leaves that share most of their hosts, so a few miscabled HCAs do not merge SUs;
+// each of its leaves is one rail, aligned across node types as the rules above say.
 Discovery Discover(const IbFabric& fabric, const DiscoverOptions& opts);
 
 // One line: "discovered 4 scalable units, 32 hosts, 8 rails, 32 leaves and 2 spines from 34

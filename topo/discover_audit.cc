@@ -15,11 +15,10 @@ namespace {
 
 // Findings are reported grouped by kind, in this order (the order topo/discover.h lists them).
 const char* const kKindOrder[] = {
-    "ibnetdiscover-error", "not-rail-optimized", "missing-leaf", "duplicate-leaf",
-    "stray-leaf",          "rail-mismatch",      "su-mismatch",  "missing-link",
-    "duplicate-hca",       "stray-hca",          "unnamed-hca",  "link-speed",
-    "link-disagree",       "uplink-deficit",     "leaf-link",    "loopback",
-    "non-compute"};
+    "ibnetdiscover-error", "not-rail-optimized", "rail-alignment", "missing-leaf", "duplicate-leaf",
+    "stray-leaf",          "rail-mismatch",      "su-mismatch",    "missing-link", "duplicate-hca",
+    "host-name",           "stray-hca",          "nic-naming",     "unnamed-hca",  "link-speed",
+    "link-disagree",       "uplink-deficit",     "leaf-link",      "loopback",     "non-compute"};
 
 int KindRank(const std::string& kind) {
   for (size_t i = 0; i < std::size(kKindOrder); ++i)
@@ -66,12 +65,16 @@ struct Auditor {
   std::string SwPort(int sw, int port) const {
     return in.sws[sw].display + " port " + std::to_string(port);
   }
-  std::string RailLabel(int rail) const {
-    return "rail " + std::to_string(rail) + " (" + in.rails[rail] + ")";
+  // "rail 2 (mlx5_4)" after the NICs of SU `su`'s node type; "rail 2" when it names none.
+  std::string RailLabel(int su, int rail) const {
+    const std::string& nic = in.Nic(su, rail);
+    return "rail " + std::to_string(rail) + (nic.empty() ? "" : " (" + nic + ")");
   }
-  std::string RailList() const {
+  std::string RailList(int su) const {
     std::string list;
-    for (const std::string& r : in.rails) list += (list.empty() ? "" : ", ") + r;
+    for (size_t r = 0; r < in.rails.size(); ++r)
+      if (!in.Nic(su, static_cast<int>(r)).empty())
+        list += (list.empty() ? "" : ", ") + in.Nic(su, static_cast<int>(r));
     return list;
   }
   std::string ExpectedToken(int sw) const {
@@ -106,6 +109,154 @@ void CheckRailsFound(Auditor* au) {
   au->Add("not-rail-optimized", "", "", -1, 0, msg);
 }
 
+// "su2", "su2, su5": the SUs of node type `type`.
+std::string SusOfType(const Inference& in, int type) {
+  std::string list;
+  for (size_t s = 0; s < in.su_type.size(); ++s)
+    if (in.su_type[s] == type) list += (list.empty() ? "su" : ", su") + std::to_string(s + 1);
+  return list;
+}
+
+// rail-alignment: node types with fewer NICs than there are rails, which no --rail-order list
+// orders; their NICs were given rails 0.. in NIC order.
+void CheckRailAlignment(Auditor* au) {
+  const Inference& in = au->in;
+  for (int t : in.undecided_types) {
+    std::vector<std::string> known;
+    for (const std::string& nic : in.type_nics[t])
+      if (!nic.empty()) known.push_back(nic);
+    std::string list;
+    for (const std::string& nic : known) list += (list.empty() ? "" : ", ") + nic;
+    au->Add("rail-alignment", "", "", -1, 0,
+            "the hosts of " + SusOfType(in, t) + " name " +
+                Plural(static_cast<long>(known.size()), "rail HCA") + " (" + list +
+                ") where other SUs have " + Plural(static_cast<long>(in.rails.size()), "rail") +
+                ", so which rail each serves cannot be told from the fabric; assumed rails 0 to " +
+                std::to_string(known.size() - 1) +
+                " in NIC order; expected a --rail-order list of their HCAs in rail order "
+                "(--rail-order may be given once per NIC naming)");
+  }
+}
+
+// The name the host on `port` of SU `su`'s leaves probably has, when the SU's hosts are named
+// by port ("dgx019" on port 1, "dgx020" on port 2, ...): most of them, and at least two, share
+// a prefix and the offset from port to number. "" otherwise, or when a host has that name.
+std::string ProbableName(const Inference& in, int su, int port) {
+  std::map<std::pair<std::string, long>, std::pair<int, size_t>> counts;  // -> (hosts, width)
+  int n = 0;
+  for (int h : in.su_hosts[su]) {
+    const int p = in.host_port[h];
+    const std::string& name = in.hosts[h];
+    size_t b = name.size();
+    while (b > 0 && name[b - 1] >= '0' && name[b - 1] <= '9') --b;
+    if (p <= 0 || b == name.size() || name.size() - b > 9) continue;
+    ++n;
+    auto& c = counts[{name.substr(0, b), std::stol(name.substr(b)) - p}];
+    ++c.first;
+    if (name[b] == '0' && name.size() - b > 1) c.second = name.size() - b;
+  }
+  const std::pair<std::string, long>* best = nullptr;
+  int best_n = 0;
+  for (const auto& [key, c] : counts) {
+    if (c.first > best_n) {
+      best = &key;
+      best_n = c.first;
+    }
+  }
+  if (best == nullptr || best_n < 2 || 2 * best_n <= n || port + best->second < 0) return "";
+  std::string number = std::to_string(port + best->second);
+  const size_t width = counts[*best].second;
+  if (number.size() < width) number.insert(0, width - number.size(), '0');
+  const std::string name = best->first + number;
+  for (int h : in.su_hosts[su])
+    if (in.hosts[h] == name) return "";
+  return name;
+}
+
+// host-name: HCAs whose description gives a default host name, or a host name several hosts
+// give; one finding per slot (SU and port, or switch and port off SUs), left out of the
+// topology, with the name the slot probably has.
+void CheckHostNames(Auditor* au) {
+  const Inference& in = au->in;
+  using Slot = std::pair<int, int>;  // (SU, or -1 - switch off SUs; port)
+  std::map<Slot, std::vector<Attach>> slots;
+  for (const Attach& a : in.anonymous) {
+    const int su = in.sws[a.sw].su;
+    slots[{su >= 0 ? su : -1 - a.sw, a.sw_port}].push_back(a);
+  }
+  std::map<int, std::vector<Slot>> host_slots;  // repeated host -> its slots
+  for (const auto& [slot, v] : slots) {
+    for (const Attach& a : v) {
+      const int h = in.ca[a.ca].host;
+      if (h < 0) continue;
+      std::vector<Slot>& hs = host_slots[h];
+      if (std::find(hs.begin(), hs.end(), slot) == hs.end()) hs.push_back(slot);
+    }
+  }
+  // "2" within one SU (the list says "ports 2 and 3"), else "su1 port 2".
+  auto slot_name = [&](const Slot& sl, bool same_su) {
+    return same_su ? std::to_string(sl.second)
+                   : (sl.first < 0 ? std::string() : "su" + std::to_string(sl.first + 1) + " ") +
+                         "port " + std::to_string(sl.second);
+  };
+  for (auto& [slot, v] : slots) {
+    std::stable_sort(v.begin(), v.end(), [&](const Attach& a, const Attach& b) {
+      return static_cast<unsigned>(in.sws[a.sw].rail) < static_cast<unsigned>(in.sws[b.sw].rail);
+    });
+    std::vector<int> leaves;
+    for (const Attach& a : v)
+      if (std::find(leaves.begin(), leaves.end(), a.sw) == leaves.end()) leaves.push_back(a.sw);
+    const int su = slot.first;
+    const std::string port = std::to_string(slot.second);
+    std::string where = v.size() == 1
+                            ? "the HCA on port " + port + " of "
+                            : "the " + std::to_string(v.size()) + " HCAs on port " + port + " of ";
+    const std::string& first = in.sws[leaves.front()].display;
+    const std::string& last = in.sws[leaves.back()].display;
+    if (leaves.size() == 1) {
+      where += first;
+    } else {
+      where += (su >= 0 ? "su" + std::to_string(su + 1) + "'s leaves (" : "(") + first +
+               (leaves.size() == 2 ? " and " : " to ") + last + ")";
+    }
+    const Attach& a0 = v.front();
+    where += (v.size() == 1 ? " is described \"" : " are described \"") +
+             au->f.nodes[a0.ca].description + (v.size() == 1 ? "\"" : "\" and so on");
+    const bool repeated = in.ca[a0.ca].role == CaRole::kAnonymous && in.ca[a0.ca].host >= 0;
+    std::string msg = where;
+    if (repeated) {
+      const std::vector<Slot>& hs = host_slots[in.ca[a0.ca].host];
+      bool same_su = true;
+      for (const Slot& sl : hs) same_su = same_su && sl.first == hs.front().first;
+      std::string list;
+      for (size_t i = 0; i < hs.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == hs.size() ? " and " : ", ") + slot_name(hs[i], same_su);
+      msg += std::string(": a host name that the hosts on ") + (same_su ? "ports " : "") + list +
+             (hs.size() == 2 ? " both" : " all") + " give, so " +
+             (hs.size() == 2 ? "neither" : "none") + " is left in the topology";
+    } else {
+      msg += ": a default host name, so the host is left out of the topology";
+    }
+    const std::string probable = su >= 0 ? ProbableName(in, su, slot.second) : "";
+    if (!probable.empty())
+      msg += "; probably " + probable + " (su" + std::to_string(su + 1) +
+             "'s hosts are named by port)";
+    msg += repeated ? "; expected each host's own name"
+                    : "; expected the host's own name (set it, then restart rdma-ndd)";
+    au->Add("host-name", probable, "", leaves.front(), slot.second, msg);
+  }
+}
+
+// "not a compute host: it has links on 2 of su2's 4 rails, ..." for an appliance told by its
+// structure (see FindAppliances), cabled to `sw`.
+std::string StructureReason(const Inference& in, const CaInfo& ci, int sw) {
+  const int su = sw >= 0 ? in.sws[sw].su : kNoSu;
+  const std::string of = su >= 0 ? "su" + std::to_string(su + 1) + "'s" : "its SU's";
+  return "not a compute host: it has links on " + std::to_string(ci.rails_on) + " of " + of + " " +
+         Plural(ci.su_rails, "rail") + ", on ports beyond the " + std::to_string(ci.lo) + " to " +
+         std::to_string(ci.hi) + " " + of.substr(0, of.size() - 2) + "'s hosts use";
+}
+
 // stray-leaf: switches with HCAs whose rail cannot be told (not-rail-optimized covers the case
 // of no rails at all).
 void CheckStrayLeaves(Auditor* au) {
@@ -115,9 +266,10 @@ void CheckStrayLeaves(Auditor* au) {
     const SwInfo& s = in.sws[sw];
     if (!s.has_hosts || s.rail >= 0) continue;
     const int dev = s.majority_dev;
-    const std::string why = dev < 0
-                                ? "none of whose HCAs names its device, so its rail cannot be told"
-                                : "mostly " + in.devs[dev] + ", which is not in --rail-order";
+    const std::string why =
+        dev < 0               ? "none of whose HCAs names its device, so its rail cannot be told"
+        : in.rail_order_given ? "mostly " + in.devs[dev] + ", which is not in --rail-order"
+                              : "mostly " + in.devs[dev] + ", which no SU's hosts use for a rail";
     au->Add("stray-leaf", "", dev >= 0 ? in.devs[dev] : "", static_cast<int>(sw), 0,
             s.display + " has " + Plural(static_cast<long>(s.attaches.size()), "host HCA") + ", " +
                 why + "; left out of the topology");
@@ -137,8 +289,8 @@ void CheckSuLeaves(Auditor* au) {
   const Inference& in = au->in;
   for (const DuplicateLeaf& d : in.duplicate_leaves) {
     const std::string& drop = in.sws[d.drop].display;
-    au->Add("duplicate-leaf", "", in.rails[d.rail], d.drop, 0,
-            "su" + std::to_string(d.su + 1) + " has two leaves for " + au->RailLabel(d.rail) +
+    au->Add("duplicate-leaf", "", in.Nic(d.su, d.rail), d.drop, 0,
+            "su" + std::to_string(d.su + 1) + " has two leaves for " + au->RailLabel(d.su, d.rail) +
                 ": " + d.keep_name + " (" + Plural(d.keep_links, "host link") + ") and " + drop +
                 " (" + Plural(d.drop_links, "host link") + "); left out " + drop +
                 "; expected one leaf per rail");
@@ -148,11 +300,14 @@ void CheckSuLeaves(Auditor* au) {
       if (in.su_leaf[s][r] >= 0) continue;
       std::vector<std::string> names;
       for (int h : in.su_hosts[s]) names.push_back(in.hosts[h]);
-      au->Add("missing-leaf", "", in.rails[r], -1, 0,
-              "su" + std::to_string(s + 1) + " has no leaf for " + au->RailLabel(r) +
-                  ": none of its " + Plural(static_cast<long>(in.su_hosts[s].size()), "host") +
-                  " (" + CompressHostlistSorted(names) + ") has a " + in.rails[r] +
-                  " link; expected one leaf per rail in every SU");
+      const std::string& nic = in.Nic(static_cast<int>(s), r);
+      au->Add("missing-leaf", "", nic, -1, 0,
+              "su" + std::to_string(s + 1) + " has no leaf for " +
+                  au->RailLabel(static_cast<int>(s), r) + ": none of its " +
+                  Plural(static_cast<long>(in.su_hosts[s].size()), "host") + " (" +
+                  CompressHostlistSorted(names) + ") has a " +
+                  (nic.empty() ? "link for it" : nic + " link") +
+                  "; expected one leaf per rail in every SU");
     }
   }
 }
@@ -175,21 +330,22 @@ void CheckCabling(Auditor* au, const Attach& a, int rail) {
                                          : "a leaf that serves no SU of its own";
     const std::string want = home < 0 ? "a leaf of the host's own SU"
                              : expected >= 0
-                                 ? in.sws[expected].display + ", the " + au->RailLabel(rail) +
+                                 ? in.sws[expected].display + ", the " + au->RailLabel(home, rail) +
                                        " leaf of its own SU su" + std::to_string(home + 1)
                                  : "su" + std::to_string(home + 1) + "'s leaf for " +
-                                       au->RailLabel(rail) + ", which is missing";
+                                       au->RailLabel(home, rail) + ", which is missing";
     au->Add("su-mismatch", host, dev, a.sw, a.sw_port,
             label + " is cabled to " + au->SwPort(a.sw, a.sw_port) + ", " + where + "; expected " +
                 want);
   } else if (sw.rail != rail) {
     const int expected = in.su_leaf[home][rail];
-    au->Add("rail-mismatch", host, dev, a.sw, a.sw_port,
-            au->CaLabel(a.ca) + " is cabled to " + au->SwPort(a.sw, a.sw_port) + ", the leaf of " +
-                au->RailLabel(sw.rail) + "; expected " +
-                (expected >= 0 ? in.sws[expected].display + ", the leaf of " + au->RailLabel(rail)
-                               : "the leaf of " + au->RailLabel(rail) + ", which is missing") +
-                " (swapped cables?)");
+    au->Add(
+        "rail-mismatch", host, dev, a.sw, a.sw_port,
+        au->CaLabel(a.ca) + " is cabled to " + au->SwPort(a.sw, a.sw_port) + ", the leaf of " +
+            au->RailLabel(home, sw.rail) + "; expected " +
+            (expected >= 0 ? in.sws[expected].display + ", the leaf of " + au->RailLabel(home, rail)
+                           : "the leaf of " + au->RailLabel(home, rail) + ", which is missing") +
+            " (swapped cables?)");
   }
 }
 
@@ -200,6 +356,7 @@ HostRails CheckAttachments(Auditor* au) {
   HostRails host_has(in.hosts.size(), std::vector<char>(in.rails.size(), 0));
   std::unordered_map<uint64_t, int> seen;  // (host << 32 | dev) -> CA
   seen.reserve(in.attaches.size());
+  std::map<int, std::pair<const Attach*, int>> foreign;  // host -> (first HCA, node type)
   for (const Attach& a : in.attaches) {
     const SwInfo& sw = in.sws[a.sw];
     const CaInfo& ci = in.ca[a.ca];
@@ -218,13 +375,19 @@ HostRails CheckAttachments(Auditor* au) {
     if (sw.rail < 0) continue;  // stray-leaf says it
     int rail = sw.rail;
     if (ci.dev >= 0) {
-      rail = in.dev_rail[ci.dev];
+      rail = in.DevRail(in.host_su[ci.host], ci.dev);
       if (rail < 0) {
         au->Add("stray-hca", host, dev, a.sw, a.sw_port,
                 host + " " + dev + " on " + au->SwPort(a.sw, a.sw_port) +
-                    " is not an HCA of any rail; expected one of the rail HCAs (" + au->RailList() +
-                    ")");
+                    " is not an HCA of any rail; expected one of the rail HCAs (" +
+                    au->RailList(in.host_su[ci.host]) + ")");
         continue;
+      }
+      const int home = in.host_su[ci.host];
+      if (home >= 0 && in.type_dev_rail[in.su_type[home]][ci.dev] < 0) {
+        int t = 0;
+        while (in.type_dev_rail[t][ci.dev] < 0) ++t;  // DevRail found it in some type
+        foreign.emplace(ci.host, std::make_pair(&a, t));
       }
     }
     if (sw.su == kDuplicate) {
@@ -239,8 +402,22 @@ HostRails CheckAttachments(Auditor* au) {
     if (!want.empty() && token != want && LinkSlower(token, want)) {
       au->Add("link-speed", host, dev, a.sw, a.sw_port,
               au->CaLabel(a.ca) + " on " + au->SwPort(a.sw, a.sw_port) + " trains at " + token +
-                  "; expected " + want + " like most links of " + au->RailLabel(sw.rail));
+                  "; expected " + want + " like most links of " + au->RailLabel(sw.su, sw.rail));
     }
+  }
+  // nic-naming: a host that names its HCAs like another node type's hosts.
+  for (const auto& [h, first] : foreign) {
+    const Attach& a = *first.first;
+    const int home = in.host_su[h];
+    std::string theirs;
+    for (const std::string& nic : in.type_nics[first.second])
+      if (!nic.empty()) theirs += (theirs.empty() ? "" : ", ") + nic;
+    au->Add("nic-naming", in.hosts[h], au->DevName(a.ca), a.sw, a.sw_port,
+            in.hosts[h] + " names its rail HCAs like the hosts of " + SusOfType(in, first.second) +
+                " (" + theirs + "), not like the other hosts of su" + std::to_string(home + 1) +
+                " (" + au->RailList(home) + "); the one node type of su" +
+                std::to_string(home + 1) +
+                " cannot describe it; expected the HCA names of its SU's other hosts");
   }
   return host_has;
 }
@@ -272,16 +449,16 @@ void CheckUnnamed(Auditor* au, Missing* missing) {
       for (int h : hs)
         if (in.host_port[h] == a.sw_port) guess = h;
       if (guess >= 0) {
-        why = in.hosts[guess] + " lacks a " + in.rails[sw.rail] + " link and uses port " +
+        why = in.hosts[guess] + " lacks a " + in.Nic(sw.su, sw.rail) + " link and uses port " +
               std::to_string(a.sw_port) + " on its other leaves";
       } else if (hs.size() == 1) {
         guess = hs.front();
         why = "the only host of su" + std::to_string(sw.su + 1) + " without a " +
-              in.rails[sw.rail] + " link";
+              in.Nic(sw.su, sw.rail) + " link";
       }
       if (guess >= 0) {
         node = in.hosts[guess];
-        hca = in.rails[sw.rail];
+        hca = in.Nic(sw.su, sw.rail);
         msg += "; probably " + node + " " + hca + " (" + why + ")";
         hs.erase(std::find(hs.begin(), hs.end(), guess));
       }
@@ -308,9 +485,10 @@ void CheckMissing(Auditor* au, const HostRails& host_has) {
     for (int h : hs) {
       const int port =
           in.host_port[h] > 0 && au->f.FindLink(leaf, in.host_port[h]) < 0 ? in.host_port[h] : 0;
-      au->Add("missing-link", in.hosts[h], in.rails[r], leaf, port,
-              in.hosts[h] + " has no " + in.rails[r] + " link (rail " + std::to_string(r) +
-                  "); expected a cable to " +
+      const std::string& nic = in.Nic(s, r);
+      au->Add("missing-link", in.hosts[h], nic, leaf, port,
+              in.hosts[h] + " has no " + (nic.empty() ? "" : nic + " ") + "link (rail " +
+                  std::to_string(r) + "); expected a cable to " +
                   (port ? au->SwPort(leaf, port) : in.sws[leaf].display));
     }
   }
@@ -362,7 +540,7 @@ void CheckUplinks(Auditor* au, const std::vector<int>& uplinks) {
   for (const std::vector<int>& per_su : in.su_leaf) {
     for (int sw : per_su) {
       if (sw < 0 || uplinks[sw] >= mode) continue;
-      au->Add("uplink-deficit", "", in.rails[in.sws[sw].rail], sw, 0,
+      au->Add("uplink-deficit", "", in.Nic(in.sws[sw].su, in.sws[sw].rail), sw, 0,
               in.sws[sw].display + " has " + Plural(uplinks[sw], "uplink") +
                   " to spines; expected " + std::to_string(mode) + " like most leaves");
     }
@@ -417,8 +595,9 @@ void CheckOtherHcaLinks(Auditor* au) {
     au->Add("link-speed", au->HostName(a.ca), au->DevName(a.ca), a.sw, a.sw_port,
             au->CaLabel(a.ca) + " on " + au->SwPort(a.sw, a.sw_port) + " trains at " + token +
                 "; expected " + want +
-                (in.sws[a.sw].rail >= 0 ? " like most links of " + au->RailLabel(in.sws[a.sw].rail)
-                                        : " like most HCA links"));
+                (in.sws[a.sw].rail >= 0
+                     ? " like most links of " + au->RailLabel(in.sws[a.sw].su, in.sws[a.sw].rail)
+                     : " like most HCA links"));
   };
   for (const Attach& a : in.attaches) check(a);
   for (const Attach& a : in.unnamed) check(a);
@@ -446,7 +625,8 @@ void CheckNonCompute(Auditor* au) {
                      : "\"" + f.nodes[i].id + "\" (\"" + f.nodes[i].description + "\")";
     au->Add("non-compute", au->HostName(static_cast<int>(i)), au->DevName(static_cast<int>(i)), sw,
             port,
-            label + (sw >= 0 ? " on " + au->SwPort(sw, port) : std::string()) + " is " + ci.reason +
+            label + (sw >= 0 ? " on " + au->SwPort(sw, port) : std::string()) + " is " +
+                (ci.su_rails > 0 ? StructureReason(au->in, ci, sw) : ci.reason) +
                 "; left out of the topology");
   }
 }
@@ -477,9 +657,11 @@ std::vector<Finding> Audit(const IbFabric& fabric, const Inference& in) {
   for (const Diag& w : fabric.warnings) au.Add("ibnetdiscover-error", "", "", -1, 0, w.ToString());
   CheckStrayLeaves(&au);
   CheckRailsFound(&au);
+  CheckRailAlignment(&au);
   CheckSuLeaves(&au);
   const HostRails host_has = CheckAttachments(&au);
   CheckMissing(&au, host_has);
+  CheckHostNames(&au);
   const std::vector<int> uplinks = CheckSwitchLinks(&au);
   CheckUplinks(&au, uplinks);
   CheckLoopbacks(&au);

@@ -52,16 +52,41 @@ bool LooksDefault(std::string_view desc) {
          desc.find("ConnectX") != std::string_view::npos;
 }
 
-// UFM servers are named after it: "ufm01", "r-ufm216", "mgmt_ufm2".
-bool IsUfmHost(std::string_view host) {
-  for (size_t i = 0; i + 3 <= host.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(host[i])) == 'u' &&
-        std::tolower(static_cast<unsigned char>(host[i + 1])) == 'f' &&
-        std::tolower(static_cast<unsigned char>(host[i + 2])) == 'm' &&
-        (i == 0 || host[i - 1] == '-' || host[i - 1] == '_' || host[i - 1] == '.'))
-      return true;
+// The first word of `desc`.
+std::string_view FirstWord(std::string_view desc) {
+  size_t b = 0;
+  while (b < desc.size() && IsBlank(desc[b])) ++b;
+  size_t e = b;
+  while (e < desc.size() && !IsBlank(desc[e])) ++e;
+  return desc.substr(b, e - b);
+}
+
+// The names a host reports before its own is set: rdma-ndd writes the node description from the
+// host name at boot, so an image booted without one says "localhost mlx5_0" or "(none) HCA-1".
+bool IsDefaultHost(std::string_view host) {
+  for (const char* d : {"localhost", "localhost.localdomain", "ubuntu", "(none)"})
+    if (host == d) return true;
+  return false;
+}
+
+// Appliances are named after what they are: "ufm01", "r-ufm216", "mgmt_ufm2" (UFM servers),
+// "storage01", "r-mgmt2": `word` at the start of the host name or after '-', '_' or '.'.
+bool NamedAfter(std::string_view host, std::string_view word) {
+  for (size_t i = 0; i + word.size() <= host.size(); ++i) {
+    if (i > 0 && host[i - 1] != '-' && host[i - 1] != '_' && host[i - 1] != '.') continue;
+    size_t k = 0;
+    while (k < word.size() && std::tolower(static_cast<unsigned char>(host[i + k])) == word[k]) ++k;
+    if (k == word.size()) return true;
   }
   return false;
+}
+
+// Why a host is an appliance by its name ("a UFM host"), or nullptr.
+const char* ApplianceByName(std::string_view host) {
+  if (NamedAfter(host, "ufm")) return "a UFM host";
+  if (NamedAfter(host, "storage")) return "a storage host";
+  if (NamedAfter(host, "mgmt")) return "a management host";
+  return nullptr;
 }
 
 // "MF0;su1-rail0:MQM9700/U1" -> "su1-rail0"; other descriptions are the name themselves.
@@ -74,23 +99,6 @@ std::string SwitchNameFromDescription(const std::string& desc) {
   }
   return desc;
 }
-
-class UnionFind {
- public:
-  explicit UnionFind(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
-  int Find(int x) {
-    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
-  }
-  void Union(int a, int b) {
-    a = Find(a);
-    b = Find(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
-  }
-
- private:
-  std::vector<int> parent_;
-};
 
 // Names in the order first seen, with their index.
 struct NameTable {
@@ -129,7 +137,8 @@ CaInfo ClassifyCa(const IbNode& n, const DiscoverOptions& opts, NameTable* hosts
   std::string_view text = n.description;
   std::string_view host;
   std::string_view dev;
-  bool named = !LooksDefault(text) && SplitHcaName(text, &host, &dev);
+  const bool default_host = !LooksDefault(text) && IsDefaultHost(FirstWord(text));
+  bool named = !LooksDefault(text) && !default_host && SplitHcaName(text, &host, &dev);
   if (!named) {
     auto it = opts.node_map.find(n.guid);
     if (it != opts.node_map.end() && SplitHcaName(it->second, &host, &dev)) {
@@ -145,18 +154,19 @@ CaInfo ClassifyCa(const IbNode& n, const DiscoverOptions& opts, NameTable* hosts
     ci.role = CaRole::kNonCompute;
     ci.reason = "matched by --exclude";
   } else if (!named) {
-    ci.role = CaRole::kUnnamed;
-  } else if (IsUfmHost(host)) {
+    ci.role = default_host ? CaRole::kAnonymous : CaRole::kUnnamed;
+    if (default_host) ci.reason = "default";
+  } else if (const char* why = ApplianceByName(host)) {
     ci.role = CaRole::kNonCompute;
-    ci.reason = "a UFM host";
+    ci.reason = why;
   } else {
     ci.role = CaRole::kCompute;
   }
   return ci;
 }
 
-void ClassifyCas(const IbFabric& f, const DiscoverOptions& opts, Inference* in,
-                 std::unordered_map<std::string, int>* dev_index) {
+void ClassifyCas(const IbFabric& f, const DiscoverOptions& opts, const Appliances& appliances,
+                 Inference* in, std::unordered_map<std::string, int>* dev_index) {
   NameTable hosts{&in->hosts, {}};
   NameTable devs{&in->devs, {}};
   in->ca.resize(f.nodes.size());
@@ -169,6 +179,15 @@ void ClassifyCas(const IbFabric& f, const DiscoverOptions& opts, Inference* in,
     }
     ++in->counts.cas;
     in->ca[i] = ClassifyCa(n, opts, &hosts, &devs);
+    auto app = appliances.find(static_cast<int>(i));
+    if (app != appliances.end() && in->ca[i].role == CaRole::kCompute) {
+      const int host = in->ca[i].host;
+      const int dev = in->ca[i].dev;
+      in->ca[i] = app->second;
+      in->ca[i].role = CaRole::kNonCompute;
+      in->ca[i].host = host;
+      in->ca[i].dev = dev;
+    }
     if (in->ca[i].role == CaRole::kNonCompute) ++in->counts.non_compute;
   }
   *dev_index = std::move(devs.index);
@@ -176,6 +195,8 @@ void ClassifyCas(const IbFabric& f, const DiscoverOptions& opts, Inference* in,
 
 void ClassifyLinks(const IbFabric& f, Inference* in) {
   in->sws.resize(f.nodes.size());
+  std::vector<Attach> compute;
+  std::vector<Attach> anonymous;
   for (int li = 0; li < static_cast<int>(f.links.size()); ++li) {
     const IbLink& l = f.links[li];
     const bool a_sw = f.nodes[l.a.node].type == IbNodeType::kSwitch;
@@ -193,14 +214,42 @@ void ClassifyLinks(const IbFabric& f, Inference* in) {
     const IbPort sw = a_sw ? l.a : l.b;
     Attach at{ca.node, sw.node, sw.port, li};
     if (in->ca[ca.node].role == CaRole::kCompute) {
-      in->sws[sw.node].attaches.push_back(static_cast<int>(in->attaches.size()));
-      in->sws[sw.node].has_hosts = true;
-      in->attaches.push_back(at);
+      compute.push_back(at);
     } else if (in->ca[ca.node].role == CaRole::kUnnamed) {
       in->sws[sw.node].has_unnamed = true;
       in->unnamed.push_back(at);
+    } else if (in->ca[ca.node].role == CaRole::kAnonymous) {
+      anonymous.push_back(at);
     }
   }
+  // A host name that several hosts give: more than one of its devices is on two or more HCAs
+  // (one device twice is one mislabelled HCA: duplicate-hca).
+  std::unordered_map<uint64_t, std::unordered_set<int>> dev_cas;  // host << 32 | dev -> CAs
+  for (const Attach& a : compute) {
+    const CaInfo& ci = in->ca[a.ca];
+    if (ci.dev >= 0)
+      dev_cas[static_cast<uint64_t>(ci.host) << 32 | static_cast<uint64_t>(ci.dev)].insert(a.ca);
+  }
+  std::unordered_map<int, int> twice;  // host -> devices on two or more HCAs
+  for (const auto& [key, cas] : dev_cas)
+    if (cas.size() >= 2) ++twice[static_cast<int>(key >> 32)];
+  for (const Attach& a : compute) {
+    CaInfo& ci = in->ca[a.ca];
+    auto it = twice.find(ci.host);
+    if (it != twice.end() && it->second >= 2) {
+      ci.role = CaRole::kAnonymous;
+      ci.reason = "repeated";
+      anonymous.push_back(a);
+      continue;
+    }
+    in->sws[a.sw].attaches.push_back(static_cast<int>(in->attaches.size()));
+    in->sws[a.sw].has_hosts = true;
+    in->attaches.push_back(a);
+  }
+  std::sort(anonymous.begin(), anonymous.end(),
+            [](const Attach& a, const Attach& b) { return a.link < b.link; });
+  for (const Attach& a : anonymous) in->sws[a.sw].has_anonymous = true;
+  in->anonymous = std::move(anonymous);
   in->counts.links = static_cast<int>(f.links.size());
   std::unordered_set<int> hcas;
   for (const Attach& a : in->attaches) hcas.insert(a.ca);
@@ -228,11 +277,12 @@ void NameSwitches(const IbFabric& f, Inference* in) {
   }
 }
 
-// Each leaf's rail is the device most of its HCAs are; the rails are those devices in
-// --rail-order, else in natural order. A leaf whose device is no rail's keeps rail -1.
-void InferRails(const DiscoverOptions& opts, const std::unordered_map<std::string, int>& dev_index,
-                Inference* in) {
-  std::set<int> majority_devs;
+// Each leaf's majority device: the device most of its HCAs are. A leaf is a rail leaf (grouped
+// into SUs) when it has one, and it is in a --rail-order list when lists are given.
+void MajorityDevs(const DiscoverOptions& opts, Inference* in) {
+  std::unordered_set<std::string> listed(opts.rail_order.begin(), opts.rail_order.end());
+  for (const std::vector<std::string>& l : opts.other_rail_orders)
+    listed.insert(l.begin(), l.end());
   auto dev_less = [&](int a, int b) {
     return b < 0 || (a >= 0 && NaturalLess(in->devs[a], in->devs[b]));
   };
@@ -244,23 +294,9 @@ void InferRails(const DiscoverOptions& opts, const std::unordered_map<std::strin
       if (dev >= 0) ++counts[dev];
     }
     sw.majority_dev = Mode<int>(counts, dev_less, -1);
-    if (sw.majority_dev >= 0) majority_devs.insert(sw.majority_dev);
+    sw.rail_leaf =
+        sw.majority_dev >= 0 && (listed.empty() || listed.count(in->devs[sw.majority_dev]));
   }
-  std::vector<std::string>& rails = in->rails;
-  if (!opts.rail_order.empty()) {
-    for (const std::string& name : opts.rail_order)
-      if (std::find(rails.begin(), rails.end(), name) == rails.end()) rails.push_back(name);
-  } else {
-    for (int d : majority_devs) rails.push_back(in->devs[d]);
-    std::sort(rails.begin(), rails.end(), NaturalLess);
-  }
-  in->dev_rail.assign(in->devs.size(), -1);
-  for (int r = 0; r < static_cast<int>(rails.size()); ++r) {
-    auto it = dev_index.find(rails[r]);
-    if (it != dev_index.end()) in->dev_rail[it->second] = r;
-  }
-  for (SwInfo& sw : in->sws)
-    if (sw.has_hosts && sw.majority_dev >= 0) sw.rail = in->dev_rail[sw.majority_dev];
 }
 
 // What each rail's links should train to: the most common link on its leaves.
@@ -286,7 +322,7 @@ std::vector<int> GroupHosts(const Inference& in, UnionFind* uf) {
   // Each host's distinct rail leaves.
   std::vector<std::vector<int>> host_leaves(in.hosts.size());
   for (const Attach& a : in.attaches) {
-    if (in.sws[a.sw].rail < 0) continue;
+    if (!in.sws[a.sw].rail_leaf) continue;
     std::vector<int>& v = host_leaves[in.ca[a.ca].host];
     if (std::find(v.begin(), v.end(), a.sw) == v.end() && v.size() < kMaxLeavesPerHost)
       v.push_back(a.sw);
@@ -351,7 +387,7 @@ void GroupSus(Inference* in) {
     in->su_hosts.push_back(std::move(groups[s].second));
   }
   for (size_t sw = 0; sw < in->sws.size(); ++sw) {
-    if (in->sws[sw].rail < 0) continue;
+    if (!in->sws[sw].rail_leaf) continue;
     auto it = group_su.find(uf.Find(static_cast<int>(sw)));
     in->sws[sw].su = it == group_su.end() ? kNoSu : it->second;
   }
@@ -416,20 +452,30 @@ std::string TokenMode(const std::map<std::string, int>& counts) {
       use, [](const std::string& a, const std::string& b) { return LinkSlower(b, a); }, "");
 }
 
-Inference Infer(const IbFabric& fabric, const DiscoverOptions& opts) {
+Inference InferWith(const IbFabric& fabric, const DiscoverOptions& opts,
+                    const Appliances& appliances) {
   Inference in;
   std::unordered_map<std::string, int> dev_index;
-  ClassifyCas(fabric, opts, &in, &dev_index);
+  ClassifyCas(fabric, opts, appliances, &in, &dev_index);
   ClassifyLinks(fabric, &in);
   NameSwitches(fabric, &in);
-  InferRails(opts, dev_index, &in);
-  InferLinkTokens(fabric, &in);
+  MajorityDevs(opts, &in);
   GroupSus(&in);
+  AlignRails(opts, dev_index, &in);
+  InferLinkTokens(fabric, &in);
   PickLeaves(&in);
   FindHostPorts(&in);
   for (const std::vector<int>& hs : in.su_hosts) in.counts.hosts += static_cast<int>(hs.size());
   for (const std::vector<int>& per_su : in.su_leaf)
     for (int sw : per_su) in.counts.leaves += sw >= 0;
+  return in;
+}
+
+Inference Infer(const IbFabric& fabric, const DiscoverOptions& opts) {
+  Inference in = InferWith(fabric, opts, {});
+  const Appliances appliances = FindAppliances(in);
+  // Without them the SUs may group and be named differently, so inference starts again.
+  if (!appliances.empty()) in = InferWith(fabric, opts, appliances);
   return in;
 }
 
@@ -449,17 +495,22 @@ Topology BuildTopology(const IbFabric& fabric, const Inference& in, const Discov
     if (spec) rail.link = *spec;
     t.rails.push_back(rail);
   }
-  NodeType type;
-  type.name = opts.node_type;
-  type.gpus = opts.gpus;
-  type.nics = in.rails;
-  t.node_types.push_back(type);
+  for (size_t k = 0; k < in.type_nics.size(); ++k) {
+    NodeType type;
+    type.name = TypeName(opts, static_cast<int>(k));
+    type.gpus = opts.gpus;
+    type.nics = in.type_nics[k];
+    // A rail no HCA of the type names (rail-alignment, missing-leaf) still needs a NIC name.
+    for (size_t r = 0; r < type.nics.size(); ++r)
+      if (type.nics[r].empty()) type.nics[r] = "unknown-rail" + std::to_string(r);
+    t.node_types.push_back(type);
+  }
   for (size_t s = 0; s < in.su_hosts.size(); ++s) {
     ScalableUnit su;
     su.name = "su" + std::to_string(s + 1);
     for (int h : in.su_hosts[s]) su.nodes.push_back(in.hosts[h]);
     su.nodes_expr = CompressHostlistSorted(su.nodes);
-    su.node_type = opts.node_type;
+    su.node_type = TypeName(opts, in.su_type[s]);
     for (int r = 0; r < static_cast<int>(in.rails.size()); ++r) {
       Leaf leaf;
       leaf.rail = r;

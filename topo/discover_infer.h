@@ -4,8 +4,11 @@
 // (topo/discover_audit.h) and the output builders below read; nothing changes it afterwards.
 #pragma once
 
+#include <algorithm>
 #include <map>
+#include <numeric>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "topo/discover.h"
@@ -15,14 +18,23 @@
 namespace railguard::topo {
 
 // What a fabric node is to discovery (see the rules at the top of topo/discover.h).
-enum class CaRole { kSwitch, kCompute, kUnnamed, kNonCompute, kOther };
+// kAnonymous: an HCA whose description names a default host ("localhost mlx5_0") or a host
+// name that several hosts give; it is not a host of the topology (see host-name).
+enum class CaRole { kSwitch, kCompute, kUnnamed, kNonCompute, kAnonymous, kOther };
 
 // One fabric node as a CA.
 struct CaInfo {
   CaRole role = CaRole::kOther;
   int host = -1;       // index into Inference::hosts; -1 when unnamed
   int dev = -1;        // index into Inference::devs; -1 when the description names no device
-  std::string reason;  // why it is non-compute ("a UFM host")
+  std::string reason;  // why it is non-compute ("a UFM host"); for kAnonymous "default" or
+                       // "repeated"
+  // An appliance told by its structure (non-compute with an empty reason): it has links on
+  // `rails_on` of the `su_rails` rails, all on ports above the `lo` to `hi` its SU's hosts use.
+  int rails_on = 0;
+  int su_rails = 0;
+  int lo = 0;
+  int hi = 0;
 };
 
 // A compute (or unnamed) HCA port cabled to a switch port.
@@ -45,7 +57,9 @@ struct SwInfo {
   std::vector<int> attaches;  // compute attachments (indexes into Inference::attaches)
   bool has_hosts = false;     // compute HCAs are cabled to it
   bool has_unnamed = false;   // unnamed HCAs are cabled to it
-  bool HasHcas() const { return has_hosts || has_unnamed; }
+  bool has_anonymous = false;  // HCAs of default or repeated host names are cabled to it
+  bool HasHcas() const { return has_hosts || has_unnamed || has_anonymous; }
+  bool rail_leaf = false;  // its HCAs name a device that may be a rail's (grouped into SUs)
   int majority_dev = -1;  // with has_hosts: the device most of its HCAs are, or -1
   int rail = -1;          // rail index when it is a leaf of a known rail
   int su = kNoSu;         // SU index when it is that SU's leaf; kNoSu or kDuplicate otherwise
@@ -70,11 +84,22 @@ struct Inference {
 
   std::vector<Attach> attaches;   // compute HCA links, in link order
   std::vector<Attach> unnamed;    // unnamed HCA links, in link order
+  std::vector<Attach> anonymous;  // kAnonymous HCA links, in link order
   std::vector<int> switch_links;  // links between two different switches
   std::vector<int> loopbacks;     // links between two ports of one switch
 
-  std::vector<std::string> rails;       // device name per rail
-  std::vector<int> dev_rail;            // per device: its rail, or -1
+  // Rails follow from the leaves: each SU's leaves serve its hosts' NICs. SUs whose hosts share
+  // NIC names are one node type; each type's NICs are put in rail order (--rail-order, else
+  // natural order) and rail k of every type is one rail.
+  std::vector<std::string> rails;  // per rail: the first type's NIC ("" when unknown); its
+                                   // size is the rail count (empty: no rails)
+  std::vector<std::vector<std::string>> type_nics;  // per node type, per rail: its NIC or ""
+  std::vector<int> su_type;                         // per SU: its node type
+  std::vector<int> undecided_types;  // types whose NICs are fewer than the rails and that no
+                                     // --rail-order list orders (rail-alignment)
+  bool rail_order_given = false;     // --rail-order was given
+  std::vector<int> dev_rail;         // per device: its rail in the first type naming it, or -1
+  std::vector<std::vector<int>> type_dev_rail;  // per node type, per device: its rail, or -1
   std::vector<std::string> rail_token;  // per rail: its most common link ("4xNDR")
   std::string host_token;               // the fabric's most common HCA link
 
@@ -86,11 +111,69 @@ struct Inference {
   std::vector<DuplicateLeaf> duplicate_leaves;  // in the order they were found
 
   DiscoveryCounts counts;  // all but `spines` (see BuildTopology)
+
+  // The rail of device `dev` in SU `su`'s node type, else in the first type naming it (su < 0,
+  // or a host whose HCAs are named like another type's), else -1.
+  int DevRail(int su, int dev) const {
+    if (su >= 0 && su < static_cast<int>(su_type.size())) {
+      const int r = type_dev_rail[su_type[su]][dev];
+      if (r >= 0) return r;
+    }
+    return dev_rail[dev];
+  }
+  // The NIC of `rail` in SU `su`'s node type (the first type when su < 0); "" when unknown.
+  const std::string& Nic(int su, int rail) const {
+    return type_nics[su >= 0 && su < static_cast<int>(su_type.size()) ? su_type[su] : 0][rail];
+  }
 };
+
+// CAs told to be appliances by their structure (FindAppliances): fabric node -> its CaInfo
+// (role, rails_on, su_rails, lo, hi; host and device are kept from its description).
+using Appliances = std::map<int, CaInfo>;
 
 // Classifies the fabric's nodes and links, infers the rails, groups leaves into SUs and picks
 // one leaf per SU and rail. Never fails; whatever cannot be inferred is left for the audit.
 Inference Infer(const IbFabric& fabric, const DiscoverOptions& opts);
+
+// Inference in two passes: when the first finds appliances on compute leaves, the second
+// starts again with them non-compute. Infer calls this; tests need not.
+Inference InferWith(const IbFabric& fabric, const DiscoverOptions& opts,
+                    const Appliances& appliances);
+
+// Rails from the leaves (topo/discover_align.cc): per SU the devices its leaves serve; an SU
+// whose devices a --rail-order list names, or all of whose devices another SU's include, is of
+// that SU's node type; each type's NICs in rail order; sets rails, type_nics, su_type,
+// undecided_types, dev_rail, type_dev_rail and each leaf's rail (a leaf whose device is in no type
+// loses its SU). `dev_index` maps device names to Inference::devs.
+void AlignRails(const DiscoverOptions& opts, const std::unordered_map<std::string, int>& dev_index,
+                Inference* in);
+
+// Hosts of an SU that are appliances by their structure: links on at most half of the rails,
+// all on ports above those of the SU's hosts that have a link on each of its leaves. Empty when
+// none.
+Appliances FindAppliances(const Inference& in);
+
+// The name of node type `type`: DiscoverOptions::node_type for the first, "<node_type>-<k+1>"
+// for the k-th after it (k from 0: "gpu-node", "gpu-node-2", ...).
+std::string TypeName(const DiscoverOptions& opts, int type);
+
+// Disjoint sets of 0..n-1; the smallest index is each set's root.
+class UnionFind {
+ public:
+  explicit UnionFind(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  int Find(int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void Union(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+  }
+
+ private:
+  std::vector<int> parent_;
+};
 
 // The rail topology `in` describes (Discovery::topology): no rails and no SUs when none could
 // be inferred.

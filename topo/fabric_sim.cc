@@ -24,6 +24,7 @@ namespace {
 constexpr uint64_t kHcaGuidBase = 0x0c42a10300000000ULL;    // | node << 8 | rail
 constexpr uint64_t kUfmGuidBase = 0x0c42a103ff000000ULL;    // | host << 8
 constexpr uint64_t kSharpGuidBase = 0x0c42a103fe000000ULL;  // | index
+constexpr uint64_t kApplianceGuidBase = 0x0c42a103fd000000ULL;  // | appliance << 8 | hca
 constexpr uint64_t kLeafGuidBase = 0xfc6a1c0300000000ULL;   // | su << 8 | rail
 constexpr uint64_t kSpineGuidBase = 0xfc6a1c03ff000000ULL;  // | spine
 constexpr int kVendorId = 0x2c9;
@@ -165,6 +166,15 @@ bool Builder::CheckFaults(const Topology& topo, std::string* err) const {
       return false;
   for (const SimFaults::SuRail& d : f.dropped_leaves)
     if (!su_ok(d.su, "drop-leaf") || !rail_ok(d.rail, "drop-leaf")) return false;
+  for (const SimFaults::HostName& h : f.host_names)
+    if (!node_ok(h.node, "host-name")) return false;
+  for (const std::string& node : f.empty)
+    if (!node_ok(node, "empty")) return false;
+  for (const SimFaults::Appliance& a : f.appliances) {
+    if (!su_ok(a.su, "appliance")) return false;
+    for (int r : a.rails)
+      if (!rail_ok(r, "appliance")) return false;
+  }
   const int total = static_cast<int>(topo.spines.size()) * opts_.uplinks;
   for (const SimFaults::UplinkCut& c : f.uplink_cuts) {
     if (!su_ok(c.su, "drop-uplinks") || !rail_ok(c.rail, "drop-uplinks")) return false;
@@ -288,6 +298,9 @@ bool Builder::Build(std::string* out, std::string* err) {
   for (const SimFaults::NodeRail& d : f.drops) drops.emplace(d.node, d.rail);
   for (const SimFaults::NodeRail& u : f.unnamed) unnamed.emplace(u.node, u.rail);
   for (const SimFaults::Slow& sl : f.slow_links) slow[{sl.node, sl.rail}] = sl.token;
+  std::map<std::string, std::string> host_name;  // node -> the name its HCAs give
+  for (const SimFaults::HostName& h : f.host_names) host_name[h.node] = h.name;
+  const std::set<std::string> empty(f.empty.begin(), f.empty.end());
   std::map<std::pair<std::string, int>, int> cross;  // (node, rail) -> SU index
   for (const SimFaults::CrossSu& c : f.cross_su)
     for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s)
@@ -300,6 +313,9 @@ bool Builder::Build(std::string* out, std::string* err) {
     for (int pos = 0; pos < static_cast<int>(su.nodes.size()); ++pos) {
       const std::string& host = su.nodes[pos];
       ++node_number;
+      if (empty.count(host)) continue;
+      auto named = host_name.find(host);
+      const std::string& described = named == host_name.end() ? host : named->second;
       auto t = target.find(host);
       for (int r = 0; r < rails; ++r) {
         const int leaf_rail = t == target.end() ? r : t->second[r];
@@ -319,7 +335,7 @@ bool Builder::Build(std::string* out, std::string* err) {
                                     ? type->nics[r]
                                     : "mlx5_" + std::to_string(r);
         const std::string desc =
-            unnamed.count({host, r}) ? kDefaultHcaDescription : host + " " + nic;
+            unnamed.count({host, r}) ? kDefaultHcaDescription : described + " " + nic;
         const int ca =
             AddNode(IbNodeType::kCa, kHcaGuidBase | node_number << 8 | static_cast<uint64_t>(r),
                     desc, kHcaDeviceId, 1, "HCA " + host + " " + nic);
@@ -369,6 +385,27 @@ bool Builder::Build(std::string* out, std::string* err) {
         AddNode(IbNodeType::kCa, kSharpGuidBase | static_cast<uint64_t>(i + 1), kSharpDescription,
                 kSharpDeviceId, 1, "SHARP node " + std::to_string(i + 1));
     Connect(ca, 1, slot.node, FreePort(slot.node, slot.hosts + 1), slot.token);
+  }
+  // Appliances: one HCA per listed rail, on the SU's leaf, first free port after its hosts.
+  for (size_t i = 0; i < f.appliances.size(); ++i) {
+    const SimFaults::Appliance& a = f.appliances[i];
+    int s = 0;
+    while (topo.sus[s].name != a.su) ++s;  // CheckFaults made sure it exists
+    for (size_t k = 0; k < a.rails.size(); ++k) {
+      const int leaf = leaf_node[s][a.rails[k]];
+      if (leaf < 0) continue;  // the leaf is dropped, and its cables with it
+      const int port = FreePort(leaf, static_cast<int>(topo.sus[s].nodes.size()) + 1);
+      if (port == 0) {
+        *err = "appliance " + a.host + ": " + nodes_[leaf].label + " has no free port";
+        return false;
+      }
+      const std::string nic = "mlx5_" + std::to_string(k);
+      const int ca =
+          AddNode(IbNodeType::kCa,
+                  kApplianceGuidBase | static_cast<uint64_t>(i + 1) << 8 | static_cast<uint64_t>(k),
+                  a.host + " " + nic, kHcaDeviceId, 1, "appliance " + a.host + " " + nic);
+      Connect(ca, 1, leaf, port, Token(topo.rails[a.rails[k]].link));
+    }
   }
   if (!CheckGuids(err)) return false;
 
@@ -561,6 +598,38 @@ bool AddSimFault(const Topology& topo, const std::string& flag, const std::strin
     if (!ParseCount(parts[2], 1, kMaxSwitchPorts, &n))
       return bad("bad uplink count '" + parts[2] + "'", "a count from 1 to 4096");
     faults->uplink_cuts.push_back({parts[0], rail, n});
+  } else if (flag == "host-name") {
+    const char form[] = "NODE:NAME (e.g. n005:localhost)";
+    if (parts.size() != 2) return bad("wrong number of fields", form);
+    if (!topo.FindNode(parts[0])) return bad("unknown node '" + parts[0] + "'", form);
+    // "(none)" is what a host without a host name reports; anything else must be a name.
+    if (parts[1] != "(none)" && !IsSafeName(parts[1]))
+      return bad("bad host name '" + parts[1] + "'", "letters, digits, '-', '_', '.' or (none)");
+    faults->host_names.push_back({parts[0], parts[1]});
+  } else if (flag == "empty") {
+    if (!topo.FindNode(value)) return bad("unknown node '" + value + "'", "NODE");
+    faults->empty.push_back(value);
+  } else if (flag == "appliance") {
+    const char form[] = "HOST:SU:RAIL[,RAIL...]";
+    if (parts.size() != 3) return bad("wrong number of fields", form);
+    if (!IsSafeName(parts[0])) return bad("bad host name '" + parts[0] + "'", form);
+    if (topo.FindNode(parts[0])) return bad(parts[0] + " is a compute node", "another host name");
+    su = -1;
+    for (size_t s = 0; s < topo.sus.size(); ++s)
+      if (topo.sus[s].name == parts[1]) su = static_cast<int>(s);
+    if (su < 0) return bad("unknown scalable unit '" + parts[1] + "'", form);
+    SimFaults::Appliance a{parts[0], parts[1], {}};
+    const NodeType* type = topo.FindType(topo.sus[su].node_type);
+    size_t start = 0;
+    while (true) {
+      const size_t comma = parts[2].find(',', start);
+      const std::string item = parts[2].substr(start, comma - start);
+      if (!ParseRail(topo, type, item, &rail)) return bad("unknown rail '" + item + "'", rail_form);
+      a.rails.push_back(rail);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    faults->appliances.push_back(std::move(a));
   } else if (flag == "ufm") {
     if (!IsSafeName(value)) return bad("bad host name", "HOST: letters, digits, '-', '_' or '.'");
     faults->ufm_hosts.push_back(value);

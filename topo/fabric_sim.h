@@ -46,6 +46,16 @@ struct SimFaults {
     int rail = 0;
     std::string token;
   };
+  struct HostName {  // every HCA of `node` is described "<name> <nic>" ("localhost mlx5_0")
+    std::string node;
+    std::string name;
+  };
+  struct Appliance {  // a non-compute host with one HCA "<host> mlx5_<k>" per listed rail,
+                      // each on the SU's leaf of that rail, first free port after its hosts
+    std::string host;
+    std::string su;
+    std::vector<int> rails;
+  };
   std::vector<Swap> swaps;
   std::vector<NodeRail> drops;  // the HCA's cable is missing
   std::vector<CrossSu> cross_su;
@@ -55,6 +65,9 @@ struct SimFaults {
   int sharp_nodes = 0;                 // SHARP aggregation nodes on the first N leaves
   std::vector<UplinkCut> uplink_cuts;
   std::vector<Slow> slow_links;
+  std::vector<HostName> host_names;   // host names left at a default, or shared by hosts
+  std::vector<std::string> empty;     // nodes whose slot is empty: none of their HCAs exists
+  std::vector<Appliance> appliances;  // UFM, storage, ... cabled to compute leaves
 };
 
 struct SimOptions {
@@ -66,7 +79,7 @@ struct SimOptions {
 // 0xfc6a1c0300000000 | s << 8 | r for the leaf of rail r in the s-th SU (from 1), and
 // 0xfc6a1c03ff000000 | i for the i-th spine (from 1). HCAs get 0x0c42a10300000000 | n << 8 | r
 // (n-th node from 1, rail r), UFM hosts 0x0c42a103ff000000 | i << 8, SHARP nodes
-// 0x0c42a103fe000000 | i.
+// 0x0c42a103fe000000 | i, appliances 0x0c42a103fd000000 | i << 8 | k (k-th HCA).
 void AssignSwitchGuids(Topology* topo);
 
 // Writes to `*out` the ibnetdiscover output (default format) of the fabric `topo` describes:
@@ -83,7 +96,8 @@ bool SimulateFabric(const Topology& topo, const SimOptions& opts, std::string* o
 // Parses one fault flag's value against `topo` and appends it to `*faults`. `flag` is one of
 // swap (NODE:RAILa:RAILb), drop (NODE:RAIL), drop-leaf (SU:RAIL), unnamed (NODE:RAIL),
 // cross-su (NODE:RAIL:SU), ufm (HOST), sharp (N), drop-uplinks (SU:RAIL:N),
-// slow (NODE:RAIL:WIDTHxSPEED). A RAIL is a
+// slow (NODE:RAIL:WIDTHxSPEED), host-name (NODE:NAME; NAME may be "(none)"), empty (NODE),
+// appliance (HOST:SU:RAIL[,RAIL...]). A RAIL is a
 // rail index, a rail name or one of the node type's NIC names. Returns false with `*err`
 // saying what is wrong and the expected form.
 bool AddSimFault(const Topology& topo, const std::string& flag, const std::string& value,

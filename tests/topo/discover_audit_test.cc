@@ -31,6 +31,7 @@ using discover_testing::kX5;
 using discover_testing::LoadFile;
 using discover_testing::Parse;
 using discover_testing::ParseFile;
+using discover_testing::ReplaceAll;
 using discover_testing::Simulate;
 
 TEST(DiscoverFaults, SwappedCablesAreTwoRailMismatches) {
@@ -179,13 +180,6 @@ TEST(DiscoverFaults, ALeafShortOfUplinksIsAnUplinkDeficit) {
             (std::vector<std::string>{"uplink-deficit /mlx5_5 su2-rail3 0xfc6a1c0300000203 0"}));
   ASSERT_EQ(d.findings.size(), 1u) << AllFindings(d);
   EXPECT_EQ(d.findings[0].message, "su2-rail3 has 1 uplink to spines; expected 2 like most leaves");
-}
-
-// Replaces every occurrence of `from` in `text`.
-std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size()))
-    text.replace(p, from.size(), to);
-  return text;
 }
 
 TEST(DiscoverFaults, TwoHcasWithOneDescriptionAreADuplicateHca) {

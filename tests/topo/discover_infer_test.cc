@@ -62,6 +62,13 @@ TEST(DiscoverRoundTrip, AGeneratedLayoutKeepsItsSwitchNamesGuidsAndPortCounts) {
 
 TEST(DiscoverRoundTrip, RailOrderRestoresANicOrderThatIsNotNatural) {
   std::string yaml = BigLayout(2, 4, 1, 64);
+  // Leaf names without a rail number ("ib-s001-ra"), so only the NIC names order the rails.
+  for (int r = 0; r < 8; ++r) {
+    const std::string from = "-r" + std::to_string(r) + ",";
+    const std::string to = std::string("-r") + static_cast<char>('a' + r) + ",";
+    for (size_t p = yaml.find(from); p != std::string::npos; p = yaml.find(from, p))
+      yaml.replace(p, from.size(), to);
+  }
   const std::string natural =
       "nics: [mlx5_0, mlx5_1, mlx5_2, mlx5_3, mlx5_6, mlx5_7, mlx5_8, mlx5_9]";
   const std::string custom =
@@ -81,6 +88,22 @@ TEST(DiscoverRoundTrip, RailOrderRestoresANicOrderThatIsNotNatural) {
   const Discovery by_order = Discover(f, o);
   EXPECT_EQ(AllFindings(by_order), "");
   EXPECT_EQ(EmitTopologyYaml(by_order.topology), EmitTopologyYaml(t));
+}
+
+TEST(DiscoverRoundTrip, LeafNamesThatNumberTheRailsRestoreANicOrderThatIsNotNatural) {
+  // The layout's leaves are named "ib-s001-r0".."ib-s002-r7": rail k is the leaf named -r<k>.
+  std::string yaml = BigLayout(2, 4, 1, 64);
+  const std::string natural =
+      "nics: [mlx5_0, mlx5_1, mlx5_2, mlx5_3, mlx5_6, mlx5_7, mlx5_8, mlx5_9]";
+  yaml.replace(yaml.find(natural), natural.size(),
+               "nics: [mlx5_9, mlx5_1, mlx5_2, mlx5_3, mlx5_6, mlx5_7, mlx5_8, mlx5_0]");
+  const Topology t = Load(yaml);
+  DiscoverOptions o;
+  o.cluster = "big";
+  o.node_type = "hgx";
+  const Discovery d = Discover(Parse(Simulate(t)), o);
+  EXPECT_EQ(AllFindings(d), "");
+  EXPECT_EQ(EmitTopologyYaml(d.topology), EmitTopologyYaml(t));
 }
 
 TEST(DiscoverRoundTrip, OrdersRailsNaturallySoMlx5_10ComesAfterMlx5_9) {

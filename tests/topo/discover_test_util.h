@@ -89,6 +89,13 @@ inline std::string DevYamlWithSimulatedGuids() {
   return EmitTopologyYaml(t);
 }
 
+// `text` with every occurrence of `from` replaced by `to`.
+inline std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size()))
+    text.replace(p, from.size(), to);
+  return text;
+}
+
 // kind/node/hca/switch/guid/port of a finding, for compact comparisons.
 inline std::string Key(const Finding& f) {
   return f.kind + " " + f.node + "/" + f.hca + " " + f.switch_name + " " + f.guid + " " +

@@ -288,6 +288,44 @@ TEST(FabricSimFaults, RejectBadValuesNamingTheExpectedForm) {
             "--cross-su n001:0:su1: n001 is already in su1; expected another scalable unit");
 }
 
+TEST(FabricSimFaults, RejectBadHostNamesSlotsAndAppliancesNamingTheExpectedForm) {
+  EXPECT_EQ(FaultError("host-name", "n001"),
+            "--host-name n001: wrong number of fields; expected NODE:NAME (e.g. n005:localhost)");
+  EXPECT_EQ(FaultError("host-name", "n001:a b"),
+            "--host-name n001:a b: bad host name 'a b'; expected letters, digits, '-', '_', '.' "
+            "or (none)");
+  EXPECT_EQ(FaultError("host-name", "n999:localhost"),
+            "--host-name n999:localhost: unknown node 'n999'; expected NODE:NAME (e.g. "
+            "n005:localhost)");
+  EXPECT_EQ(FaultError("empty", "n999"), "--empty n999: unknown node 'n999'; expected NODE");
+  EXPECT_EQ(FaultError("appliance", "ufm1:su1"),
+            "--appliance ufm1:su1: wrong number of fields; expected HOST:SU:RAIL[,RAIL...]");
+  EXPECT_EQ(FaultError("appliance", "n001:su1:0"),
+            "--appliance n001:su1:0: n001 is a compute node; expected another host name");
+  EXPECT_EQ(FaultError("appliance", "ufm1:su9:0"),
+            "--appliance ufm1:su9:0: unknown scalable unit 'su9'; expected HOST:SU:RAIL[,RAIL...]");
+  EXPECT_EQ(FaultError("appliance", "ufm1:su1:0,9"),
+            "--appliance ufm1:su1:0,9: unknown rail '9'; expected a rail index 0 to 7, a rail name "
+            "or a NIC name");
+}
+
+TEST(FabricSimFaults, GiveHostsDefaultNamesEmptySlotsAndAppliancesOnLeaves) {
+  const Topology t = LoadFile(kDev4su);
+  SimOptions opts;
+  for (const auto& [flag, value] :
+       {std::make_pair("host-name", "n002:(none)"), std::make_pair("empty", "n003"),
+        std::make_pair("appliance", "stor1:su2:mlx5_3,7")}) {
+    std::string err;
+    ASSERT_TRUE(AddSimFault(t, flag, value, &opts.faults, &err)) << err;
+  }
+  const IbFabric f = Parse(Simulate(t, opts));
+  EXPECT_EQ(PeerOf(f, "(none) mlx5_0", 1), "MF0;su1-rail0:MQM9700/U1[2] 4xNDR");
+  EXPECT_EQ(ByDescription(f, "n003 mlx5_0"), nullptr);
+  EXPECT_EQ(f.CountNodes(IbNodeType::kCa), 256u - 8u + 2u);
+  EXPECT_EQ(PeerOf(f, "stor1 mlx5_0", 1), "MF0;su2-rail1:MQM9700/U1[9] 4xNDR");
+  EXPECT_EQ(PeerOf(f, "stor1 mlx5_1", 1), "MF0;su2-rail7:MQM9700/U1[9] 4xNDR");
+}
+
 TEST(FabricSim, RefusesALeafWithTooFewPorts) {
   std::string yaml = kSmall;
   yaml.replace(yaml.find("{rail: 0, ports: 8}"), 19, "{rail: 0, ports: 2}");
