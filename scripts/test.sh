@@ -7,11 +7,23 @@
 # (scripts/fuzz.sh, default 60). They are left out when arguments select CTest tests
 # (scripts/test.sh -R Hostlist runs just those, as before) or with RAILGUARD_HARDENING=0.
 # With them, the last line counts everything: "N passed, N failed" (CTest tests, sanitized
-# unit tests, fuzz targets); the exit code is 0 only when all passed.
+# unit tests, fuzz targets); the exit code is 0 only when all passed. Each stage prints how
+# long it took ("test: stage build took 312 s"), and the summary lists them all.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+stage_times=()
+# stage NAME START: prints and records the seconds since START (a $SECONDS value).
+stage() {
+  local took=$((SECONDS - $2))
+  stage_times+=("$1 ${took} s")
+  echo "test: stage $1 took ${took} s"
+}
+t=$SECONDS
 bash "$here/scripts/setup.sh"
+stage setup "$t"
+t=$SECONDS
 bash "$here/scripts/build.sh"
+stage build "$t"
 build=${RAILGUARD_BUILD_DIR:-$here/build}
 if [ "$#" -gt 0 ] || [ "${RAILGUARD_HARDENING:-1}" = 0 ]; then
   cd "$build"
@@ -21,12 +33,18 @@ fi
 logs=$(mktemp -d /tmp/railguard-test.XXXXXX)
 trap 'rm -rf "$logs"' EXIT
 set +e
+t=$SECONDS
 (cd "$build" && ctest --output-on-failure --timeout 900) 2>&1 | tee "$logs/ctest"
 ctest_rc=${PIPESTATUS[0]}
+stage "ctest (unit + integration)" "$t"
+t=$SECONDS
 bash "$here/scripts/sanitize.sh" 2>&1 | tee "$logs/sanitize"
 sanitize_rc=${PIPESTATUS[0]}
+stage "ASan + UBSan unit tests" "$t"
+t=$SECONDS
 bash "$here/scripts/fuzz.sh" 2>&1 | tee "$logs/fuzz"
 fuzz_rc=${PIPESTATUS[0]}
+stage fuzz "$t"
 set -e
 
 # counts NAME RC PASSED FAILED: one line of the summary; a step that failed without saying
@@ -59,5 +77,8 @@ counts "fuzz targets" "$fuzz_rc" "$passed" "$failed"
 
 echo
 printf 'test: %s\n' "${summary[@]}"
+printf 'test: stage times: %s' "${stage_times[0]}"
+printf ', %s' "${stage_times[@]:1}"
+printf ' (total %d s)\n' "$SECONDS"
 echo "$total_passed passed, $total_failed failed"
 [ "$total_failed" -eq 0 ]
