@@ -317,11 +317,9 @@ extern "C" int rg_js_together_su(const rg_js_scope_node_t* scope, uint32_t count
     *su_name = Dup(setup->topology.sus[static_cast<size_t>(c.su)].name);
     *healthy = c.healthy;
     *idle = c.idle_healthy;
-    size_t next = 0;  // c.outside is in scope order
     for (uint32_t i = 0; i < count; ++i) {
-      const bool out = next < c.outside.size() && c.outside[next] == nodes[i].name;
-      if (out) ++next;
-      inside[i] = out ? 0 : 1;
+      const railguard::topo::NodeRef* ref = setup->topology.FindNode(nodes[i].name);
+      inside[i] = (ref && ref->su == c.su) ? 1 : 0;
     }
     return 1;
   });
