@@ -52,10 +52,15 @@ const char kDiscoverUsage[] =
     "Exit: 0 no findings (or only non-compute ones), 1 findings or invalid input, 2 usage error.\n";
 
 const char kSimulateUsage[] =
-    "usage: railctl topology simulate TOPO.yaml [-o OUT] [--uplinks N] [FAULT...]\n"
+    "usage: railctl topology simulate TOPO.yaml [-o OUT] [--uplinks N] [--rail-planes]\n"
+    "         [--cores N] [FAULT...]\n"
     "Writes the `ibnetdiscover` output of the rail-optimized fabric TOPO.yaml describes.\n"
     "  -o OUT                      write there (atomically); default: stdout\n"
     "  --uplinks N                 cables from every leaf to every spine (default: 1)\n"
+    "  --rail-planes               one spine plane per rail: spine i serves rail i % rails\n"
+    "                              only (the spine count must be a multiple of the rails)\n"
+    "  --cores N                   N core switches above the spines, each spine cabled once\n"
+    "                              to each (a third tier: rail planes become one subnet)\n"
     "Faults (each may be repeated; RAIL is a rail index, a rail name or a NIC name):\n"
     "  --swap NODE:RAILa:RAILb     the node's cables of two rails are swapped at the leaves\n"
     "  --drop NODE:RAIL            the node's cable on RAIL is missing\n"
@@ -225,7 +230,8 @@ int TopologyDiscover(int argc, char** argv) {
 }
 
 int TopologySimulate(int argc, char** argv) {
-  std::vector<FlagSpec> specs = {{"output", 'o', true}, {"uplinks", 0, true}};
+  std::vector<FlagSpec> specs = {
+      {"output", 'o', true}, {"uplinks", 0, true}, {"rail-planes", 0, false}, {"cores", 0, true}};
   for (const char* f : kFaultFlags) specs.push_back({f, 0, true});
   const Handler h("railctl topology simulate", kSimulateUsage, argc, argv, specs);
   if (h.done()) return h.exit_code();
@@ -235,6 +241,10 @@ int TopologySimulate(int argc, char** argv) {
   if (args.Has("uplinks") && !ParseDigits(args.Get("uplinks"), 0, 4096, &opts.uplinks, 9))
     return h.UsageError("invalid --uplinks '" + args.Get("uplinks") +
                         "'; expected an integer from 0 to 4096");
+  opts.rail_planes = args.Has("rail-planes");
+  if (args.Has("cores") && !ParseDigits(args.Get("cores"), 0, 254, &opts.cores, 9))
+    return h.UsageError("invalid --cores '" + args.Get("cores") +
+                        "'; expected an integer from 0 to 254");
 
   const std::string path = args.positional()[0];
   topo::Topology t;
@@ -253,7 +263,10 @@ int TopologySimulate(int argc, char** argv) {
     return h.UsageError("--sharp " + std::to_string(opts.faults.sharp_nodes) + ": only " +
                         std::to_string(leaves) + " leaves; expected N from 1 to " +
                         std::to_string(leaves));
-  const int uplinks = static_cast<int>(t.spines.size()) * opts.uplinks;
+  const int spines = static_cast<int>(t.spines.size());
+  const int rails = static_cast<int>(t.rails.size());
+  const int uplinks =
+      (opts.rail_planes && rails > 0 ? spines / rails : spines) * opts.uplinks;
   for (const topo::SimFaults::UplinkCut& c : opts.faults.uplink_cuts) {
     if (c.count > uplinks)
       return h.UsageError("--drop-uplinks " + c.su + ":" + std::to_string(c.rail) + ":" +

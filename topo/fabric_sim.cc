@@ -27,6 +27,7 @@ constexpr uint64_t kSharpGuidBase = 0x0c42a103fe000000ULL;  // | index
 constexpr uint64_t kApplianceGuidBase = 0x0c42a103fd000000ULL;  // | appliance << 8 | hca
 constexpr uint64_t kLeafGuidBase = 0xfc6a1c0300000000ULL;   // | su << 8 | rail
 constexpr uint64_t kSpineGuidBase = 0xfc6a1c03ff000000ULL;  // | spine
+constexpr uint64_t kCoreGuidBase = 0xfc6a1c03fc000000ULL;   // | core
 constexpr int kVendorId = 0x2c9;
 constexpr int kHcaDeviceId = 0x1021;     // ConnectX-7 (MT4129)
 constexpr int kSwitchDeviceId = 0xd2f2;  // Quantum-2 (MT54002)
@@ -175,7 +176,10 @@ bool Builder::CheckFaults(const Topology& topo, std::string* err) const {
     for (int r : a.rails)
       if (!rail_ok(r, "appliance")) return false;
   }
-  const int total = static_cast<int>(topo.spines.size()) * opts_.uplinks;
+  const int spine_count = static_cast<int>(topo.spines.size());
+  const int rail_count = static_cast<int>(topo.rails.size());
+  const int total = (opts_.rail_planes && rail_count > 0 ? spine_count / rail_count : spine_count) *
+                    opts_.uplinks;
   for (const SimFaults::UplinkCut& c : f.uplink_cuts) {
     if (!su_ok(c.su, "drop-uplinks") || !rail_ok(c.rail, "drop-uplinks")) return false;
     if (c.count < 0 || c.count > total) {
@@ -197,6 +201,15 @@ bool Builder::Build(std::string* out, std::string* err) {
            std::to_string(kMaxSwitchPorts);
     return false;
   }
+  if (opts_.rail_planes && (spines == 0 || rails == 0 || spines % rails != 0)) {
+    *err = "rail planes need a spine count that is a multiple of the rail count; the topology "
+           "has " + Count(spines, "spine") + " and " + Count(rails, "rail");
+    return false;
+  }
+  // Spine sp serves the leaves of rail sp % rails with planes, else every leaf.
+  const int plane_of_spine = opts_.rail_planes ? rails : 0;
+  auto serves = [&](int sp, int rail) { return plane_of_spine == 0 || sp % rails == rail; };
+  const int spines_per_leaf = plane_of_spine == 0 ? spines : spines / rails;
   Topology topo = topo_;
   topo.Index();
   AssignSwitchGuids(&topo);
@@ -217,19 +230,21 @@ bool Builder::Build(std::string* out, std::string* err) {
   const int extra_leaf_ports = f.sharp_nodes > 0 ? 1 : 0;
   std::vector<std::vector<int>> leaf_node(topo.sus.size(), std::vector<int>(rails, -1));
   int leaf_count = 0;
+  std::vector<int> rail_leaves(rails, 0);  // leaves per rail, counting dropped ones
   for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s) {
     const ScalableUnit& su = topo.sus[s];
     for (const Leaf& leaf : su.leaves) {
       ++leaf_count;
+      ++rail_leaves[leaf.rail];
       if (dropped_leaves.count({s, leaf.rail})) continue;
       const int hosts = static_cast<int>(su.nodes.size());
-      const int needed = hosts + spines * uplinks + extra_leaf_ports;
+      const int needed = hosts + spines_per_leaf * uplinks + extra_leaf_ports;
       int ports = leaf.sw.ports > 0 ? leaf.sw.ports : std::max(kDefaultSwitchPorts, needed);
       const std::string name = LeafName(su, leaf);
       if (needed > ports) {
         *err = "leaf " + name + " has " + std::to_string(ports) + " ports but needs " +
                std::to_string(needed) + " (" + std::to_string(hosts) + " hosts, " +
-               Count(spines * uplinks, "uplink") + (extra_leaf_ports ? ", 1 SHARP node" : "") + ")";
+               Count(spines_per_leaf * uplinks, "uplink") + (extra_leaf_ports ? ", 1 SHARP node" : "") + ")";
         return false;
       }
       const std::string model = SwitchModel(topo.rails[leaf.rail].link.speed);
@@ -242,12 +257,13 @@ bool Builder::Build(std::string* out, std::string* err) {
   const int extra_spine_ports = static_cast<int>(f.ufm_hosts.size());
   for (int i = 0; i < spines; ++i) {
     const Switch& sw = topo.spines[i];
-    const int needed = leaf_count * uplinks + (i == 0 ? extra_spine_ports : 0);
+    const int served = plane_of_spine == 0 ? leaf_count : rail_leaves[i % rails];
+    const int needed = served * uplinks + opts_.cores + (i == 0 ? extra_spine_ports : 0);
     const int ports = sw.ports > 0 ? sw.ports : std::max(kDefaultSwitchPorts, needed);
     if (needed > ports) {
       *err = "spine " + sw.name + " has " + std::to_string(ports) + " ports but needs " +
-             std::to_string(needed) + " (" + std::to_string(leaf_count) + " leaves x " +
-             Count(uplinks, "uplink") +
+             std::to_string(needed) + " (" + std::to_string(served) + " leaves x " +
+             Count(uplinks, "uplink") + (opts_.cores ? " + " + Count(opts_.cores, "core") : "") +
              (i == 0 && extra_spine_ports ? " + " + Count(extra_spine_ports, "UFM host") : "") +
              ")";
       return false;
@@ -261,28 +277,50 @@ bool Builder::Build(std::string* out, std::string* err) {
   // Uplinks: leaf number g (counting dropped leaves, so ports stay put) uses spine ports
   // g*uplinks+1.., and its own ports from the upper half when they are free.
   int g = 0;
+  std::vector<int> rail_g(rails, 0);  // with planes: leaf number within its rail
   for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s) {
     const ScalableUnit& su = topo.sus[s];
     for (const Leaf& leaf : su.leaves) {
-      const int leaf_index = g++;
+      const int leaf_index = plane_of_spine == 0 ? g++ : rail_g[leaf.rail]++;
       const int node = leaf_node[s][leaf.rail];
       if (node < 0) continue;
       const int ports = static_cast<int>(nodes_[node].ports.size()) - 1;
       const int hosts = static_cast<int>(su.nodes.size());
       int base = std::max(hosts + 1, ports / 2 + 1);
-      if (base + spines * uplinks - 1 > ports) base = hosts + 1;
+      if (base + spines_per_leaf * uplinks - 1 > ports) base = hosts + 1;
       auto cut = cuts.find({s, leaf.rail});
-      int keep = spines * uplinks - (cut == cuts.end() ? 0 : cut->second);
+      int keep = spines_per_leaf * uplinks - (cut == cuts.end() ? 0 : cut->second);
       const std::string token = Token(topo.rails[leaf.rail].link);
+      int nth = 0;  // spines of this leaf so far
       for (int sp = 0; sp < spines; ++sp) {
+        if (!serves(sp, leaf.rail)) continue;
+        const int this_spine = nth++;
         for (int u = 0; u < uplinks; ++u) {
-          const int k = sp * uplinks + u;
+          const int k = this_spine * uplinks + u;
           // Cuts remove the leaf's last uplinks.
           if (k >= keep) continue;
           Connect(node, base + k, spine_node[sp], leaf_index * uplinks + u + 1, token);
         }
       }
     }
+  }
+
+  // Core switches: every spine once to every core, on the spine's next free port.
+  if (opts_.cores < 0 || opts_.cores > kMaxSwitchPorts || (opts_.cores > 0 && spines == 0)) {
+    *err = "cores " + std::to_string(opts_.cores) + ": expected 0 to " +
+           std::to_string(kMaxSwitchPorts) + ", and spines to cable them to";
+    return false;
+  }
+  for (int c = 0; c < opts_.cores; ++c) {
+    const std::string name = "core" + std::to_string(c + 1);
+    const int core =
+        AddNode(IbNodeType::kSwitch, kCoreGuidBase | static_cast<uint64_t>(c + 1),
+                "MF0;" + name + ":" + SwitchModel(rails > 0 ? topo.rails[0].link.speed : "NDR") +
+                    "/U1",
+                kSwitchDeviceId, std::max(kDefaultSwitchPorts, spines), "core " + name);
+    for (int sp = 0; sp < spines; ++sp)
+      Connect(spine_node[sp], FreePort(spine_node[sp]), core, sp + 1,
+              Token(topo.rails[rails > 0 ? sp % rails : 0].link));
   }
 
   // Compute HCAs, node by node in SU order, rail by rail.
@@ -352,7 +390,7 @@ bool Builder::Build(std::string* out, std::string* err) {
     for (size_t k = 0; sw < 0 && k < nodes_.size(); ++k)
       if (nodes_[k].type == IbNodeType::kSwitch) sw = static_cast<int>(k);
     // After every leaf's uplink ports, so that the layout of the uplinks stays regular.
-    const int port = sw < 0 ? 0 : FreePort(sw, spine_node.empty() ? 1 : leaf_count * uplinks + 1);
+    const int port = sw < 0 ? 0 : FreePort(sw, spine_node.empty() ? 1 : (plane_of_spine == 0 ? leaf_count : rail_leaves[0]) * uplinks + 1);
     if (port == 0) {
       *err = "no free switch port for UFM host " + f.ufm_hosts[i];
       return false;

@@ -71,13 +71,21 @@ struct SimFaults {
 };
 
 struct SimOptions {
-  int uplinks = 1;  // cables from every leaf to every spine
+  int uplinks = 1;  // cables from every leaf to every spine (of its plane, see rail_planes)
+  // Spines in one plane per rail, as large rail-optimized fabrics build them: spine i serves
+  // rail i % rails only, and each leaf is cabled to the spines of its rail's plane. REQUIRES
+  // (else SimulateFabric fails): the spine count is a non-zero multiple of the rail count.
+  bool rail_planes = false;
+  // Core switches "core1".."coreN" above the spines (a third tier, so that rail planes are
+  // one subnet): every spine cabled once to every core, on ports after its leaf ports.
+  int cores = 0;
   SimFaults faults;
 };
 
 // Gives every leaf and spine without a GUID the deterministic one SimulateFabric uses:
 // 0xfc6a1c0300000000 | s << 8 | r for the leaf of rail r in the s-th SU (from 1), and
-// 0xfc6a1c03ff000000 | i for the i-th spine (from 1). HCAs get 0x0c42a10300000000 | n << 8 | r
+// 0xfc6a1c03ff000000 | i for the i-th spine (from 1) and 0xfc6a1c03fc000000 | i for the i-th
+// core switch (SimOptions::cores). HCAs get 0x0c42a10300000000 | n << 8 | r
 // (n-th node from 1, rail r), UFM hosts 0x0c42a103ff000000 | i << 8, SHARP nodes
 // 0x0c42a103fe000000 | i, appliances 0x0c42a103fd000000 | i << 8 | k (k-th HCA).
 void AssignSwitchGuids(Topology* topo);
@@ -86,7 +94,7 @@ void AssignSwitchGuids(Topology* topo);
 // one leaf per (SU, rail) with host i of the SU on port i+1, its HCAs described
 // "<node> <nic>" after the node type's NIC names, leaves and spines described
 // "MF0;<name>:<model>/U1" after LeafName() and the spine names, every leaf cabled to every spine
-// `opts.uplinks` times, link tokens after each rail's LinkSpec ("4xNDR"), and `opts.faults`
+// (of its rail's plane with `opts.rail_planes`) `opts.uplinks` times, link tokens after each rail's LinkSpec ("4xNDR"), and `opts.faults`
 // applied. Switches without a port count get max(64, ports needed).
 // REQUIRES: `topo` loaded and validated. Returns false with `*err` set when a fault names an
 // unknown node, SU or rail, or when a switch has too few ports or two nodes share a GUID.

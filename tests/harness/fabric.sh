@@ -17,7 +17,9 @@
 # and its own ibsim socket name (IBSIM_SOCKNAME, an abstract unix socket), so runs never see
 # each other and nothing outside the directory is touched. Stop ends only the two pids the
 # start recorded. ibsim's size limits (-N/-S/-P) follow the netfile. Env:
-# RAILGUARD_FABRIC_IBSIM_OPTS extra ibsim options, RAILGUARD_KEEP_FABRIC=1 keeps the directory.
+# RAILGUARD_FABRIC_IBSIM_OPTS extra ibsim options, RAILGUARD_KEEP_FABRIC=1 keeps the directory,
+# RAILGUARD_FABRIC_WAIT seconds ibsim may take to read the netfile (default 120),
+# RAILGUARD_FABRIC_SM_TIMEOUT seconds the first opensm sweep may take (default 300).
 
 _RG_FABRIC_SIM_SO=${RAILGUARD_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 _RG_FABRIC_MARKER=.railguard-fabric
@@ -68,7 +70,9 @@ rg_fabric_start() {
     >"$dir/ibsim.out" 2>&1 &
   echo $! >"$dir/ibsim.pid"
   exec 9>"$dir/console"
-  for ((i = 0; i < 100; i++)); do
+  # ibsim parses a 4096-node netfile (280,000 lines) for about half a minute.
+  local wait_ticks=$((${RAILGUARD_FABRIC_WAIT:-120} * 10))
+  for ((i = 0; i < wait_ticks; i++)); do
     grep -q 'Network simulator ready' "$dir/ibsim.out" && break
     kill -0 "$(cat "$dir/ibsim.pid")" 2>/dev/null || break
     sleep 0.1
@@ -90,12 +94,23 @@ rg_fabric_start() {
   # to LID lookups of perfquery -G and ibportstate -G). A test that needs a re-sweep after a
   # console Unlink/ReLink restarts opensm.
   printf '%s\n' 'sweep_interval 0' 'sweep_on_trap FALSE' >"$dir/osm/opensm.conf"
+  # Extra opensm.conf lines, one per line (a large fabric under ibsim needs e.g.
+  # "transaction_timeout 2000" and "max_wire_smps 8": ibsim answers one MAD at a time).
+  [ -z "${RAILGUARD_FABRIC_OPENSM_CONF:-}" ] ||
+    printf '%s\n' "$RAILGUARD_FABRIC_OPENSM_CONF" >>"$dir/osm/opensm.conf"
   local t0=$SECONDS
   if ! OSM_TMP_DIR="$dir/osm" OSM_CACHE_DIR="$dir/osm" LD_PRELOAD="$_RG_FABRIC_SIM_SO" \
-      timeout 300 opensm -F "$dir/osm/opensm.conf" --once -f "$dir/osm/once.log" \
+      timeout "${RAILGUARD_FABRIC_SM_TIMEOUT:-300}" opensm -F "$dir/osm/opensm.conf" --once -f "$dir/osm/once.log" \
       >"$dir/opensm-once.out" 2>&1; then
     _rg_fabric_log "opensm --once did not configure the fabric:"
     tail -n 20 "$dir/opensm-once.out" "$dir/osm/once.log" >&2
+    return 1
+  fi
+  # opensm --once exits 0 after "Errors during initialization" (MADs it gave up on): then the
+  # fabric is not fully configured.
+  if grep -q 'Errors during initialization' "$dir/opensm-once.out"; then
+    _rg_fabric_log "opensm --once could not configure the whole fabric:"
+    grep -m 5 'ERR' "$dir/osm/once.log" >&2
     return 1
   fi
   OSM_TMP_DIR="$dir/osm" OSM_CACHE_DIR="$dir/osm" LD_PRELOAD="$_RG_FABRIC_SIM_SO" \

@@ -161,6 +161,49 @@ TEST(FabricSim, CablesEveryLeafToEverySpineTheGivenNumberOfTimes) {
   EXPECT_EQ(SwitchLinks(f, "MF0;spine1:MQM9700/U1"), 64);
 }
 
+TEST(FabricSim, WithRailPlanesCablesEachLeafOnlyToTheSpinesOfItsRail) {
+  Topology t = LoadFile(kDev4su);
+  t.spines.clear();
+  for (int i = 1; i <= 16; ++i) t.spines.push_back({"spine" + std::to_string(i), "", 0});
+  SimOptions opts;
+  opts.rail_planes = true;
+  const IbFabric f = Parse(Simulate(t, opts));
+  // 32 leaves x 2 spines of their plane, instead of 32 x 16 without planes.
+  EXPECT_EQ(f.links.size(), 256u + 32u * 2u);
+  EXPECT_EQ(SwitchLinks(f, "MF0;su3-rail5:MQM9700/U1"), 2);
+  // spine6 is spine index 5: rail 5's plane, one link from each SU's rail-5 leaf, ports 1-4.
+  EXPECT_EQ(SwitchLinks(f, "MF0;spine6:MQM9700/U1"), 4);
+  EXPECT_EQ(PeerOf(f, "MF0;spine6:MQM9700/U1", 3), "MF0;su3-rail5:MQM9700/U1[33] 4xNDR");
+  EXPECT_EQ(PeerOf(f, "MF0;spine14:MQM9700/U1", 1), "MF0;su1-rail5:MQM9700/U1[34] 4xNDR");
+}
+
+TEST(FabricSim, CoresJoinTheRailPlanesIntoOneSubnet) {
+  Topology t = LoadFile(kDev4su);
+  t.spines.clear();
+  for (int i = 1; i <= 8; ++i) t.spines.push_back({"spine" + std::to_string(i), "", 0});
+  SimOptions opts;
+  opts.rail_planes = true;
+  opts.cores = 2;
+  const IbFabric f = Parse(Simulate(t, opts));
+  EXPECT_EQ(f.links.size(), 256u + 32u + 8u * 2u);
+  EXPECT_EQ(SwitchLinks(f, "MF0;core2:MQM9700/U1"), 8);
+  // spine3 (rail 2's plane) has the 4 SUs' rail-2 leaves on ports 1-4, then core1, core2.
+  EXPECT_EQ(PeerOf(f, "MF0;spine3:MQM9700/U1", 5), "MF0;core1:MQM9700/U1[3] 4xNDR");
+  EXPECT_EQ(PeerOf(f, "MF0;spine3:MQM9700/U1", 6), "MF0;core2:MQM9700/U1[3] 4xNDR");
+}
+
+TEST(FabricSim, RefusesRailPlanesWhenTheSpinesDoNotDivideIntoTheRails) {
+  Topology t = LoadFile(kDev4su);  // 2 spines, 8 rails
+  SimOptions opts;
+  opts.rail_planes = true;
+  std::string out, err;
+  EXPECT_FALSE(SimulateFabric(t, opts, &out, &err));
+  EXPECT_EQ(err,
+            "rail planes need a spine count that is a multiple of the rail count; the topology "
+            "has 2 spines and 8 rails");
+  EXPECT_TRUE(out.empty());
+}
+
 TEST(FabricSim, GivesSwitchesWithoutAPortCountSixtyFourOrWhatTheyNeed) {
   std::string yaml = kSmall;
   yaml.replace(yaml.find("{name: sp1, ports: 8}"), 21, "{name: sp1}");
