@@ -129,12 +129,16 @@ rg_fabric_start() {
   return 1
 }
 
-# _rg_fabric_limits NETFILE: "-N nodes -S switches -P ports" for ibsim, each at least its default.
+# _rg_fabric_limits NETFILE: "-N nodes -S switches -P ports [-L 49152]" for ibsim, each at least
+# its default.
 _rg_fabric_limits() {
   awk '/^Switch/ { sw++; ports += $2 + 1 } /^(Ca|Hca)/ { ca++; ports += $2 + 1 }
     END { n = sw + ca; if (n < 2048) n = 2048; s = sw; if (s < 256) s = 256
           p = ports; if (p < 13312) p = 13312
-          printf "-N %d -S %d -P %d", n, s, p }' "$1"
+          printf "-N %d -S %d -P %d", n, s, p
+          # Every switch and HCA port gets a LID; ibsim forwards only LIDs below its linear
+          # forwarding cap (default 30720): raise it to the unicast maximum when needed.
+          if (n + 64 > 30720) printf " -L 49152" }' "$1"
 }
 
 # rg_fabric_run CMD...: runs CMD against the simulated fabric of $RAILGUARD_FABRIC_DIR.
