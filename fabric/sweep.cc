@@ -231,6 +231,8 @@ bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::s
                      return a.guid < b.guid;
                    });
   if (!source->Open(err)) return false;
+  out->time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                  .count();
   CounterPhase(source, opts, out, Clock::now()).Run();  // the deadline is the phase's own
   for (const SweptNode& n : out->nodes) {
     out->mads += n.mads;

@@ -89,6 +89,8 @@ struct Sweep {
   int smps = 0;                  // SMPs discovery used
   int mads = 0;                  // PMA queries the counter phase sent
   double seconds = 0;            // wall time of the whole sweep
+  double time = 0;               // Unix time (s) the counter phase began: what the rates
+                                 // between two sweeps are over (fabric/traffic.h)
   bool partial = false;          // some node is not kAnswered
 
   // Index of the node with `guid`, or -1.
