@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // railctl fabric sweep: every switch and HCA port's counters and link state, in rail terms.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -23,7 +26,8 @@ namespace {
 
 const char kSweepUsage[] =
     "usage: railctl fabric sweep TOPO.yaml [--json | --prometheus] [-o OUT]\n"
-    "         [--baseline SWEEP.json | --previous SWEEP.json [--config railguard.yaml]]\n"
+    "         [--baseline SWEEP.json | --previous SWEEP.json | --state-dir DIR]\n"
+    "         [--config railguard.yaml]\n"
     "         [--ca NAME] [--ca-port N] [--max-in-flight N] [--mad-timeout MS]\n"
     "         [--switch-timeout MS] [--deadline MS]\n"
     "Discovers the InfiniBand fabric through libibnetdisc, reads PortCounters (and\n"
@@ -40,8 +44,10 @@ const char kSweepUsage[] =
     "                       from PortXmitData/PortRcvData, PortXmitWait per second) between the\n"
     "                       two, and error counters judged by their growth per hour against\n"
     "                       railcheck's limits and windows (health.link_error_limits)\n"
+    "  --state-dir DIR      keep the sweep JSON in DIR/last-sweep.json: each sweep reads the\n"
+    "                       one before as --previous (when there is one) and replaces it\n"
     "  --config FILE        railguard.yaml whose health: section gives those limits\n"
-    "                       (default: railcheck's defaults); needs --previous\n"
+    "                       (default: railcheck's defaults); needs --previous or --state-dir\n"
     "  --ca NAME            local HCA to send MADs from (default: libibumad's first)\n"
     "  --ca-port N          its port (default: its first active one)\n"
     "  --max-in-flight N    PMA queries outstanding at once, 1..64 (default: 8)\n"
@@ -59,6 +65,7 @@ int FabricSweep(int argc, char** argv) {
                    {"prometheus", 0, false},
                    {"previous", 0, true},
                    {"config", 0, true},
+                   {"state-dir", 0, true},
                    {"output", 'o', true},
                    {"baseline", 0, true},
                    {"ca", 0, true},
@@ -93,8 +100,23 @@ int FabricSweep(int argc, char** argv) {
   if (args.Has("baseline") && args.Has("previous"))
     return h.UsageError("--baseline and --previous both given; expected one: a known-good "
                         "baseline, or the previous sweep (error growth per hour)");
-  if (args.Has("config") && !args.Has("previous"))
+  if (args.Has("state-dir") && (args.Has("baseline") || args.Has("previous")))
+    return h.UsageError("--state-dir with --baseline or --previous; expected --state-dir alone "
+                        "(it supplies the previous sweep)");
+  if (args.Has("config") && !args.Has("previous") && !args.Has("state-dir"))
     return h.UsageError("--config needs --previous; expected --previous SWEEP.json --config FILE");
+  // With --state-dir the previous sweep is the one it holds, if any.
+  std::string previous_file = args.Get("previous");
+  std::string state_file;
+  if (args.Has("state-dir")) {
+    const std::string& dir = args.Get("state-dir");
+    struct stat st;
+    if (dir.empty() || stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return h.Fail("--state-dir '" + dir + "' is not a folder; expected an existing folder "
+                    "for the sweep state");
+    state_file = dir + (dir.back() == '/' ? "" : "/") + "last-sweep.json";
+    if (access(state_file.c_str(), F_OK) == 0) previous_file = state_file;
+  }
   mad.ca = args.Get("ca");
   mad.smp_timeout_ms = opts.mad_timeout_ms;
   const std::string path = args.positional()[0];
@@ -111,8 +133,8 @@ int FabricSweep(int argc, char** argv) {
   }
   fabric::Baseline previous;
   fabric::SweepWindow window;
-  if (args.Has("previous")) {
-    const std::string& file = args.Get("previous");
+  if (!previous_file.empty()) {
+    const std::string& file = previous_file;
     Diags diags;
     if (!fabric::LoadBaseline(file, &previous, &diags)) {
       ReportFileErrors(file, diags, "; nothing swept");
@@ -138,9 +160,14 @@ int FabricSweep(int argc, char** argv) {
   std::optional<fabric::Traffic> traffic;
   if (window.previous) {
     window.seconds = sweep.time - previous.time;
-    if (!(window.seconds > 0))
-      return h.Fail(args.Get("previous") + ": the previous sweep's time is not before this "
+    if (!(window.seconds > 0)) {
+      // The state is replaced all the same, so that a clock set back does not stop every
+      // later sweep.
+      if (!state_file.empty())
+        h.Write(state_file, fabric::RenderJson(t, sweep, fabric::JudgeSweep(t, sweep)));
+      return h.Fail(previous_file + ": the previous sweep's time is not before this "
                     "sweep's; expected the JSON of an earlier sweep");
+    }
   }
   const fabric::FabricReport report = fabric::JudgeSweep(
       t, sweep, args.Has("baseline") ? &baseline : nullptr, window.previous ? &window : nullptr);
@@ -150,6 +177,9 @@ int FabricSweep(int argc, char** argv) {
                           : args.Has("prometheus") ? fabric::RenderPrometheus(t, sweep, report, tr)
                                                    : fabric::RenderText(t, sweep, report, tr);
   if (h.Write(args.Get("output"), out) != 0) return 1;
+  if (!state_file.empty() &&
+      h.Write(state_file, args.Has("json") ? out : fabric::RenderJson(t, sweep, report, tr)) != 0)
+    return 1;
   return sweep.partial || !report.findings.empty() || !report.missing.empty() ? 1 : 0;
 }
 

@@ -108,4 +108,21 @@ rgf_expect_eq "exit with a bad --previous" "$rc" 1
 grep -qF "$work/bad.json:1:22: bad \"summary\": {\"time\"}" "$work/sweep.err" ||
   rgf_fail "bad --previous: $(tail -n2 "$work/sweep.err")"
 rgf_ok "a bad --previous names file:line:column"
+# --state-dir: the first sweep finds no state (no traffic section, counters judged whole) and
+# leaves its JSON; the next reads it as the previous sweep and replaces it.
+mkdir "$work/state"
+sweep --state-dir "$work/state" >"$work/state1.txt" || true
+[ -s "$work/state/last-sweep.json" ] || rgf_fail "--state-dir left no last-sweep.json"
+if grep -q '^traffic over' "$work/state1.txt"; then rgf_fail "a traffic section without a previous sweep"; fi
+rgf_expect_eq "first state run: symbol errors judged whole" "$(grep -c '^errors ' "$work/state1.txt")" 2
+t1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["time"])' "$work/state/last-sweep.json")
+rc=0
+sweep --state-dir "$work/state" >"$work/state2.txt" || rc=$?
+grep -q '^traffic over' "$work/state2.txt" || rgf_fail "second state run has no traffic: $(cat "$work/state2.txt")"
+rgf_expect_eq "second state run: nothing grew, no errors" "$(grep -c '^errors ' "$work/state2.txt" || true)" 0
+rgf_expect_eq "second state run exit" "$rc" 0
+t2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["time"])' "$work/state/last-sweep.json")
+python3 -c "import sys; assert float(sys.argv[2]) > float(sys.argv[1])" "$t1" "$t2" ||
+  rgf_fail "--state-dir did not replace last-sweep.json ($t1, $t2)"
+rgf_ok "--state-dir: first run leaves the state, the next judges growth against it and replaces it"
 echo "PASS"

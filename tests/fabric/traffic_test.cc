@@ -315,6 +315,9 @@ TEST(FabricSweepCli, RejectsConflictingOutputsAndWindowsAndAPreviousSweepWithout
   EXPECT_EQ(FirstLine(err), "railctl fabric sweep: --config needs --previous; expected "
                             "--previous SWEEP.json --config FILE");
 
+  EXPECT_EQ(RunSweepCli({"sweep", "t.yaml", "--state-dir", "/tmp", "--previous", "b"}, &err), 2);
+  EXPECT_NE(err.find("--state-dir with --baseline or --previous"), std::string::npos) << err;
+
   const std::string dir = testing::TempDir();
   const std::string topo = dir + "/traffic_cli_topo.yaml", old = dir + "/traffic_cli_old.json",
                     bad = dir + "/traffic_cli_bad.json";
@@ -326,6 +329,10 @@ TEST(FabricSweepCli, RejectsConflictingOutputsAndWindowsAndAPreviousSweepWithout
                                 ": no \"summary\": {\"time\"}; expected the --json of a sweep "
                                 "that records its time (this version of railctl fabric sweep); "
                                 "nothing swept");
+  EXPECT_EQ(RunSweepCli({"sweep", topo, "--state-dir", topo}, &err), 1);
+  EXPECT_EQ(FirstLine(err), "railctl fabric sweep: --state-dir '" + topo +
+                                "' is not a folder; expected an existing folder for the sweep "
+                                "state");
   EXPECT_EQ(RunSweepCli({"sweep", topo, "--previous", bad}, &err), 1);
   EXPECT_NE(err.find(bad + ":1:22: bad \"summary\": {\"time\"}; expected the sweep's Unix time in "
                            "seconds, a number >= 0"),
