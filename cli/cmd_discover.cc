@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // railctl topology discover | simulate.
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -9,6 +10,8 @@
 #include "cli/topology_json.h"
 #include "cli/commands.h"
 #include "cli/handler_util.h"
+#include "fabric/ibmad_source.h"
+#include "fabric/live_discover.h"
 #include "topo/discover.h"
 #include "topo/fabric_sim.h"
 #include "topo/hostlist.h"
@@ -27,8 +30,13 @@ const char kDiscoverUsage[] =
     "usage: railctl topology discover DUMP [-o OUT.yaml] [--json] [--cluster NAME]\n"
     "         [--node-type NAME] [--gpus N] [--rail-order a,b,...] [--node-map FILE]\n"
     "         [--exclude REGEX]\n"
+    "       railctl topology discover --live [--ca NAME] [--ca-port N] [options as above]\n"
     "Infers rails, scalable units, leaves and spines from `ibnetdiscover` output (DUMP, or - for\n"
     "stdin) and audits the cabling against them.\n"
+    "  --live             discover the fabric itself through libibnetdisc instead of a DUMP\n"
+    "                     (same inference and findings as on ibnetdiscover's dump of it)\n"
+    "  --ca NAME          with --live: local HCA to discover from (default: libibumad's first)\n"
+    "  --ca-port N        with --live: its port, 1..254 (default: its first active one)\n"
     "  -o OUT.yaml        write the topology there (atomically); default: stdout\n"
     "  --json             print {cluster, sus, rails, spines, switches, findings, summary} on\n"
     "                     stdout instead of the YAML (which still goes to -o if given)\n"
@@ -142,10 +150,24 @@ int TopologyDiscover(int argc, char** argv) {
   const Handler h("railctl topology discover", kDiscoverUsage, argc, argv,
                   {{"output", 'o', true}, {"json", 0, false}, {"cluster", 0, true},
                    {"node-type", 0, true}, {"gpus", 0, true}, {"rail-order", 0, true},
-                   {"node-map", 0, true}, {"exclude", 0, true}});
+                   {"node-map", 0, true}, {"exclude", 0, true}, {"live", 0, false},
+                   {"ca", 0, true}, {"ca-port", 0, true}});
   if (h.done()) return h.exit_code();
-  if (int rc = h.ExpectOne("DUMP")) return rc;
   const Args& args = h.args();
+  const bool live = args.Has("live");
+  if (int rc = live ? h.ExpectNone() : h.ExpectOne("DUMP")) return rc;
+  fabric::IbmadOptions mad;
+  for (const char* flag : {"ca", "ca-port"})
+    if (!live && args.Has(flag))
+      return h.UsageError(std::string("--") + flag + " needs --live; expected --live --" + flag +
+                          " " + (std::string(flag) == "ca" ? "NAME" : "N"));
+  if (args.Has("ca-port") && !ParseDigits(args.Get("ca-port"), 1, 254, &mad.ca_port, 9))
+    return h.UsageError("invalid --ca-port '" + args.Get("ca-port") +
+                        "'; expected an integer from 1 to 254");
+  mad.ca = args.Get("ca");
+  if (args.Has("ca") && !IsSafeName(mad.ca))
+    return h.UsageError("invalid --ca '" + mad.ca +
+                        "'; expected an HCA name such as mlx5_0 (letters, digits, '-', '_', '.')");
 
   topo::DiscoverOptions opts;
   opts.cluster = args.Get("cluster", opts.cluster);
@@ -200,9 +222,19 @@ int TopologyDiscover(int argc, char** argv) {
     }
   }
 
-  const std::string dump = args.positional()[0];
+  const std::string dump =
+      live ? "live fabric (" + (mad.ca.empty() ? std::string("default HCA") : mad.ca) + ")"
+           : args.positional()[0];
   topo::IbFabric fabric;
-  if (!ReadDump(dump, &fabric)) return 1;
+  if (live) {
+    std::unique_ptr<fabric::FabricSource> source = fabric::MakeIbmadSource(mad);
+    int smps = 0;
+    std::string err;
+    if (!fabric::DiscoverLive(source.get(), &fabric, &smps, &err))
+      return h.Fail(err + "; nothing discovered");
+  } else if (!ReadDump(dump, &fabric)) {
+    return 1;
+  }
   const topo::Discovery d = topo::Discover(fabric, opts);
   for (const topo::Finding& f : d.findings) std::fprintf(stderr, "%s\n", f.ToString().c_str());
   std::fprintf(stderr, "%s: %s\n", dump.c_str(), topo::DiscoverySummary(d).c_str());

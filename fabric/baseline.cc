@@ -79,6 +79,14 @@ bool ParseBaseline(std::string_view text, const std::string& filename, Baseline*
             "no \"links\" array; expected the JSON of railctl fabric sweep --json");
     return false;
   }
+  if (const JsonValue* summary = root.Find("summary")) {
+    const JsonValue* time = summary->is_object() ? summary->Find("time") : nullptr;
+    if (time && (time->type != JsonValue::Type::kNumber || !(time->number >= 0)))
+      r.Error(*time, "bad \"summary\": {\"time\"}; expected the sweep's Unix time in seconds, a "
+                     "number >= 0");
+    else if (time)
+      out->time = time->number;
+  }
   for (const JsonValue& l : links->items) {
     if (!l.is_object()) {
       r.Error(l, std::string("link is ") + JsonTypeName(l.type) + "; expected an object");

@@ -24,6 +24,7 @@ constexpr InputKind kSweepJsonInput{"a fabric sweep JSON (railctl fabric sweep -
 // Counters by (node GUID, port) of every end whose counters the earlier sweep read.
 struct Baseline {
   std::map<std::pair<uint64_t, int>, std::array<uint64_t, kCounterCount>> ports;
+  double time = -1;  // the sweep's "summary": {"time"} (Unix seconds); -1 when it has none
 
   // The baseline of `guid` port `port`, or nullptr.
   const std::array<uint64_t, kCounterCount>* Find(uint64_t guid, int port) const;
@@ -32,7 +33,8 @@ struct Baseline {
 // Parses sweep JSON held in `text` (`filename` names it in diagnostics): an object whose
 // "links" array holds objects with ends "a" and "b", each with "guid" ("0x" + 16 hex digits),
 // "port" (1..254) and "counters" (null, or an object with every name of kCounterNames as a
-// non-negative integer). Problems are appended to `*errors` as
+// non-negative integer), and optionally "summary": {"time": Unix seconds, a number >= 0}.
+// Problems are appended to `*errors` as
 // "file:line:column: <what>; expected <form>" (at most 20). Returns true when there was none.
 bool ParseBaseline(std::string_view text, const std::string& filename, Baseline* out,
                    Diags* errors);

@@ -81,10 +81,13 @@ class IbmadSource : public FabricSource {
     }
     *smps = static_cast<int>(f->total_mads_used);
     for (ibnd_node_t* n = f->nodes; n; n = n->next) {
-      if (n->type != IB_NODE_SWITCH && n->type != IB_NODE_CA) continue;  // routers: not swept
+      if (n->type != IB_NODE_SWITCH && n->type != IB_NODE_CA && n->type != IB_NODE_ROUTER)
+        continue;
       SweptNode s;
       s.guid = n->guid;
       s.is_switch = n->type == IB_NODE_SWITCH;
+      s.is_router = n->type == IB_NODE_ROUTER;
+      s.num_ports = n->numports;
       s.description = n->nodedesc;
       uint32_t capmask = 0;
       if (s.is_switch && n->ports && n->ports[0]) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -123,9 +124,26 @@ std::vector<Role> AssignRoles(const topo::Topology& topo, const Sweep& sweep) {
   return roles;
 }
 
+// The error counters of one end that grew past their limit since the previous sweep,
+// "SymbolErrorCounter +500 in 60 min (500/h) > limit 120/h, ...", or "".
+std::string WindowErrors(const SweepWindow& w, uint64_t guid, int port, const SweptPort& p) {
+  const auto* prev = w.previous->Find(guid, port);
+  std::string errs;
+  for (int c = 0; c < kCounterCount; ++c) {
+    const std::optional<double> limit = CounterLimit(w.health, c);
+    if (!limit) continue;
+    const uint64_t now = p.counters[c];
+    const uint64_t grew = prev && now >= (*prev)[c] ? now - (*prev)[c] : now;
+    if (auto rise = SweepOverLimit(grew, w.seconds, *limit, w.health))
+      errs += (errs.empty() ? "" : ", ") + std::string(kCounterNames[c]) +
+              SweepRiseText(*rise, *limit);
+  }
+  return errs;
+}
+
 void JudgeLink(const topo::Topology& topo, const Sweep& sweep, const Baseline* baseline,
-               const std::vector<Role>& roles, int index, const MappedLink& l,
-               std::vector<LinkFinding>* out) {
+               const SweepWindow* window, const std::vector<Role>& roles, int index,
+               const MappedLink& l, std::vector<LinkFinding>* out) {
   const End ends[2] = {l.a, l.b};
   const SweptPort* p[2];
   for (int e = 0; e < 2; ++e) p[e] = &sweep.nodes[ends[e].node].ports[ends[e].entry];
@@ -141,8 +159,8 @@ void JudgeLink(const topo::Topology& topo, const Sweep& sweep, const Baseline* b
       continue;
     }
     const auto* base = baseline ? baseline->Find(n.guid, ends[e].port) : nullptr;
-    std::string errs;
-    for (int c = 0; c < kCounterCount; ++c) {
+    std::string errs = window ? WindowErrors(*window, n.guid, ends[e].port, *p[e]) : "";
+    for (int c = 0; c < kCounterCount && !window; ++c) {
       const uint64_t now = p[e]->counters[c];
       const uint64_t grew = base && now >= (*base)[c] ? now - (*base)[c] : now;
       if (!IsErrorCounter(c) || grew == 0) continue;
@@ -205,7 +223,8 @@ std::string SwitchName(const topo::Topology& topo, const SweptNode& n) {
   return d.empty() ? guid : d;
 }
 
-FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep, const Baseline* baseline) {
+FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep, const Baseline* baseline,
+                        const SweepWindow* window) {
   FabricReport report;
   const std::vector<Role> roles = AssignRoles(topo, sweep);
   // Each link once, seen from the end with the lower (GUID, port).
@@ -252,7 +271,8 @@ FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep, const Ba
   std::stable_sort(report.links.begin(), report.links.end(),
                    [&](const MappedLink& x, const MappedLink& y) { return key(x) < key(y); });
   for (size_t i = 0; i < report.links.size(); ++i)
-    JudgeLink(topo, sweep, baseline, roles, static_cast<int>(i), report.links[i], &report.findings);
+    JudgeLink(topo, sweep, baseline, window, roles, static_cast<int>(i), report.links[i],
+              &report.findings);
   std::set<std::pair<std::string, int>> seen;
   for (const MappedLink& l : report.links)
     if (l.kind == LinkKind::kHost) seen.insert({l.host, l.rail});

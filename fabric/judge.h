@@ -8,6 +8,7 @@
 
 #include "fabric/baseline.h"
 #include "fabric/sweep.h"
+#include "fabric/window.h"
 #include "topo/model.h"
 
 namespace railguard::fabric {
@@ -65,7 +66,11 @@ std::string SwitchName(const topo::Topology& topo, const SweptNode& n);
 // active width or speed below the rail's LinkSpec, or for other links below what both ends enable
 // ("width"/"speed", naming the end whose enabled width or speed is the lower one, "both" when
 // neither is); counters left unread because a node did not answer ("unread").
+// With `window` (a previous sweep), error counters are judged by their growth since it instead
+// (a port it lacks, or a counter below its value there, counts whole) against railcheck's
+// per-hour limits (fabric/window.h): "SymbolErrorCounter +500 in 60 min (500/h) > limit 120/h";
+// `baseline` is then not used for errors.
 FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep,
-                        const Baseline* baseline = nullptr);
+                        const Baseline* baseline = nullptr, const SweepWindow* window = nullptr);
 
 }  // namespace railguard::fabric

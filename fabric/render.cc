@@ -68,14 +68,6 @@ size_t Problems(const FabricReport& r) {
   return n;
 }
 
-std::string LinkWhere(const topo::Topology& topo, const MappedLink& l) {
-  std::string s;
-  if (l.su >= 0) s += topo.sus[l.su].name + " ";
-  if (l.rail >= 0) s += topo.rails[l.rail].name + " ";
-  return s + l.name_a + " port " + std::to_string(l.a.port) + " <-> " + l.name_b + " port " +
-         std::to_string(l.b.port);
-}
-
 json EndJson(const Sweep& sweep, const End& e, const std::string& name) {
   const SweptNode& n = sweep.nodes[e.node];
   const SweptPort& p = n.ports[e.entry];
@@ -102,9 +94,62 @@ json EndJson(const Sweep& sweep, const End& e, const std::string& name) {
           {"counters", counters}};
 }
 
+json EndTrafficJson(const EndTraffic& e) {
+  if (!e.known) return nullptr;
+  return {{"xmit_bytes_per_second", e.xmit_bps},
+          {"rcv_bytes_per_second", e.rcv_bps},
+          {"xmit_wait_per_second", e.xmit_wait},
+          {"utilization", e.utilization},
+          {"saturated", e.saturated}};
+}
+
+json LinkTrafficJson(const LinkTraffic& l) {
+  return {{"capacity_bytes_per_second", l.capacity_bps},
+          {"utilization", l.utilization},
+          {"xmit_wait_per_second", l.xmit_wait},
+          {"a", EndTrafficJson(l.a)},
+          {"b", EndTrafficJson(l.b)}};
+}
+
+json TrafficJson(const topo::Topology& topo, const Traffic& t) {
+  json grid = json::array();
+  for (size_t s = 0; s < t.grid.size(); ++s) {
+    json rails = json::array();
+    for (size_t k = 0; k < t.grid[s].size(); ++k) {
+      const CellTraffic& c = t.grid[s][k];
+      rails.push_back({{"rail", topo.rails[k].name},
+                       {"host_max_utilization", c.host_max},
+                       {"uplink_utilization", c.uplink},
+                       {"uplink_xmit_wait_per_second", c.uplink_wait},
+                       {"host_links", c.host_links},
+                       {"uplinks", c.uplinks}});
+    }
+    grid.push_back({{"su", topo.sus[s].name}, {"rails", rails}});
+  }
+  json spines = json::array();
+  for (const SpineTraffic& s : t.spines)
+    spines.push_back({{"name", s.name},
+                      {"utilization", s.utilization},
+                      {"xmit_wait_per_second", s.xmit_wait},
+                      {"links", s.links}});
+  return {{"seconds", t.seconds},
+          {"previous_time", t.previous_time},
+          {"grid", grid},
+          {"spines", spines}};
+}
+
 }  // namespace
 
-std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r) {
+std::string LinkWhere(const topo::Topology& topo, const MappedLink& l) {
+  std::string s;
+  if (l.su >= 0) s += topo.sus[l.su].name + " ";
+  if (l.rail >= 0) s += topo.rails[l.rail].name + " ";
+  return s + l.name_a + " port " + std::to_string(l.a.port) + " <-> " + l.name_b + " port " +
+         std::to_string(l.b.port);
+}
+
+std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r,
+                       const Traffic* traffic) {
   size_t switches = 0, unanswered = 0;
   for (const SweptNode& n : sweep.nodes) {
     switches += n.is_switch;
@@ -153,10 +198,12 @@ std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const Fab
            StatusName(n.status) + ": " + n.error + "\n";
     }
   }
+  if (traffic) o += RenderTrafficText(topo, r, *traffic);
   return o;
 }
 
-std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r) {
+std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r,
+                       const Traffic* traffic) {
   size_t switches = 0;
   json unanswered = json::array();
   for (const SweptNode& n : sweep.nodes) {
@@ -199,6 +246,7 @@ std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const Fab
                      {"a", EndJson(sweep, l.a, l.name_a)},
                      {"b", EndJson(sweep, l.b, l.name_b)},
                      {"findings", link_findings[i]}});
+    if (traffic) links.back()["traffic"] = LinkTrafficJson(traffic->links[i]);
   }
   json missing = json::array();
   for (const MissingHca& m : r.missing)
@@ -216,12 +264,14 @@ std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const Fab
                 {"unanswered", unanswered.size()},
                 {"smps", sweep.smps},
                 {"mads", sweep.mads},
-                {"seconds", sweep.seconds}}},
+                {"seconds", sweep.seconds},
+                {"time", sweep.time}}},
               {"grid", grid},
               {"findings", findings},
               {"unanswered", unanswered},
               {"missing", missing},
               {"links", links}};
+  if (traffic) out["traffic"] = TrafficJson(topo, *traffic);
   return out.dump(2) + "\n";
 }
 

@@ -222,12 +222,17 @@ bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::s
   const Clock::time_point start = Clock::now();
   *out = Sweep();
   if (!source->Discover(&out->nodes, &out->smps, err)) return false;
+  out->nodes.erase(std::remove_if(out->nodes.begin(), out->nodes.end(),
+                                  [](const SweptNode& n) { return n.is_router; }),
+                   out->nodes.end());
   std::stable_sort(out->nodes.begin(), out->nodes.end(),
                    [](const SweptNode& a, const SweptNode& b) {
                      if (a.is_switch != b.is_switch) return a.is_switch;
                      return a.guid < b.guid;
                    });
   if (!source->Open(err)) return false;
+  out->time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                  .count();
   CounterPhase(source, opts, out, Clock::now()).Run();  // the deadline is the phase's own
   for (const SweptNode& n : out->nodes) {
     out->mads += n.mads;

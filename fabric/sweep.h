@@ -71,6 +71,9 @@ enum class NodeStatus {
 struct SweptNode {
   uint64_t guid = 0;
   bool is_switch = false;
+  bool is_router = false;        // Discover reports routers (for topology discover --live);
+                                 // RunSweep drops them: they are not swept
+  int num_ports = 0;             // the node's port count (NodeInfo NumPorts)
   std::string description;       // NodeDescription
   int lid = 0;                   // switch: port 0's LID; HCA: its first linked port's LID
   std::vector<SweptPort> ports;  // linked ports, ascending
@@ -86,6 +89,8 @@ struct Sweep {
   int smps = 0;                  // SMPs discovery used
   int mads = 0;                  // PMA queries the counter phase sent
   double seconds = 0;            // wall time of the whole sweep
+  double time = 0;               // Unix time (s) the counter phase began: what the rates
+                                 // between two sweeps are over (fabric/traffic.h)
   bool partial = false;          // some node is not kAnswered
 
   // Index of the node with `guid`, or -1.
@@ -114,7 +119,8 @@ struct PmaReply {
 class FabricSource {
  public:
   virtual ~FabricSource() = default;
-  // Finds every node and linked port with its LinkState and peer; sets `*smps`. Returns
+  // Finds every node (switches, CAs, routers, in the discovery library's order) and linked
+  // port with its LinkState and peer; sets `*smps`. Returns
   // false with `*err` set when the fabric cannot be discovered at all.
   virtual bool Discover(std::vector<SweptNode>* nodes, int* smps, std::string* err) = 0;
   // Opens the MAD handle the queries go through. false + `*err` on failure.
