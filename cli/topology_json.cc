@@ -48,8 +48,9 @@ json DomainsJson(const topo::Topology& t) {
     const topo::ScalableUnit& su = t.sus[static_cast<size_t>(d.su)];
     json leaves = json::array();
     for (size_t k = 0; k < d.leaves.size(); ++k)
-      leaves.push_back(d.leaves[k] < 0 ? std::string()
-                                       : topo::LeafName(su, su.leaves[static_cast<size_t>(d.leaves[k])]));
+      leaves.push_back(d.leaves[k] < 0
+                           ? std::string()
+                           : topo::LeafName(su, su.leaves[static_cast<size_t>(d.leaves[k])]));
     domains.push_back({{"name", d.name},
                        {"su", su.name},
                        {"nodes", CompressHostlistSorted(d.nodes)},

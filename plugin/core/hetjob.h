@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A heterogeneous job kept in one one-hop domain (--rail-hetjob=together; the SU itself when
 // it has one leaf per rail). Slurm 22.05 places each component as a job of its own, so
-// --switches cannot tie them together; job_submit/rail picks one domain for all of them at submission and excludes every other node of their scope
-// from each component. Pure: the Slurm side gathers the nodes and applies the exclusion.
+// --switches cannot tie them together; job_submit/rail picks one domain for all of them at
+// submission and excludes every other node of their scope from each component. Pure: the Slurm side gathers the nodes and applies the exclusion.
 #pragma once
 
 #include <cstdint>

@@ -78,7 +78,8 @@ std::vector<std::string_view> SplitTopLevel(std::string_view s, std::string_view
 Fabric FabricOf(const topo::Topology& topo) {
   Fabric f;
   bool first = true;
-  for (const topo::Domain& d : topo.domains) f.su_sizes.push_back(static_cast<uint32_t>(d.nodes.size()));
+  for (const topo::Domain& d : topo.domains)
+    f.su_sizes.push_back(static_cast<uint32_t>(d.nodes.size()));
   f.split = topo::HasSplitSus(topo);
   for (const topo::ScalableUnit& su : topo.sus) {
     const topo::NodeType* type = topo.FindType(su.node_type);

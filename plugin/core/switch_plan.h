@@ -3,7 +3,8 @@
 // slurm.conf: one leaf-level switch per one-hop domain (an SU of one leaf per rail is one),
 // a switch per SU of several domains above its domain leaves, one leaf for nodes the rail
 // topology does not know, and one top switch above them all; plus a node ranking that orders
-// nodes SU by SU, domain by domain. Pure: the Slurm-facing code turns the plan into Slurm's switch_record_table.
+// nodes SU by SU, domain by domain. Pure: the Slurm-facing code turns the plan into Slurm's
+// switch_record_table.
 #pragma once
 
 #include <cstdint>
