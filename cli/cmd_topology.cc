@@ -30,6 +30,7 @@ json TopologyJson(const topo::Topology& t) {
           {"rails", RailsJson(t)},
           {"node_types", types},
           {"scalable_units", ScalableUnitsJson(t)},
+          {"domains", DomainsJson(t)},
           {"spines", SpinesJson(t)}};
 }
 
@@ -56,6 +57,20 @@ std::string SummaryText(const topo::Topology& t) {
     out += Pad(su.name, 10) + Pad(std::to_string(su.nodes.size()), 7) + Pad(su.node_type, 14) +
            Pad(leaves, 28) + CompressHostlistSorted(su.nodes) + "\n";
   }
+  if (topo::HasSplitSus(t)) {
+    out += "\n" + std::to_string(t.domains.size()) +
+           " one-hop domains (nodes that share every rail leaf):\n" + Pad("DOMAIN", 12) +
+           Pad("SU", 10) + Pad("NODES", 7) + Pad("LEAVES", 28) + "HOSTLIST\n";
+    for (const topo::Domain& d : t.domains) {
+      const topo::ScalableUnit& su = t.sus[static_cast<size_t>(d.su)];
+      std::string leaves;
+      if (!d.leaves.empty() && d.leaves.front() >= 0 && d.leaves.back() >= 0)
+        leaves = topo::LeafName(su, su.leaves[static_cast<size_t>(d.leaves.front())]) + ".." +
+                 topo::LeafName(su, su.leaves[static_cast<size_t>(d.leaves.back())]);
+      out += Pad(d.name, 12) + Pad(su.name, 10) + Pad(std::to_string(d.nodes.size()), 7) +
+             Pad(leaves, 28) + CompressHostlistSorted(d.nodes) + "\n";
+    }
+  }
   if (!t.spines.empty()) {
     out += "\nspines:";
     for (const topo::Switch& sw : t.spines) out += " " + sw.name;
@@ -64,16 +79,21 @@ std::string SummaryText(const topo::Topology& t) {
   return out;
 }
 
-// One node's place in the fabric: its SU and, per rail, its NIC and leaf switch.
+// One node's place in the fabric: its SU, one-hop domain and, per rail, its NIC and leaf.
 bool NodeText(const topo::Topology& t, const std::string& node, bool as_json, std::string* out) {
   const topo::NodeRef* ref = t.FindNode(node);
   if (!ref) return false;
   const topo::ScalableUnit& su = t.sus[ref->su];
+  const topo::Domain& domain = t.domains[static_cast<size_t>(ref->domain)];
   const topo::NodeType* type = t.FindType(su.node_type);
   json rails = json::array();
-  std::string text = "node " + node + ": scalable unit " + su.name + ", type " + su.node_type +
-                     "\n" + Pad("RAIL", 6) + Pad("NIC", 10) + Pad("LEAF", 20) + "LINK\n";
-  for (const topo::Leaf& leaf : su.leaves) {
+  std::string text = "node " + node + ": scalable unit " + su.name +
+                     (t.su_domains[ref->su] > 1 ? ", one-hop domain " + domain.name : "") +
+                     ", type " + su.node_type + "\n" + Pad("RAIL", 6) + Pad("NIC", 10) +
+                     Pad("LEAF", 20) + "LINK\n";
+  for (int i : domain.leaves) {
+    if (i < 0) continue;
+    const topo::Leaf& leaf = su.leaves[static_cast<size_t>(i)];
     const std::string nic = type && leaf.rail < static_cast<int>(type->nics.size())
                                 ? type->nics[leaf.rail] : "?";
     const std::string link = t.rails[leaf.rail].link.ToSysfsRate();
@@ -82,8 +102,8 @@ bool NodeText(const topo::Topology& t, const std::string& node, bool as_json, st
     text += Pad(std::to_string(leaf.rail), 6) + Pad(nic, 10) +
             Pad(topo::LeafName(su, leaf), 20) + link + "\n";
   }
-  *out = as_json ? json{{"node", node}, {"su", su.name}, {"node_type", su.node_type},
-                        {"rails", rails}}.dump(2) + "\n"
+  *out = as_json ? json{{"node", node}, {"su", su.name}, {"domain", domain.name},
+                        {"node_type", su.node_type}, {"rails", rails}}.dump(2) + "\n"
                  : text;
   return true;
 }
@@ -96,7 +116,7 @@ const char kValidateUsage[] =
 const char kShowUsage[] =
     "usage: railctl topology show FILE.yaml [--json] [--format summary|nodes] [--node NAME]\n"
     "  --format nodes  one line per node: <node> <su> <node_type> <gpus>\n"
-    "  --node NAME     that node's scalable unit, NIC and leaf switch per rail\n"
+    "  --node NAME     that node's scalable unit, one-hop domain, NIC and leaf per rail\n"
     "Exit: 0 ok, 1 invalid file or unknown node, 2 usage error.\n";
 
 const char kExportUsage[] =

@@ -31,7 +31,8 @@ json ScalableUnitsJson(const topo::Topology& t) {
       leaves.push_back({{"rail", l.rail},
                         {"name", topo::LeafName(su, l)},
                         {"guid", l.sw.guid},
-                        {"ports", l.sw.ports}});
+                        {"ports", l.sw.ports},
+                        {"nodes", CompressHostlistSorted(l.nodes.empty() ? su.nodes : l.nodes)}});
     sus.push_back({{"name", su.name},
                    {"nodes", CompressHostlistSorted(su.nodes)},
                    {"node_count", su.nodes.size()},
@@ -39,6 +40,24 @@ json ScalableUnitsJson(const topo::Topology& t) {
                    {"leaves", leaves}});
   }
   return sus;
+}
+
+json DomainsJson(const topo::Topology& t) {
+  json domains = json::array();
+  for (const topo::Domain& d : t.domains) {
+    const topo::ScalableUnit& su = t.sus[static_cast<size_t>(d.su)];
+    json leaves = json::array();
+    for (size_t k = 0; k < d.leaves.size(); ++k)
+      leaves.push_back(d.leaves[k] < 0
+                           ? std::string()
+                           : topo::LeafName(su, su.leaves[static_cast<size_t>(d.leaves[k])]));
+    domains.push_back({{"name", d.name},
+                       {"su", su.name},
+                       {"nodes", CompressHostlistSorted(d.nodes)},
+                       {"node_count", d.nodes.size()},
+                       {"leaves", leaves}});
+  }
+  return domains;
 }
 
 json SpinesJson(const topo::Topology& t) {

@@ -14,8 +14,11 @@ namespace railguard::cli {
 nlohmann::json RailsJson(const topo::Topology& t);
 
 // [{name, nodes (compressed hostlist), node_count, node_type, leaves: [{rail, name, guid,
-// ports}]}]
+// ports, nodes (the leaf's nodes; all the SU's when its YAML has no `nodes:`)}]}]
 nlohmann::json ScalableUnitsJson(const topo::Topology& t);
+
+// The one-hop domains: [{name, su, nodes, node_count, leaves: [leaf name per rail]}].
+nlohmann::json DomainsJson(const topo::Topology& t);
 
 // [{name, guid, ports}]
 nlohmann::json SpinesJson(const topo::Topology& t);

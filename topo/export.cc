@@ -13,19 +13,36 @@ std::string Header(const Topology& topo, const std::string& source, const char* 
   if (!source.empty()) out += " from " + source;
   out += "\n# cluster " + topo.cluster + ": " + std::to_string(topo.sus.size()) +
          " scalable units, " + std::to_string(topo.NodeCount()) + " nodes, " +
-         std::to_string(topo.rails.size()) + " rails\n";
-  return out;
+         std::to_string(topo.rails.size()) + " rails";
+  if (HasSplitSus(topo)) out += ", " + std::to_string(topo.domains.size()) + " one-hop domains";
+  return out + "\n";
 }
 
 }  // namespace
 
 std::string ExportTreeConf(const Topology& topo, const std::string& source) {
   std::string out = Header(topo, source, "topology/tree");
-  out += "# Each scalable unit is one leaf-level switch: its rail leaves serve the same nodes.\n";
   std::vector<std::string> su_names;
-  for (const ScalableUnit& su : topo.sus) {
-    out += "SwitchName=" + su.name + " Nodes=" + CompressHostlistSorted(su.nodes) + "\n";
-    su_names.push_back(su.name);
+  if (!HasSplitSus(topo)) {
+    out += "# Each scalable unit is one leaf-level switch: its rail leaves serve the same nodes.\n";
+    for (const ScalableUnit& su : topo.sus) {
+      out += "SwitchName=" + su.name + " Nodes=" + CompressHostlistSorted(su.nodes) + "\n";
+      su_names.push_back(su.name);
+    }
+  } else {
+    out += "# Each one-hop domain (nodes that share every rail leaf) is one leaf-level switch;\n"
+           "# a scalable unit of several domains is a switch of its own above them.\n";
+    for (size_t s = 0; s < topo.sus.size(); ++s) {
+      std::vector<std::string> names;
+      for (const Domain& d : topo.domains) {
+        if (d.su != static_cast<int>(s)) continue;
+        out += "SwitchName=" + d.name + " Nodes=" + CompressHostlistSorted(d.nodes) + "\n";
+        names.push_back(d.name);
+      }
+      if (topo.su_domains[s] > 1)
+        out += "SwitchName=" + topo.sus[s].name + " Switches=" + CompressHostlist(names) + "\n";
+      su_names.push_back(topo.sus[s].name);
+    }
   }
   if (!topo.spines.empty()) {
     out += "# Physical spines:";
@@ -40,10 +57,10 @@ std::string ExportBlockConf(const Topology& topo, const std::string& source) {
   std::string out = Header(topo, source, "topology/block (Slurm >= 24.05)");
   size_t base = 0;
   size_t total = 0;
-  for (const ScalableUnit& su : topo.sus) {
-    out += "BlockName=" + su.name + " Nodes=" + CompressHostlistSorted(su.nodes) + "\n";
-    base = base == 0 ? su.nodes.size() : std::min(base, su.nodes.size());
-    total += su.nodes.size();
+  for (const Domain& d : topo.domains) {
+    out += "BlockName=" + d.name + " Nodes=" + CompressHostlistSorted(d.nodes) + "\n";
+    base = base == 0 ? d.nodes.size() : std::min(base, d.nodes.size());
+    total += d.nodes.size();
   }
   // Slurm wants each block size a power-of-two multiple of the previous one.
   std::string sizes;

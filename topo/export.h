@@ -9,16 +9,20 @@
 
 namespace railguard::topo {
 
-// topology.conf for topology/tree. Every rail leaf of an SU serves the same nodes, so the SU
-// is one leaf-level switch (SwitchName=<su> Nodes=<hostlist>); one top switch named
-// "<cluster>-spine" joins all SUs (Switches=<su hostlist>). The physical spines are named in
-// a comment. `source` (e.g. the YAML path) goes into the header comment.
+// topology.conf for topology/tree. Each one-hop domain is one leaf-level switch
+// (SwitchName=<domain> Nodes=<hostlist>); an SU of one domain is that switch, named like the
+// SU, and an SU of several domains is a switch of its own above them (SwitchName=<su>
+// Switches=<domains>). One top switch named "<cluster>-spine" joins all SUs (Switches=<su
+// hostlist>). The physical spines are named in a comment. `source` (e.g. the YAML path) goes
+// into the header comment. With one leaf per rail everywhere, the output is what it was
+// before one-hop domains existed.
 // REQUIRES: `topo` loaded and validated.
 std::string ExportTreeConf(const Topology& topo, const std::string& source);
 
-// topology.conf for topology/block: one BlockName=<su> Nodes=<hostlist> per SU and
-// BlockSizes=B,2B,4B,... where B is the smallest SU's node count and the largest size is the
-// biggest power-of-two multiple of B that the SUs can hold together.
+// topology.conf for topology/block: one BlockName=<domain> Nodes=<hostlist> per one-hop
+// domain (an SU of one leaf per rail is one domain named like the SU) and
+// BlockSizes=B,2B,4B,... where B is the smallest domain's node count and the largest size is
+// the biggest power-of-two multiple of B that the domains can hold together.
 // REQUIRES: `topo` loaded and validated.
 std::string ExportBlockConf(const Topology& topo, const std::string& source);
 

@@ -42,11 +42,42 @@ std::optional<LinkSpec> LinkSpecFromIbToken(const std::string& token) {
 void Topology::Index() {
   node_index.clear();
   type_index.clear();
+  domains.clear();
+  su_domains.assign(sus.size(), 0);
   for (int t = 0; t < static_cast<int>(node_types.size()); ++t)
     type_index.emplace(node_types[t].name, t);
-  for (int s = 0; s < static_cast<int>(sus.size()); ++s)
-    for (int p = 0; p < static_cast<int>(sus[s].nodes.size()); ++p)
-      node_index.emplace(sus[s].nodes[p], NodeRef{s, p});
+  for (int s = 0; s < static_cast<int>(sus.size()); ++s) {
+    const ScalableUnit& su = sus[s];
+    std::unordered_map<std::string, int> position;
+    for (int p = 0; p < static_cast<int>(su.nodes.size()); ++p) position.emplace(su.nodes[p], p);
+    // Per node, per rail: the leaf that serves it.
+    std::vector<std::vector<int>> key(su.nodes.size(), std::vector<int>(rails.size(), -1));
+    for (int i = 0; i < static_cast<int>(su.leaves.size()); ++i) {
+      const Leaf& leaf = su.leaves[i];
+      if (leaf.rail < 0 || leaf.rail >= static_cast<int>(rails.size())) continue;
+      auto serve = [&](int p) {
+        if (key[p][leaf.rail] < 0) key[p][leaf.rail] = i;
+      };
+      if (leaf.nodes.empty()) {
+        for (int p = 0; p < static_cast<int>(su.nodes.size()); ++p) serve(p);
+      } else {
+        for (const std::string& node : leaf.nodes)
+          if (auto it = position.find(node); it != position.end()) serve(it->second);
+      }
+    }
+    std::map<std::vector<int>, int> of_key;  // leaf combination -> index into domains
+    const int first = static_cast<int>(domains.size());
+    for (int p = 0; p < static_cast<int>(su.nodes.size()); ++p) {
+      auto [it, fresh] = of_key.emplace(key[p], static_cast<int>(domains.size()));
+      if (fresh) domains.push_back(Domain{"", s, {}, key[p]});
+      domains[it->second].nodes.push_back(su.nodes[p]);
+      node_index.emplace(su.nodes[p], NodeRef{s, p, it->second});
+    }
+    const int count = static_cast<int>(domains.size()) - first;
+    su_domains[s] = count;
+    for (int d = first; d < first + count; ++d)
+      domains[d].name = count == 1 ? su.name : su.name + "-d" + std::to_string(d - first + 1);
+  }
 }
 
 const NodeRef* Topology::FindNode(const std::string& node) const {
@@ -72,6 +103,12 @@ size_t Topology::NodeCount() const {
 
 std::string LeafName(const ScalableUnit& su, const Leaf& leaf) {
   return leaf.sw.name.empty() ? su.name + "-rail" + std::to_string(leaf.rail) : leaf.sw.name;
+}
+
+bool HasSplitSus(const Topology& topo) {
+  for (int n : topo.su_domains)
+    if (n > 1) return true;
+  return false;
 }
 
 }  // namespace railguard::topo

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The rail-optimized fabric model: scalable units (SUs) of nodes, one leaf switch per
-// (SU, rail), spines above. Every railguard component reads the fabric through this.
+// The rail-optimized fabric model: scalable units (SUs) of nodes, one or more leaf switches
+// per (SU, rail), spines above, and the one-hop domains derived from them (the nodes that
+// share every rail leaf). Every railguard component reads the fabric through this.
 #pragma once
 
 #include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace railguard::topo {
@@ -57,8 +59,14 @@ struct Switch {
 };
 
 struct Leaf {
+  Leaf() = default;
+  // A leaf serving every node of its SU, as {rail, sw} meant before leaves had nodes.
+  Leaf(int rail_index, Switch sw_) : rail(rail_index), sw(std::move(sw_)) {}
+
   int rail = 0;         // which rail this leaf serves
   Switch sw;
+  std::string nodes_expr;          // the leaf's `nodes:` hostlist as written; "" = absent
+  std::vector<std::string> nodes;  // expanded; empty = every node of the SU
 };
 
 struct ScalableUnit {
@@ -66,13 +74,28 @@ struct ScalableUnit {
   std::string nodes_expr;          // the hostlist as written
   std::vector<std::string> nodes;  // expanded, in hostlist order
   std::string node_type;           // name of a NodeType
-  std::vector<Leaf> leaves;        // after validation: exactly one per rail, leaves[k].rail == k
+  // Ordered by rail (file order within a rail). After validation the leaves of each rail
+  // partition the SU's nodes; with one leaf per rail, leaves[k].rail == k.
+  std::vector<Leaf> leaves;
+};
+
+// A one-hop domain: the nodes of one SU that share every rail leaf, so that traffic between
+// any two of them on any rail crosses one leaf switch and no spine. An SU with one leaf per
+// rail is one domain named like the SU; an SU whose rails have several leaves has one domain
+// per distinct combination of leaves, named "<su>-d1", "<su>-d2", ... in the order of each
+// domain's first node in the SU's hostlist.
+struct Domain {
+  std::string name;
+  int su = -1;                     // index into Topology::sus
+  std::vector<std::string> nodes;  // in the SU's hostlist order
+  std::vector<int> leaves;         // per rail k: index into sus[su].leaves; -1 = none
 };
 
 // Where a node sits.
 struct NodeRef {
   int su = -1;        // index into Topology::sus
   int position = -1;  // index into that SU's nodes
+  int domain = -1;    // index into Topology::domains
 };
 
 struct Topology {
@@ -83,11 +106,14 @@ struct Topology {
   std::vector<Switch> spines;
 
   // Derived by Index(); valid until the vectors above change.
+  std::vector<Domain> domains;  // SU by SU, each SU's in name order (d1, d2, ...)
+  std::vector<int> su_domains;  // per SU: how many domains it has
   std::unordered_map<std::string, NodeRef> node_index;
   std::unordered_map<std::string, int> type_index;  // node type name -> index
 
-  // Rebuilds node_index and type_index. First occurrence wins on duplicates (validation
-  // reports those separately).
+  // Rebuilds domains, node_index and type_index. First occurrence wins on duplicates
+  // (validation reports those separately). A node that a rail's leaves list twice goes to
+  // the first; one they leave out has leaf -1 on that rail (validation reports both).
   void Index();
 
   // REQUIRES: Index() was called. nullptr if unknown.
@@ -99,7 +125,11 @@ struct Topology {
   size_t NodeCount() const;
 };
 
-// "<su>-rail<k>" when the leaf has no name of its own.
+// "<su>-rail<k>" when the leaf has no name of its own. REQUIRES: the SU has one leaf for
+// the rail, or the leaf has a name (validation makes sure of that).
 std::string LeafName(const ScalableUnit& su, const Leaf& leaf);
+
+// Whether some SU has more than one one-hop domain. REQUIRES: Index() was called.
+bool HasSplitSus(const Topology& topo);
 
 }  // namespace railguard::topo

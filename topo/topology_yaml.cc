@@ -32,7 +32,7 @@ const char* const kRailKeys[] = {"index", "name", "link"};
 const char* const kLinkKeys[] = {"rate_gbps", "width", "speed"};
 const char* const kTypeKeys[] = {"name", "gpus", "nics", "nic_pci", "gpu_pci"};
 const char* const kSuKeys[] = {"name", "nodes", "node_type", "leaves"};
-const char* const kLeafKeys[] = {"rail", "name", "guid", "ports"};
+const char* const kLeafKeys[] = {"rail", "name", "guid", "ports", "nodes"};
 const char* const kSpineKeys[] = {"name", "guid", "ports"};
 
 bool IsPciAddress(const std::string& s) {
@@ -102,6 +102,15 @@ class Loader : public YamlReader {
   void LoadNodeTypes(const YAML::Node& seq, Topology* t);
   void LoadSus(const YAML::Node& seq, Topology* t);
   void LoadLeaves(const YAML::Node& seq, const Topology& t, ScalableUnit* su);
+  // A leaf's optional `nodes:` hostlist; nodes outside `su` or listed twice are errors.
+  void LoadLeafNodes(const YAML::Node& l, const ScalableUnit& su, Leaf* leaf);
+  // REQUIRES: `of_rail` (indexes into su.leaves) are the leaves of `rail`, two or more or
+  // one with `nodes:`. Reports overlaps, gaps, and leaves that would serve every node.
+  // Leaves to leave out of the SU go to `*drop`.
+  void CheckRailPartition(const YAML::Node& seq, const ScalableUnit& su, int rail,
+                          const std::vector<size_t>& of_rail, std::vector<size_t>* drop);
+  // REQUIRES: t.Index() was called. One-hop domains of fewer than 2 nodes in split SUs.
+  void CheckDomains(const Topology& t);
   bool LoadSwitch(const YAML::Node& map, const std::string& what, Switch* sw);
   void LoadSpines(const YAML::Node& seq, Topology* t);
   void CheckSwitchNames(const Topology& t);
@@ -285,14 +294,98 @@ bool Loader::LoadSwitch(const YAML::Node& map, const std::string& what, Switch* 
   return true;
 }
 
+void Loader::LoadLeafNodes(const YAML::Node& l, const ScalableUnit& su, Leaf* leaf) {
+  YAML::Node nodes = Field(l, "nodes", "leaf", false);
+  if (!nodes.IsDefined()) return;
+  const std::string what = "leaf '" + LeafName(su, *leaf) + "'";
+  if (!ReadString(nodes, "nodes of " + what, &leaf->nodes_expr)) return;
+  std::string err;
+  if (!ExpandHostlist(leaf->nodes_expr, &leaf->nodes, &err, kMaxNodesPerSu) ||
+      leaf->nodes.empty()) {
+    Error(nodes, "invalid hostlist '" + leaf->nodes_expr + "': " +
+                     (err.empty() ? std::string("no nodes") : err));
+    leaf->nodes.clear();
+    leaf->nodes_expr.clear();
+    return;
+  }
+  std::set<std::string> in_su(su.nodes.begin(), su.nodes.end());
+  std::set<std::string> seen;
+  std::vector<std::string> outside, twice, kept;
+  for (const std::string& node : leaf->nodes) {
+    if (!seen.insert(node).second) {
+      twice.push_back(node);
+    } else if (!in_su.count(node)) {
+      outside.push_back(node);
+    } else {
+      kept.push_back(node);
+    }
+  }
+  if (!twice.empty())
+    Error(nodes, what + " lists " + CompressHostlist(twice) + " twice");
+  if (!outside.empty()) {
+    Error(nodes, what + " lists " + CompressHostlist(outside) + ", not in scalable unit '" +
+                     su.name + "'; expected a subset of its nodes " + su.nodes_expr);
+  }
+  leaf->nodes = std::move(kept);
+}
+
+void Loader::CheckRailPartition(const YAML::Node& seq, const ScalableUnit& su, int rail,
+                                const std::vector<size_t>& of_rail, std::vector<size_t>* drop) {
+  const std::vector<YAML::Node>& where = leaf_nodes_.back();
+  const std::string what = "scalable unit '" + su.name + "'";
+  // With several leaves on a rail, each must say which nodes it serves.
+  size_t without = 0;
+  for (size_t i : of_rail) without += su.leaves[i].nodes_expr.empty() ? 1 : 0;
+  if (without == of_rail.size()) {
+    for (size_t j = 1; j < of_rail.size(); ++j) {
+      Error(where[of_rail[j]]["rail"],
+            what + " has two leaves for rail " + std::to_string(rail) + " (first at line " +
+                std::to_string(LineOf(where[of_rail[0]])) + "); expected one leaf per rail");
+      drop->push_back(of_rail[j]);  // as before leaves had nodes: only the first is kept
+    }
+    return;
+  }
+  std::map<std::string, size_t> owner;  // node -> the first leaf of this rail serving it
+  for (size_t i : of_rail) {
+    const Leaf& leaf = su.leaves[i];
+    if (leaf.nodes_expr.empty()) {
+      Error(where[i], "leaf '" + LeafName(su, leaf) + "' of " + what + " has no 'nodes' but rail " +
+                          std::to_string(rail) + " has " + std::to_string(of_rail.size()) +
+                          " leaves; expected a 'nodes' hostlist on each of them");
+      continue;
+    }
+    std::map<size_t, std::vector<std::string>> overlap;  // earlier leaf -> shared nodes
+    for (const std::string& node : leaf.nodes) {
+      auto [it, fresh] = owner.emplace(node, i);
+      if (!fresh) overlap[it->second].push_back(node);
+    }
+    for (const auto& [other, shared] : overlap) {
+      Error(where[i]["nodes"],
+            "leaf '" + LeafName(su, leaf) + "' and leaf '" + LeafName(su, su.leaves[other]) +
+                "' (line " + std::to_string(LineOf(where[other])) + ") of rail " +
+                std::to_string(rail) + " both serve " + CompressHostlist(shared) +
+                "; expected each node of " + what + " on exactly one leaf per rail");
+    }
+  }
+  if (without > 0) return;
+  std::vector<std::string> gap;
+  for (const std::string& node : su.nodes)
+    if (!owner.count(node)) gap.push_back(node);
+  if (!gap.empty()) {
+    Error(seq, "no leaf of rail " + std::to_string(rail) + " in " + what + " serves " +
+                   CompressHostlist(gap) + "; expected each node of the unit on exactly one " +
+                   "leaf per rail");
+  }
+}
+
 void Loader::LoadLeaves(const YAML::Node& seq, const Topology& t, ScalableUnit* su) {
   const std::string what = "scalable unit '" + su->name + "'";
   std::vector<YAML::Node>& where = leaf_nodes_.back();
   if (!seq.IsSequence()) {
-    Error(seq, "'leaves' of " + what + " must be a list of {rail, name, guid, ports}");
+    Error(seq, "'leaves' of " + what + " must be a list of {rail, name, guid, ports, nodes}");
     return;
   }
-  std::map<long, YAML::Node> by_rail;
+  std::set<long> rails_seen;
   for (const auto& l : seq) {
     if (!CheckMap(l, kLeafKeys, "leaf")) continue;
     Leaf leaf;
@@ -305,33 +398,21 @@ void Loader::LoadLeaves(const YAML::Node& seq, const Topology& t, ScalableUnit* 
                      " rails)");
         rail = -1;
       } else {
-        auto [it, fresh] = by_rail.emplace(rail, r);
-        if (!fresh) {
-          Error(r, what + " has two leaves for rail " + std::to_string(rail) +
-                       " (first at line " + std::to_string(LineOf(it->second)) +
-                       "); expected one leaf per rail");
-          rail = -1;
-        }
+        rails_seen.insert(rail);
       }
     }
     leaf.rail = static_cast<int>(rail);
     LoadSwitch(l, "leaf", &leaf.sw);
     if (leaf.rail < 0) continue;
+    LoadLeafNodes(l, *su, &leaf);
     su->leaves.push_back(leaf);
     where.push_back(l);
   }
-  for (int k = 0; k < rail_count_; ++k) {
-    if (!by_rail.count(k)) {
-      Error(seq, what + " has no leaf for rail " + std::to_string(k) +
-                     "; expected one leaf per rail (0 to " + std::to_string(rail_count_ - 1) +
-                     ")");
-    }
-  }
-  // Order leaves by rail, keeping `where` parallel.
+  // Order leaves by rail (file order within a rail), keeping `where` parallel.
   std::vector<size_t> order(su->leaves.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return su->leaves[a].rail < su->leaves[b].rail; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return su->leaves[a].rail < su->leaves[b].rail; });
   std::vector<Leaf> leaves;
   std::vector<YAML::Node> nodes;
   for (size_t i : order) {
@@ -340,15 +421,59 @@ void Loader::LoadLeaves(const YAML::Node& seq, const Topology& t, ScalableUnit* 
   }
   su->leaves = std::move(leaves);
   where = std::move(nodes);
+  std::map<int, std::vector<size_t>> by_rail;
+  for (size_t i = 0; i < su->leaves.size(); ++i) by_rail[su->leaves[i].rail].push_back(i);
+  std::vector<size_t> drop;
+  for (const auto& [rail, of_rail] : by_rail) {
+    if (of_rail.size() > 1 || !su->leaves[of_rail[0]].nodes_expr.empty())
+      CheckRailPartition(seq, *su, rail, of_rail, &drop);
+  }
+  std::sort(drop.rbegin(), drop.rend());
+  for (size_t i : drop) {
+    su->leaves.erase(su->leaves.begin() + static_cast<long>(i));
+    where.erase(where.begin() + static_cast<long>(i));
+  }
+  for (int k = 0; k < rail_count_; ++k) {
+    if (!rails_seen.count(k)) {
+      Error(seq, what + " has no leaf for rail " + std::to_string(k) +
+                     "; expected one leaf per rail (0 to " + std::to_string(rail_count_ - 1) +
+                     ")");
+    }
+  }
   for (size_t i = 0; i < su->leaves.size(); ++i) {
     const Leaf& leaf = su->leaves[i];
-    if (leaf.sw.ports > 0 && su->nodes.size() > static_cast<size_t>(leaf.sw.ports)) {
+    const size_t under = leaf.nodes_expr.empty() ? su->nodes.size() : leaf.nodes.size();
+    if (leaf.sw.ports > 0 && under > static_cast<size_t>(leaf.sw.ports)) {
       Error(where[i], "leaf '" + LeafName(*su, leaf) + "' has " + std::to_string(leaf.sw.ports) +
-                          " ports but " + what + " puts " + std::to_string(su->nodes.size()) +
+                          " ports but " + what + " puts " + std::to_string(under) +
                           " nodes under it; expected at most one node per port");
     }
   }
   (void)t;
+}
+
+void Loader::CheckDomains(const Topology& t) {
+  // Leaves of different rails that split the SU at different nodes leave tiny domains: a
+  // typo in a hostlist far more often than a fabric anyone built.
+  std::set<std::string> switches;
+  for (const ScalableUnit& su : t.sus)
+    for (const Leaf& leaf : su.leaves) switches.insert(LeafName(su, leaf));
+  for (const Switch& sw : t.spines) switches.insert(sw.name);
+  for (const Domain& d : t.domains) {
+    const size_t s = static_cast<size_t>(d.su);
+    if (t.su_domains[s] < 2 || s >= su_nodes_.size()) continue;
+    if (switches.count(d.name)) {
+      Error(su_nodes_[s]["name"], "one-hop domain '" + d.name + "' of scalable unit '" +
+                                      t.sus[s].name + "' has the name of a switch; expected " +
+                                      "unique switch names (domains are named <su>-d1, -d2, ...)");
+    }
+    if (d.nodes.size() >= 2) continue;
+    Error(su_nodes_[s]["leaves"],
+          "one-hop domain '" + d.name + "' of scalable unit '" + t.sus[s].name + "' has only " +
+              CompressHostlist(d.nodes) + ": its rails' leaves split the unit at different " +
+              "nodes; expected every rail's leaves to split it the same way (domains of 2 " +
+              "nodes or more)");
+  }
 }
 
 void Loader::LoadSus(const YAML::Node& seq, Topology* t) {
@@ -459,6 +584,7 @@ bool Loader::Load(const std::string& text, Topology* out) {
     ErrorAtLine(0, std::string("cannot read YAML: ") + e.what());
   }
   out->Index();
+  if (errors() == 0) CheckDomains(*out);
   return errors() == 0;
 }
 
@@ -532,8 +658,11 @@ std::string EmitTopologyYaml(const Topology& t) {
     y += "    node_type: " + NameScalar(su.node_type) + "\n";
     y += "    leaves:\n";
     for (const Leaf& leaf : su.leaves) {
-      y += "      - {rail: " + std::to_string(leaf.rail) +
-           SwitchFields(leaf.sw, LeafName(su, Leaf{leaf.rail, Switch{}})) + "}\n";
+      Leaf unnamed;
+      unnamed.rail = leaf.rail;
+      y += "      - {rail: " + std::to_string(leaf.rail) + SwitchFields(leaf.sw, LeafName(su, unnamed));
+      if (!leaf.nodes.empty()) y += ", nodes: " + Quote(CompressHostlistSorted(leaf.nodes));
+      y += "}\n";
     }
   }
   if (!t.spines.empty()) {

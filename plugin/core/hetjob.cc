@@ -7,30 +7,32 @@ namespace railguard::plugin {
 
 TogetherChoice ChooseTogetherSu(const topo::Topology& topo, const std::vector<ScopeNode>& scope,
                                 uint32_t total) {
-  std::vector<uint32_t> healthy(topo.sus.size(), 0), idle(topo.sus.size(), 0);
-  std::vector<int> su_of(scope.size(), -1);
+  const size_t n = topo.domains.size();
+  std::vector<uint32_t> healthy(n, 0), idle(n, 0);
+  std::vector<int> domain_of(scope.size(), -1);
   for (size_t i = 0; i < scope.size(); ++i) {
     const topo::NodeRef* ref = topo.FindNode(scope[i].name);
-    if (!ref || ref->su < 0 || static_cast<size_t>(ref->su) >= topo.sus.size()) continue;
-    su_of[i] = ref->su;
+    if (!ref || ref->domain < 0 || static_cast<size_t>(ref->domain) >= n) continue;
+    domain_of[i] = ref->domain;
     if (!scope[i].healthy) continue;
-    healthy[static_cast<size_t>(ref->su)] += 1;
-    if (scope[i].idle) idle[static_cast<size_t>(ref->su)] += 1;
+    healthy[static_cast<size_t>(ref->domain)] += 1;
+    if (scope[i].idle) idle[static_cast<size_t>(ref->domain)] += 1;
   }
   TogetherChoice c;
   int fit = -1, most = -1;
-  for (size_t s = 0; s < topo.sus.size(); ++s) {
-    if (healthy[s] < total) continue;
-    if (idle[s] >= total && (fit < 0 || idle[s] < idle[static_cast<size_t>(fit)]))
-      fit = static_cast<int>(s);
-    if (most < 0 || idle[s] > idle[static_cast<size_t>(most)]) most = static_cast<int>(s);
+  for (size_t d = 0; d < n; ++d) {
+    if (healthy[d] < total) continue;
+    if (idle[d] >= total && (fit < 0 || idle[d] < idle[static_cast<size_t>(fit)]))
+      fit = static_cast<int>(d);
+    if (most < 0 || idle[d] > idle[static_cast<size_t>(most)]) most = static_cast<int>(d);
   }
-  c.su = fit >= 0 ? fit : most;
-  if (c.su < 0) return c;
-  c.healthy = healthy[static_cast<size_t>(c.su)];
-  c.idle_healthy = idle[static_cast<size_t>(c.su)];
+  c.domain = fit >= 0 ? fit : most;
+  if (c.domain < 0) return c;
+  c.su = topo.domains[static_cast<size_t>(c.domain)].su;
+  c.healthy = healthy[static_cast<size_t>(c.domain)];
+  c.idle_healthy = idle[static_cast<size_t>(c.domain)];
   for (size_t i = 0; i < scope.size(); ++i)
-    if (su_of[i] != c.su) c.outside.push_back(scope[i].name);
+    if (domain_of[i] != c.domain) c.outside.push_back(scope[i].name);
   return c;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// A heterogeneous job kept in one SU (--rail-hetjob=together). Slurm 22.05 places each
-// component as a job of its own, so --switches cannot tie them together; job_submit/rail
-// picks one SU for all of them at submission and excludes every other node of their scope
-// from each component. Pure: the Slurm side gathers the nodes and applies the exclusion.
+// A heterogeneous job kept in one one-hop domain (--rail-hetjob=together; the SU itself when
+// it has one leaf per rail). Slurm 22.05 places each component as a job of its own, so
+// --switches cannot tie them together; job_submit/rail picks one domain for all of them at
+// submission and excludes every other node of their scope from each component. Pure: the Slurm side gathers the nodes and applies the exclusion.
 #pragma once
 
 #include <cstdint>
@@ -22,17 +22,18 @@ struct ScopeNode {
 
 // The choice for all of a hetjob's `total` nodes.
 struct TogetherChoice {
-  int su = -1;                       // index into topo.sus; -1: no SU has `total` healthy nodes
-  uint32_t healthy = 0;              // healthy nodes of that SU in the scope
+  int domain = -1;                   // index into topo.domains; -1: none has `total` healthy
+  int su = -1;                       // index into topo.sus: the SU of that domain
+  uint32_t healthy = 0;              // healthy nodes of that domain in the scope
   uint32_t idle_healthy = 0;         // of which idle now
-  std::vector<std::string> outside;  // scope nodes not in that SU (to exclude), in order
+  std::vector<std::string> outside;  // scope nodes not in that domain (to exclude), in order
 };
 
-// Among the SUs of `topo` with at least `total` healthy scope nodes: the one whose idle
-// healthy nodes hold `total` most tightly now (best fit, so that whole SUs stay free for large
-// jobs); when none holds it now, the one with the most idle healthy nodes (the shortest wait
-// in all likelihood). Ties go to the first SU. Scope nodes outside the topology count as
-// outside every SU.
+// Among the one-hop domains of `topo` with at least `total` healthy scope nodes: the one
+// whose idle healthy nodes hold `total` most tightly now (best fit, so that whole domains stay
+// free for large jobs); when none holds it now, the one with the most idle healthy nodes (the
+// shortest wait in all likelihood). Ties go to the first domain. Scope nodes outside the
+// topology count as outside every domain.
 TogetherChoice ChooseTogetherSu(const topo::Topology& topo, const std::vector<ScopeNode>& scope,
                                 uint32_t total);
 

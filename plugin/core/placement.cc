@@ -78,8 +78,10 @@ std::vector<std::string_view> SplitTopLevel(std::string_view s, std::string_view
 Fabric FabricOf(const topo::Topology& topo) {
   Fabric f;
   bool first = true;
+  for (const topo::Domain& d : topo.domains)
+    f.su_sizes.push_back(static_cast<uint32_t>(d.nodes.size()));
+  f.split = topo::HasSplitSus(topo);
   for (const topo::ScalableUnit& su : topo.sus) {
-    f.su_sizes.push_back(static_cast<uint32_t>(su.nodes.size()));
     const topo::NodeType* type = topo.FindType(su.node_type);
     const uint32_t gpus = type ? static_cast<uint32_t>(type->gpus) : 0;
     if (first) {
@@ -97,13 +99,15 @@ Fabric FabricOfNodes(const topo::Topology& topo, const char* const* names,
                      uint32_t* healthy) {
   Fabric f;
   f.gpus_per_node = FabricOf(topo).gpus_per_node;
-  f.su_sizes.assign(topo.sus.size(), 0);
+  f.split = topo::HasSplitSus(topo);
+  f.su_sizes.assign(topo.domains.size(), 0);
   *healthy = 0;
   for (size_t i = 0; names && i < count; ++i) {
     if (!names[i]) continue;
     const topo::NodeRef* ref = topo.FindNode(names[i]);
-    if (!ref || ref->su < 0 || static_cast<size_t>(ref->su) >= f.su_sizes.size()) continue;
-    f.su_sizes[static_cast<size_t>(ref->su)] += 1;
+    if (!ref || ref->domain < 0 || static_cast<size_t>(ref->domain) >= f.su_sizes.size())
+      continue;
+    f.su_sizes[static_cast<size_t>(ref->domain)] += 1;
     const char* list = features ? features[i] : nullptr;
     if (!feature.empty() && list && HasFeature(list, feature)) *healthy += 1;
   }
@@ -325,7 +329,8 @@ Decision DecideHeldOrNot(const JobFacts& job, const PlacementConfig& config,
                 " rail-topology nodes of " + where + "; placement left to Slurm; " + health_note;
     return d;
   }
-  const std::string sus = Plural(needed, "scalable unit", "scalable units");
+  const std::string sus = fabric.split ? Plural(needed, "one-hop domain", "one-hop domains")
+                                       : Plural(needed, "scalable unit", "scalable units");
   if (limit > 0 && needed > static_cast<uint32_t>(limit)) {
     const std::string source =
         explicit_limit ? "--rail-max-sus=" + std::to_string(limit)

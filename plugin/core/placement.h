@@ -38,15 +38,19 @@ struct JobFacts {
 };
 
 // What placement needs to know about the fabric, as the job's partition sees it.
+// Placement keeps a job in one-hop domains (topo::Domain: nodes that share every rail leaf),
+// which are the SUs wherever an SU has one leaf per rail.
 struct Fabric {
-  std::vector<uint32_t> su_sizes;  // nodes per SU (of the job's partition); 0s are ignored
+  std::vector<uint32_t> su_sizes;  // nodes per one-hop domain (of the job's partition), domain
+                                   // by domain; 0s are ignored
   uint32_t gpus_per_node = 0;      // shared by every SU's node type; 0 = they differ, or none
+  bool split = false;              // some SU has several domains: messages say "one-hop domain"
 };
 
-// The SU sizes and GPUs per node of `topo`.
+// The one-hop domain sizes and GPUs per node of `topo`.
 Fabric FabricOf(const topo::Topology& topo);
 
-// The Fabric as a job's nodes see it: per SU of `topo`, how many of the `count` nodes
+// The Fabric as a job's nodes see it: per one-hop domain of `topo`, how many of the `count` nodes
 // `names[i]` it holds (names outside the topology, and null entries, are skipped); GPUs per
 // node as FabricOf. `*healthy` = how many of those nodes list `feature` in `features[i]`
 // (a comma list; `features` may be null; 0 when `feature` is "").
@@ -72,7 +76,7 @@ struct Decision {
   uint32_t hold_nodes = 0;  // healthy nodes of its partition it waits for
   uint32_t nodes = 0;       // the job's node count (JobNodeCount); 0 = unknown
   bool set_switches = false;  // set the job's req_switch and wait4switch to these
-  uint32_t req_switch = 0;    // most leaf switches (= SUs) Slurm should use
+  uint32_t req_switch = 0;    // most leaf switches (= one-hop domains) Slurm should use
   uint32_t wait4switch = 0;   // seconds Slurm may hold the job for them
   bool set_features = false;  // replace the job's --constraint with `features`
   std::string features;
@@ -109,8 +113,8 @@ uint32_t JobNodeCount(const JobFacts& job, const Fabric& fabric);
 // at most wait_max; kStrictWait for strict; 0 for off.
 uint32_t WaitBound(const PlacementConfig& config, PlacementMode mode, uint32_t nodes);
 
-// The fewest SUs, largest first, whose nodes add up to at least `nodes`; 0 if all of them
-// together are too few.
+// The fewest domains (SUs), largest first, whose nodes add up to at least `nodes`; 0 if all
+// of them together are too few.
 uint32_t SusNeeded(const std::vector<uint32_t>& su_sizes, uint32_t nodes);
 
 // The max_switch_wait of a SchedulerParameters string, read the way slurmctld reads it

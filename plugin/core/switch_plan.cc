@@ -48,27 +48,53 @@ SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::strin
   std::vector<bool> mapped(slurm_nodes.size(), false);
   std::vector<std::string> missing;  // in the topology, not in slurm.conf
   uint32_t next_rank = 0;
-  for (const topo::ScalableUnit& su : topo.sus) {
-    PlannedSwitch leaf;
-    leaf.name = su.name;
-    leaf.link_speed = link_speed;
-    for (const std::string& node : su.nodes) {
-      auto it = index.find(node);
-      if (it == index.end()) {
-        missing.push_back(node);
-        continue;
+  std::vector<int> tops;  // switches right under the top: unsplit SUs' leaves, split SUs
+  for (size_t s = 0; s < topo.sus.size(); ++s) {
+    const topo::ScalableUnit& su = topo.sus[s];
+    std::vector<int> leaves;  // this SU's domain leaves
+    for (const topo::Domain& d : topo.domains) {
+      if (d.su != static_cast<int>(s)) continue;
+      PlannedSwitch leaf;
+      leaf.name = d.name;
+      leaf.link_speed = link_speed;
+      for (const std::string& node : d.nodes) {
+        auto it = index.find(node);
+        if (it == index.end()) {
+          missing.push_back(node);
+          continue;
+        }
+        leaf.nodes.push_back(it->second);
+        mapped[it->second] = true;
+        plan.rank[it->second] = next_rank++;
       }
-      leaf.nodes.push_back(it->second);
-      mapped[it->second] = true;
-      plan.rank[it->second] = next_rank++;
+      if (leaf.nodes.empty()) continue;
+      leaves.push_back(static_cast<int>(plan.switches.size()));
+      plan.switches.push_back(std::move(leaf));
     }
-    if (leaf.nodes.empty()) {
+    if (leaves.empty()) {
       plan.notes.push_back({true, "scalable unit " + su.name +
                                       " has none of its nodes in slurm.conf; it gets no "
                                       "switch"});
       continue;
     }
-    plan.switches.push_back(std::move(leaf));
+    if (topo.su_domains[s] <= 1) {
+      tops.push_back(leaves[0]);
+      continue;
+    }
+    // An SU of several one-hop domains: a switch above its domain leaves.
+    PlannedSwitch unit;
+    unit.name = su.name;
+    unit.level = 1;
+    unit.link_speed = link_speed;
+    std::vector<std::string> names;
+    for (int i : leaves) {
+      unit.children.push_back(i);
+      unit.descendants.push_back(i);
+      names.push_back(plan.switches[i].name);
+    }
+    unit.children_expr = CompressHostlist(names);
+    tops.push_back(static_cast<int>(plan.switches.size()));
+    plan.switches.push_back(std::move(unit));
   }
   if (!missing.empty()) {
     plan.notes.push_back({true, std::to_string(missing.size()) + " node(s) of " + source +
@@ -94,43 +120,66 @@ SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::strin
                                     source + ": " + CompressHostlist(unmapped) +
                                     "; they go under switch " + leaf.name +
                                     ", usable but outside every scalable unit"});
+    tops.push_back(static_cast<int>(plan.switches.size()));
     plan.switches.push_back(std::move(leaf));
   }
   if (plan.switches.empty()) return plan;
 
-  // One top switch joins every leaf: the spines of a rail-optimized fat tree reach every SU.
+  // One top switch joins every SU: the spines of a rail-optimized fat tree reach every leaf.
   const int top = static_cast<int>(plan.switches.size());
   PlannedSwitch root;
   root.name = UniqueName(topo.cluster + "-spine", &taken);
-  root.level = 1;
   root.link_speed = link_speed;
   root.parent = top;
   std::vector<std::string> child_names;
-  for (int i = 0; i < top; ++i) {
+  for (int i : tops) {
     root.children.push_back(i);
-    root.descendants.push_back(i);
+    root.level = std::max(root.level, plan.switches[i].level + 1);
     child_names.push_back(plan.switches[i].name);
-    plan.switches[i].parent = top;
   }
+  for (int i = 0; i < top; ++i) root.descendants.push_back(i);
+  for (int i = 0; i < top; ++i)
+    for (int c : plan.switches[i].children) plan.switches[c].parent = i;
+  for (int i : tops) plan.switches[i].parent = top;
   root.children_expr = CompressHostlist(child_names);
   plan.switches.push_back(std::move(root));
-  plan.levels = 1;
+  plan.levels = plan.switches[top].level;
 
+  // Hops between two switches: up from each to their lowest common ancestor.
   const size_t n = plan.switches.size();
+  std::vector<std::vector<int>> up(n);  // each switch, then its ancestors up to the top
+  for (size_t i = 0; i < n; ++i) {
+    for (int at = static_cast<int>(i);; at = plan.switches[at].parent) {
+      up[i].push_back(at);
+      if (at == top) break;
+    }
+  }
   for (size_t i = 0; i < n; ++i) {
     std::vector<uint32_t>& dist = plan.switches[i].dist;
-    dist.assign(n, 2);  // leaf to leaf: up to the top and down again
-    dist[i] = 0;
-    for (size_t j = 0; j < n; ++j)
-      if (static_cast<int>(i) == top || static_cast<int>(j) == top) dist[j] = i == j ? 0 : 1;
+    dist.assign(n, 0);
+    for (size_t j = 0; j < n; ++j) {
+      for (size_t a = 0; a < up[i].size(); ++a) {
+        auto it = std::find(up[j].begin(), up[j].end(), up[i][a]);
+        if (it == up[j].end()) continue;
+        dist[j] = static_cast<uint32_t>(a + static_cast<size_t>(it - up[j].begin()));
+        break;
+      }
+    }
   }
 
-  size_t ranked = 0;
-  for (const PlannedSwitch& sw : plan.switches) ranked += sw.nodes.size();
+  size_t ranked = 0, leaves = 0;
+  for (const PlannedSwitch& sw : plan.switches) {
+    ranked += sw.nodes.size();
+    leaves += sw.level == 0 ? 1 : 0;
+  }
+  const std::string below = leaves == tops.size()
+                                ? std::to_string(leaves) + " leaf switch(es) "
+                                : std::to_string(leaves) + " leaf switch(es) (one per one-hop " +
+                                      "domain) in ";
   plan.notes.push_back(
-      {false, "cluster " + topo.cluster + ": " + std::to_string(top) + " leaf switch(es) " +
-                  plan.switches[top].children_expr + " under " + plan.switches[top].name + ", " +
-                  std::to_string(ranked) + " nodes ranked scalable unit by scalable unit"});
+      {false, "cluster " + topo.cluster + ": " + below + plan.switches[top].children_expr +
+                  " under " + plan.switches[top].name + ", " + std::to_string(ranked) +
+                  " nodes ranked scalable unit by scalable unit"});
   return plan;
 }
 

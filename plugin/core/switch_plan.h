@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The switch tree topology/rail gives Slurm, planned from the rail topology and the nodes of
-// slurm.conf: one leaf-level switch per scalable unit (SU), one for nodes the rail topology
-// does not know, and one top switch above them; plus a node ranking that orders nodes SU by
-// SU. Pure: the Slurm-facing code turns the plan into Slurm's switch_record_table.
+// slurm.conf: one leaf-level switch per one-hop domain (an SU of one leaf per rail is one),
+// a switch per SU of several domains above its domain leaves, one leaf for nodes the rail
+// topology does not know, and one top switch above them all; plus a node ranking that orders
+// nodes SU by SU, domain by domain. Pure: the Slurm-facing code turns the plan into Slurm's
+// switch_record_table.
 #pragma once
 
 #include <cstdint>
@@ -18,12 +20,13 @@ inline constexpr uint32_t kNoPath = 0xffffffff;
 
 struct PlannedSwitch {
   std::string name;
-  int level = 0;                 // 0 = leaf (an SU or the unmapped nodes), 1 = top
+  int level = 0;                 // 0 = leaf (a one-hop domain or the unmapped nodes); 1 = a
+                                 // split SU's switch, or the top; the top is above all
   uint32_t link_speed = 1;       // Gb/s per node over all rails; 1 (Slurm's default) when
                                  // unknown, as for the unmapped leaf
   std::vector<int> nodes;        // leaves: indexes into the node list given to PlanSwitches
-  std::vector<int> children;     // top: indexes into SwitchPlan::switches
-  std::string children_expr;     // top: the children as a compressed hostlist ("su[1-4]")
+  std::vector<int> children;     // top and SU switches: indexes into SwitchPlan::switches
+  std::string children_expr;     // the children as a compressed hostlist ("su[1-4]")
   int parent = -1;               // the parent's index; the top switch names itself
   std::vector<int> descendants;  // every switch below this one
   std::vector<uint32_t> dist;    // hops to every switch of the plan (0 to itself)
@@ -36,7 +39,8 @@ struct PlanNote {
 };
 
 struct SwitchPlan {
-  std::vector<PlannedSwitch> switches;  // leaves first (SUs in file order), then the top
+  std::vector<PlannedSwitch> switches;  // SU by SU in file order: its domain leaves, then its
+                                        // switch if split; the unmapped leaf; the top last
   std::vector<uint32_t> rank;           // per given node: its place, SU by SU, from 0
   std::vector<PlanNote> notes;          // nodes missing on either side, the unmapped switch
   int levels = 0;                       // the highest switch level
@@ -45,7 +49,8 @@ struct SwitchPlan {
 // Plans the switches for `slurm_nodes` (the node names of slurm.conf, in any order).
 // `source` names the rail topology in notes. Nodes the topology does not list go under a
 // leaf "<cluster>-unmapped" (still usable, outside every SU); SUs none of whose nodes are in
-// slurm.conf get no switch. Node ranks follow SU order, then each SU's hostlist order;
+// slurm.conf get no switch, nor do such domains. Node ranks follow SU order, then domain
+// order, then the hostlist order;
 // unmapped nodes come last in Slurm's sorted hostlist order.
 // REQUIRES: `topo` loaded and validated.
 SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::string>& slurm_nodes,

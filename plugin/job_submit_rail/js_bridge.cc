@@ -304,22 +304,22 @@ extern "C" int rg_js_together_su(const rg_js_scope_node_t* scope, uint32_t count
     }
     const railguard::plugin::TogetherChoice c =
         railguard::plugin::ChooseTogetherSu(setup->topology, nodes, total);
-    if (c.su < 0) {
-      // The most healthy nodes of one SU, for the message.
-      std::vector<uint32_t> per(setup->topology.sus.size(), 0);
+    if (c.domain < 0) {
+      // The most healthy nodes of one one-hop domain, for the message.
+      std::vector<uint32_t> per(setup->topology.domains.size(), 0);
       for (const auto& n : nodes) {
         const railguard::topo::NodeRef* ref = setup->topology.FindNode(n.name);
-        if (n.healthy && ref && ref->su >= 0 && static_cast<size_t>(ref->su) < per.size())
-          *healthy = std::max(*healthy, ++per[static_cast<size_t>(ref->su)]);
+        if (n.healthy && ref && ref->domain >= 0 && static_cast<size_t>(ref->domain) < per.size())
+          *healthy = std::max(*healthy, ++per[static_cast<size_t>(ref->domain)]);
       }
       return 0;
     }
-    *su_name = Dup(setup->topology.sus[static_cast<size_t>(c.su)].name);
+    *su_name = Dup(setup->topology.domains[static_cast<size_t>(c.domain)].name);
     *healthy = c.healthy;
     *idle = c.idle_healthy;
     for (uint32_t i = 0; i < count; ++i) {
       const railguard::topo::NodeRef* ref = setup->topology.FindNode(nodes[i].name);
-      inside[i] = (ref && ref->su == c.su) ? 1 : 0;
+      inside[i] = (ref && ref->domain == c.domain) ? 1 : 0;
     }
     return 1;
   });

@@ -132,10 +132,11 @@ typedef struct {
   int idle;    /* idle, neither drained nor down */
 } rg_js_scope_node_t;
 
-/* The SU for all `total` nodes of a hetjob kept together (plugin/core/hetjob.h,
- * ChooseTogetherSu): returns 1 with *su_name malloc'd, *healthy and *idle set and
- * inside[i] = 1 for the scope nodes in that SU; 0 when no SU has `total` healthy nodes
- * (*healthy = the most any SU has), -1 when nothing is loaded or on an internal error. */
+/* The one-hop domain (the SU itself when it has one leaf per rail) for all `total` nodes of a
+ * hetjob kept together (plugin/core/hetjob.h, ChooseTogetherSu): returns 1 with *su_name =
+ * the domain's name malloc'd, *healthy and *idle set and inside[i] = 1 for the scope nodes in
+ * that domain; 0 when no domain has `total` healthy nodes (*healthy = the most any has), -1
+ * when nothing is loaded or on an internal error. */
 int rg_js_together_su(const rg_js_scope_node_t *scope, uint32_t count, uint32_t total,
                       char **su_name, uint32_t *healthy, uint32_t *idle, uint8_t *inside);
 

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Integration test of one-hop domains (issue 14 item 4) in a real slurmctld with topology/rail
+# and job_submit/rail, strict, on tests/data/topo/b300-2su.yaml: the B300 SuperPOD pattern
+# scaled down, 2 SUs of 32 nodes with two leaves per rail, so one-hop domains of 16 nodes
+# (su1-d1 = n[001-016], su1-d2 = n[017-032], su2-d1 = n[033-048], su2-d2 = n[049-064]).
+#  - topology/rail gives Slurm one leaf switch per domain, under a switch per SU;
+#  - with 8 nodes busy in every domain (so each SU has 16 free, split 8 + 8), a strict
+#    16-node job waits: before one-hop domains the SU was one leaf switch and the job ran
+#    across su1's two domains at once;
+#  - once one domain is free, the job runs inside that domain and nowhere else;
+#  - on an idle cluster a 16-node job lands inside one domain.
+# 64 slurmd daemons; about 60 s.
+set -euo pipefail
+src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# shellcheck source=itest_lib.sh
+source "$src/tests/plugin/itest_lib.sh"
+
+topo=$src/tests/data/topo/b300-2su.yaml
+rgp_write_configs "default_mode: strict"
+echo "topology: $topo" >"$rgp_tmp/spank-railguard.yaml"
+rgp_start --topo "$topo" --timeout 150 || rgp_fail "the cluster did not start (see the messages above)"
+
+# What b300-2su.yaml says, written out here rather than read with the code under test.
+declare -A domain_nodes=([su1-d1]="n[001-016]" [su1-d2]="n[017-032]" [su2-d1]="n[033-048]"
+  [su2-d2]="n[049-064]")
+domain_of() {
+  local n=$((10#${1#n}))
+  echo "su$(((n - 1) / 32 + 1))-d$(((n - 1) % 32 / 16 + 1))"
+}
+domains_of_job() {
+  local node
+  for node in $(scontrol show hostnames "$(rgp_job "$1" NodeList)"); do
+    domain_of "$node"
+  done | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+
+for node in $(scontrol show hostnames "n[001-064]"); do
+  scontrol update NodeName="$node" Extra="$rgp_extra_ok" AvailableFeatures="rail_healthy" \
+    ActiveFeatures="rail_healthy"
+done || rgp_fail "scontrol update of node features failed"
+
+# --- the switch tree topology/rail gives Slurm --------------------------------------------------
+topology=$(scontrol show topology)
+for d in su1-d1 su1-d2 su2-d1 su2-d2; do
+  grep -Eq "^SwitchName=$d Level=0 .*Nodes=${domain_nodes[$d]//[/\\[}" <<<"$topology" ||
+    rgp_fail "scontrol show topology has no leaf switch $d with nodes ${domain_nodes[$d]}:
+$topology"
+done
+grep -Eq "^SwitchName=su1 Level=1 .*Switches=su1-d\[1-2\]" <<<"$topology" ||
+  rgp_fail "scontrol show topology has no switch su1 above su1-d[1-2]:
+$topology"
+rgp_ok "topology/rail: one leaf switch per one-hop domain, each SU above its two"
+
+# --- 8 + 8 free in each SU: a 16-node job waits for one domain -------------------------------
+declare -A blocker=()
+for d in su1-d1 su1-d2 su2-d1 su2-d2; do
+  nodes=$(scontrol show hostnames "${domain_nodes[$d]}" | head -8 | paste -sd,)
+  blocker[$d]=$(rgp_submit -w "$nodes" -N8 --exclusive -t 10 --rail-placement=off \
+    --wrap 'sleep 300')
+done
+for d in "${!blocker[@]}"; do rgp_wait_state "${blocker[$d]}" RUNNING 60; done
+job=$(rgp_submit -N16 --exclusive -t 5 --wrap 'sleep 30')
+sw=$(rgp_job "$job" Switches)
+rgp_expect_eq "switches bound of job $job" "${sw%%@*}" 1
+echo "$rgp_name: 8 free nodes in every domain (16 per SU); waiting 12 s"
+sleep 12
+rgp_expect_eq "state of 16-node job $job with no free domain (nodes: $(rgp_job "$job" NodeList))" \
+  "$(rgp_job "$job" JobState)" PENDING
+rgp_ok "a 16-node job does not run across the two half-free domains of one SU"
+
+scancel "${blocker[su2-d1]}"
+rgp_wait_state "$job" RUNNING 60
+rgp_expect_eq "domains of job $job ($(rgp_job "$job" NodeList))" "$(domains_of_job "$job")" su2-d1
+rgp_ok "once su2-d1 is free, the 16-node job runs inside it"
+
+scancel --user="$(id -un)"
+deadline=$((SECONDS + 30))
+while [ -n "$(squeue -h -t PD,R,CG -o %i)" ]; do
+  [ "$SECONDS" -le "$deadline" ] || rgp_fail "jobs still there 30 s after scancel: $(squeue -h)"
+  sleep 0.5
+done
+
+# --- an idle cluster: one domain -----------------------------------------------------------------
+job=$(rgp_submit -N16 --exclusive -t 5 --wrap 'sleep 5')
+rgp_wait_state "$job" RUNNING 60
+got=$(domains_of_job "$job")
+[[ $got =~ ^su[12]-d[12]$ ]] || rgp_fail "job $job on an idle cluster spans '$got', expected one domain"
+rgp_ok "on an idle cluster a 16-node job runs inside one one-hop domain ($got)"
+
+rgp_done
