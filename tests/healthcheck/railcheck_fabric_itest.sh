@@ -7,8 +7,8 @@
 # evidence` writes the file railcheck reads (health.fabric_evidence). On the local Slurm
 # cluster railcheck then restricts n013 (fabric.switch_errors, as link.errors), drains n018
 # (fabric.switch_rate, as port.rate) with a reason naming the leaf and port, restricts every
-# node of su4 and drains none of them (fabric.leaf), and leaves the other nodes alone. Stale
-# evidence changes nothing.
+# node of su4 and drains none of them (fabric.leaf), and leaves the other nodes alone. Once
+# the evidence is clean both come back by the clean-run streak; stale evidence changes nothing.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=railcheck_itest_lib.sh
@@ -51,7 +51,7 @@ rgh_fixtures
 rgh_configs "fabric_evidence: $fab/evidence.json"
 rgh_start
 # A healthy round while the evidence file does not exist yet (missing evidence: nothing).
-nodes=(n001 n012 n013 n018 n020 $(seq -f 'n%03g' 25 32))
+mapfile -t nodes < <(printf "%s\n" n001 n012 n013 n018 n020; seq -f "n%03g" 25 32)
 rgh_checked_healthy "${nodes[@]}"
 for n in "${nodes[@]}"; do
   [[ $(rgh_features "$n") == *rail_healthy* ]] || rgp_fail "$n not healthy first: $(rgh_features "$n")"
@@ -74,6 +74,22 @@ for n in n001 n012; do
   [[ $(rgh_features "$n") == *rail_healthy* ]] || rgp_fail "$n lost rail_healthy: $(rgh_features "$n")"
 done
 rgp_ok "su4 restricted from multi-node jobs and not drained; n001, n012 untouched"
+
+# --- clean evidence: n013 and n018 come back by the clean-run streak (3 runs), not before ------
+python3 - "$fab/evidence.json" <<'PY'
+import json, sys, time
+e = json.load(open(sys.argv[1]))
+e.update(time=time.time(), links=[], leaves=[])
+json.dump(e, open(sys.argv[1], "w"))
+PY
+for _ in 1 2; do rgh_periodic n013 || true; rgh_periodic n018 || true; done
+rgh_drained n018 || rgp_fail "n018 resumed after 2 clean runs"
+[[ $(rgh_features n013) != *rail_healthy* ]] || rgp_fail "n013 got rail_healthy after 2 clean runs"
+rgh_periodic n013 || true
+rgh_periodic n018 || true
+rgh_wait "n018 resumed" 30 bash -c "! scontrol show node -o n018 | grep -q DRAIN"
+[[ $(rgh_features n013) == *rail_healthy* ]] || rgp_fail "n013 lacks rail_healthy after 3 clean runs"
+rgp_ok "clean evidence: n018 resumed and n013 given rail_healthy after 3 clean runs"
 
 # --- stale evidence: ignored, a warning, nothing drained --------------------------------------
 touch -d '3 hours ago' "$fab/sweep.json"

@@ -53,7 +53,7 @@ PY
 "$RGF_RAILCTL" report --topology "$work/topo.yaml" --snapshot "$work/snap.json" --no-history \
   --sweep "$work/sweep.json" --json >"$work/report.json" 2>"$work/report.err" ||
   rgf_fail "railctl report --sweep: $(cat "$work/report.err")"
-python3 - "$work/report.json" <<'PY' || rgf_fail "suspects: $(cat "$work/report.json" | head -c 3000)"
+python3 - "$work/report.json" <<'PY' || rgf_fail "suspects: $(head -c 3000 "$work/report.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))
 s = j["suspects"]
