@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/evidence_from_sweep.h"
+#include "report/render.h"
 #include "report/report.h"
 #include "report/rootcause_sweep.h"
 #include "report/sweep_input.h"
@@ -185,6 +186,29 @@ TEST(EvidenceFromSweep, SwitchSideProblemsPerNodeRailAndTheLeafFaultOfARealSweep
   EXPECT_EQ(e.leaves[0].rail, 1);
   EXPECT_EQ(e.leaves[0].leaf, "su4-rail1");
   EXPECT_EQ(e.leaves[0].bad_ports, 8);
+}
+
+}  // namespace
+}  // namespace railguard::report
+
+namespace railguard::report {
+namespace {
+
+TEST(SweepRender, EveryFormatNamesTheEndAndTheSweep) {
+  const topo::Topology t = DevTopology();
+  const SweepInput sweep = LoadFixture();
+  const Report r = BuildWith(HealthySnapshot(t), t, &sweep);
+  const std::string text = RenderText(r);
+  EXPECT_NE(text.find(" 1. [high, end: leaf] many ports of one leaf: leaf switch su4-rail1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("fabric sweep: " + kSweep.substr(0, 60)), std::string::npos);
+  const std::string json = RenderJson(r);
+  EXPECT_NE(json.find("\"port_source\":\"sweep\",\"end\":\"switch\""), std::string::npos);
+  EXPECT_NE(json.find("\"sweep\":{\"file\":"), std::string::npos);
+  EXPECT_NE(RenderHtml(r).find("data-end=\"spine\""), std::string::npos);
+  EXPECT_NE(RenderPrometheus(r).find("kind=\"leaf\",end=\"leaf\",component=\"su4-rail1\""),
+            std::string::npos);
 }
 
 }  // namespace
