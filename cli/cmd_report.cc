@@ -27,7 +27,7 @@ const char kUsage[] =
     "                      [--snapshot FILE] [--save-snapshot FILE]\n"
     "                      [--history FILE]... [--no-history]\n"
     "                      [--json | --html | --prometheus] [-o OUT]\n"
-    "                      [--feature NAME] [--stale-after SECONDS]\n"
+    "                      [--feature NAME] [--stale-after SECONDS] [--sweep SWEEP.json]\n"
     "Fabric health of the whole cluster: the SU x rail matrix, root-cause suspects with their\n"
     "evidence, drained and restricted nodes, free nodes and the largest multi-node job that\n"
     "could start now per SU, running jobs on degraded paths, and flaps, drains and repeat\n"
@@ -46,6 +46,9 @@ const char kUsage[] =
     "  -o OUT              write OUT atomically instead of stdout\n"
     "  --feature NAME      the healthy node feature (default: the config's, rail_healthy)\n"
     "  --stale-after SEC   flag railcheck reports older than this (default 7200)\n"
+    "  --sweep FILE        the latest `railctl fabric sweep --json`: suspects name the end that\n"
+    "                      errs (host, switch, both, leaf, spine) and the leaf port the sweep\n"
+    "                      found; without it leaf ports are guesses (position in the SU + 1)\n"
     "Live reading uses $SLURM_CONF (else /etc/slurm/slurm.conf).\n"
     "Exit: 0 report written (input problems are listed in it and on stderr), 1 the topology,\n"
     "snapshot or Slurm could not be read or the output not written, 2 usage error.\n";
@@ -84,7 +87,8 @@ int Report(int argc, char** argv) {
                   {{"topology", 0, true}, {"config", 0, true}, {"snapshot", 0, true},
                    {"save-snapshot", 0, true}, {"history", 0, true}, {"no-history", 0, false},
                    {"json", 0, false}, {"html", 0, false}, {"prometheus", 0, false},
-                   {"output", 'o', true}, {"feature", 0, true}, {"stale-after", 0, true}});
+                   {"output", 'o', true}, {"feature", 0, true}, {"stale-after", 0, true},
+                   {"sweep", 0, true}});
   if (h.done()) return h.exit_code();
   if (int rc = h.ExpectNone()) return rc;
   const Args& args = h.args();
@@ -171,6 +175,16 @@ int Report(int argc, char** argv) {
           break;
       }
     }
+  }
+
+  report::SweepInput sweep;
+  if (args.Has("sweep")) {
+    Diags diags;
+    if (!report::LoadSweepJson(args.Get("sweep"), &sweep, &diags)) {
+      std::fputs(FormatDiags(diags).c_str(), stderr);
+      return h.Fail("cannot use the sweep " + args.Get("sweep"));
+    }
+    options.sweep = &sweep;
   }
 
   const report::Report r =

@@ -31,6 +31,7 @@ const Command kCommands[] = {
      railguard::cli::TopologySimulate},
     {"fabric", "sweep", "every switch and HCA port's counters, width and speed, in SU x rail terms",
      railguard::cli::FabricSweep},
+    {"fabric", "evidence", "fabric evidence for railcheck from a sweep's JSON", railguard::cli::FabricEvidence},
     // A command of one word (railctl report [options]) has an empty name.
     {"report", "", "fleet fabric health: suspects, free capacity; text, JSON, HTML, Prometheus",
      railguard::cli::Report},

@@ -159,6 +159,14 @@ struct HealthConfig {
   // also when what is there was published this many seconds ago or more, so that `railctl
   // report` (stale after 2 h) can tell a node whose railcheck stopped; 0 = never.
   int extra_refresh_seconds = 3600;
+  // Fabric evidence (wire/fabric_evidence.h, written by `railctl fabric-evidence` from a
+  // fabric sweep): a switch-side problem on rail k counts like a host-side failure of rail k
+  // (checks fabric.switch_errors, fabric.switch_rate), a leaf fault restricts every node of
+  // its SU (fabric.leaf). "" = none read. Absolute; "%n" as above.
+  std::string fabric_evidence;
+  // Evidence whose sweep is older than this (or from the future by more than it) is stale:
+  // ignored, never drains. Missing evidence is ignored the same way.
+  int fabric_evidence_max_age_seconds = 1800;
 
   HealthConfig();
 };
@@ -179,6 +187,7 @@ constexpr int kMaxConfirmReads = 10;
 constexpr int kMaxConfirmDelayMs = 10000;
 constexpr int kMaxPrologTimeLimitSeconds = 300;
 constexpr int kMaxPeriodicTimeLimitSeconds = 59;
+constexpr int kMaxFabricEvidenceMaxAgeSeconds = 7 * 86400;
 constexpr int kMaxExtraRefreshSeconds = 7 * 86400;
 constexpr long long kMaxErrorLimitPerHour = 1000000000000LL;
 constexpr int kMinRateWindowSeconds = 60;

@@ -45,7 +45,9 @@ const char* const kHealthKeys[] = {"sysfs_root",
                                    "boot_id_file",
                                    "extra_refresh_seconds",
                                    "confirm_reads",
-                                   "confirm_delay_ms"};
+                                   "confirm_delay_ms",
+                                   "fabric_evidence",
+                                   "fabric_evidence_max_age_seconds"};
 const char* const kAerLimitKeys[] = {"correctable_per_hour", "nonfatal_per_hour"};
 
 std::string JoinList(const std::vector<std::string>& items) {
@@ -183,6 +185,7 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
       {"state_dir", "/var/lib/railguard/health", false, &h->state_dir},
       {"events_log", "/var/lib/railguard/events.log", true, &h->events_log},
       {"boot_id_file", "/proc/sys/kernel/random/boot_id", true, &h->boot_id_file},
+      {"fabric_evidence", "/var/lib/railguard/fabric-evidence.json", true, &h->fabric_evidence},
   };
   for (const PathKey& k : paths) {
     YAML::Node v = map[k.key];
@@ -225,6 +228,8 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
       {"extra_refresh_seconds", 0, kMaxExtraRefreshSeconds, &h->extra_refresh_seconds},
       {"confirm_reads", 0, kMaxConfirmReads, &h->confirm_reads},
       {"confirm_delay_ms", 0, kMaxConfirmDelayMs, &h->confirm_delay_ms},
+      {"fabric_evidence_max_age_seconds", 60, kMaxFabricEvidenceMaxAgeSeconds,
+       &h->fabric_evidence_max_age_seconds},
   };
   bool limits_ok = true;
   for (const IntKey& k : ints) {

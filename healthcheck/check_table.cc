@@ -32,6 +32,9 @@ const std::vector<HealthCheck>& HealthChecks() {
     {"eth.flap",             CheckEthFlap,            A::kDrain,    "RoCE carrier_changes or link_down_events_phy rose"},
     {"eth.errors",           CheckEthErrors,          A::kRestrict, "RoCE ethtool error counter above its limit per hour"},
     {"eth.counters",         CheckEthCounters,        A::kWarn,     "RoCE counters that cannot be judged (ioctl, reset)"},
+    {"fabric.switch_errors", CheckFabricSwitchErrors, A::kRestrict, "fabric sweep: errors on the switch end of the rail (as link.errors)"},
+    {"fabric.switch_rate",   CheckFabricSwitchRate,   A::kDrain,    "fabric sweep: switch end negotiated width/speed down (as port.rate)"},
+    {"fabric.leaf",          CheckFabricLeaf,         A::kRestrict, "fabric sweep: many ports of the rail's leaf erring (restrict at most)"},
   };
   // clang-format on
   return kChecks;

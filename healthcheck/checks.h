@@ -18,6 +18,8 @@
 
 namespace railguard::health {
 
+struct NodeFabric;  // fabric_input.h
+
 // How bad one finding is for its rail.
 enum class Severity {
   kNote,      // worth saying, changes nothing (a saturated counter, no baseline)
@@ -76,6 +78,8 @@ struct JudgeInput {
   std::string baseline_path;           // where it is (or would be), for messages
   const RunState* last = nullptr;      // first run when null
   double now = 0;                      // seconds since the epoch
+  // Fresh fabric evidence about this node (fabric_input.h); null when none, stale or bad.
+  const NodeFabric* fabric = nullptr;
 };
 
 // How one counter moved between runs.
@@ -165,6 +169,13 @@ void CheckPcieGpuSpeed(const JudgeInput& in, const CounterMoves& h, std::vector<
 void CheckPcieAer(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 void CheckPcieAerCorrectable(const JudgeInput& in, const CounterMoves& h,
                              std::vector<Finding>* out);
+// checks_fabric.cc: the fabric evidence (in.fabric): the switch end of rail k's link (error
+// counters; width or speed), and rail k's leaf with many ports erring (never more than
+// restrict: Judge caps fabric.leaf, a leaf fault drains nothing by itself).
+void CheckFabricSwitchErrors(const JudgeInput& in, const CounterMoves& h,
+                             std::vector<Finding>* out);
+void CheckFabricSwitchRate(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
+void CheckFabricLeaf(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 // checks_gpu.cc: the GPUs, and the gather itself.
 void CheckGpuCount(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);
 void CheckRailAffinity(const JudgeInput& in, const CounterMoves& h, std::vector<Finding>* out);

@@ -89,6 +89,9 @@ Judgement Judge(const JudgeInput& in) {
                : index < HealthChecks().size() ? HealthChecks()[index].default_action
                                                : HealthAction::kWarn;
     if (f.action == HealthAction::kOff) continue;
+    // A leaf fault keeps multi-node jobs off the node, it never drains it by itself.
+    if (f.check == "fabric.leaf" && f.action == HealthAction::kDrain)
+      f.action = HealthAction::kRestrict;
     v.level = std::max(v.level, LevelOf(f.action));
     if (f.rail >= 0 && f.rail < static_cast<int>(v.rails.size()) && f.severity != Severity::kNote) {
       RailStatus s = f.severity == Severity::kDown ? RailStatus::kDown : RailStatus::kDegraded;

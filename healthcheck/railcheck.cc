@@ -15,6 +15,7 @@
 #include "healthcheck/check_table.h"
 #include "healthcheck/checks.h"
 #include "healthcheck/confirm.h"
+#include "healthcheck/fabric_input.h"
 #include "healthcheck/gather.h"
 #include "healthcheck/isolate.h"
 #include "healthcheck/report.h"
@@ -95,6 +96,8 @@ struct Setup {
   std::string sysfs_root;
   std::string state_dir;
   int time_limit_seconds = 0;  // the mode's hard limit
+  std::optional<NodeFabric> fabric;  // fresh fabric evidence (health.fabric_evidence)
+  std::string fabric_note;           // why evidence there was not used, or ""
 
   const HealthConfig& health() const { return rails->config.health; }
   const std::string& feature() const { return rails->config.placement.healthy_feature; }
@@ -266,6 +269,7 @@ int Run::GatherJudgeAct(const Options& o, const Setup& setup, const StateFiles& 
   r.gpus_expected = setup.type->gpus;
   r.warnings = warnings_;
   r.warnings.insert(r.warnings.end(), notes.begin(), notes.end());
+  if (!setup.fabric_note.empty()) r.warnings.push_back(setup.fabric_note);
   const int code = (this->*EntryOf(o.mode).handler)(in, &out);
   return Finish(&r, code, o.json);
 }
@@ -413,6 +417,11 @@ bool Run::LoadSetup(const Options& o, Setup* s, std::string* err) {
   // sysfs_root is where sysfs is mounted; "/" (what configs said before) means the kernel's.
   if (s->sysfs_root == "/") s->sysfs_root = kLiveSysfs;
   s->state_dir = ExpandNode(health.state_dir, s->node);
+  const topo::NodeRef* ref = s->rails->topology.FindNode(s->node);
+  NodeFabric fabric;
+  if (LoadNodeFabric(health, s->node, ref ? s->rails->topology.sus[ref->su].name : "",
+                     deps_.now(), &fabric, &s->fabric_note))
+    s->fabric = std::move(fabric);
   return true;
 }
 
@@ -529,6 +538,7 @@ JudgeInput JudgeInputOf(const RunInput& in) {
   j.baseline_path = BaselinePath(in.setup.state_dir);
   j.last = in.state.last_status == LoadStatus::kOk ? &in.state.last : nullptr;
   j.now = in.now;
+  j.fabric = in.setup.fabric ? &*in.setup.fabric : nullptr;
   return j;
 }
 

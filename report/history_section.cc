@@ -2,6 +2,7 @@
 #include "report/history_section.h"
 
 #include <algorithm>
+#include <map>
 
 namespace railguard::report {
 namespace {
@@ -17,16 +18,37 @@ NodeRow* RowInWindow(const wire::HealthEvent& e, double now, const NodeIndex& in
   return it == index.end() ? nullptr : &(*nodes)[static_cast<size_t>(it->second)];
 }
 
+bool IsProblem(wire::EventKind k) {
+  return k != wire::EventKind::kRecovered && k != wire::EventKind::kResumed &&
+         k != wire::EventKind::kRestored;
+}
+
+// Cuts each node's problem times (`times`, by row) into incidents (the rule in the header).
+void CountIncidents(std::map<NodeRow*, std::vector<double>>* times, double now) {
+  for (auto& kv : *times) {
+    std::vector<double>& t = kv.second;
+    std::sort(t.begin(), t.end());
+    for (size_t i = 0; i < t.size(); ++i) {
+      const bool last_of_run = i + 1 == t.size() || t[i + 1] - t[i] > kIncidentGapSeconds;
+      if (!last_of_run) continue;
+      kv.first->incidents[k7d] += 1;
+      if (now - t[i] <= kWindowSeconds[k24h]) kv.first->incidents[k24h] += 1;
+    }
+  }
+}
+
 }  // namespace
 
 int CountHistory(const std::vector<wire::HealthEvent>& events, double now,
                  const NodeIndex& index, std::vector<NodeRow>* nodes) {
   int counted = 0;
+  std::map<NodeRow*, std::vector<double>> problem_times;
   for (const wire::HealthEvent& e : events) {
     NodeRow* row = RowInWindow(e, now, index, nodes);
     if (!row) continue;
     NodeRow& n = *row;
     ++counted;
+    if (IsProblem(e.kind)) problem_times[row].push_back(e.time);
     const bool in24 = now - e.time <= kWindowSeconds[k24h];
     const auto count = [&](std::array<int, 2>* a) {
       (*a)[k7d] += 1;
@@ -72,6 +94,7 @@ int CountHistory(const std::vector<wire::HealthEvent>& events, double now,
       }
     }
   }
+  CountIncidents(&problem_times, now);
   return counted;
 }
 
@@ -113,7 +136,8 @@ std::vector<Offender> FindOffenders(const std::vector<NodeRow>& nodes) {
       if (e > 0) rails.push_back({e, static_cast<int>(k)});
     }
     o.events = o.flaps + o.degradations + o.drains + n.restricts[k7d];
-    if (o.events < kRepeatOffenderEvents) continue;
+    o.incidents = n.incidents[k7d];
+    if (o.incidents < kRepeatOffenderIncidents) continue;
     std::sort(rails.begin(), rails.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
@@ -121,6 +145,7 @@ std::vector<Offender> FindOffenders(const std::vector<NodeRow>& nodes) {
     offenders.push_back(o);
   }
   std::sort(offenders.begin(), offenders.end(), [](const Offender& a, const Offender& b) {
+    if (a.incidents != b.incidents) return a.incidents > b.incidents;
     return a.events != b.events ? a.events > b.events : a.node < b.node;
   });
   return offenders;

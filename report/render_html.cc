@@ -157,6 +157,10 @@ void Header(const Report& r, std::string* o) {
         std::to_string(r.nodes.size()) + " nodes in " + std::to_string(r.sus.size()) +
         " SUs &times; " + std::to_string(r.rail_names.size()) + " rails";
   if (!r.slurm_cluster.empty()) *o += " &middot; Slurm cluster " + H(r.slurm_cluster);
+  *o += r.sweep_file.empty()
+            ? std::string(" &middot; no fabric sweep (leaf ports are guesses)")
+            : " &middot; fabric sweep " + H(r.sweep_file) + " (" + H(FormatTime(r.sweep_time)) +
+                  " UTC" + (r.sweep_complete ? ")" : ", PARTIAL)");
   *o += "</p></header>\n<section class=\"cards\" id=\"summary\">";
   const auto card = [&](int v, const char* label, const char* cls) {
     *o += std::string("<div class=\"card ") + cls + "\"><b>" + std::to_string(v) + "</b><span>" +
@@ -184,10 +188,13 @@ void Suspects(const Report& r, std::string* o) {
   *o += "<ol class=\"suspects\">";
   for (const Suspect& s : r.suspects) {
     *o += "<li class=\"suspect k-" + H(s.kind) + "\" data-rank=\"" + std::to_string(s.rank) +
-          "\" data-kind=\"" + H(s.kind) + "\" data-component=\"" + H(s.component) +
+          "\" data-kind=\"" + H(s.kind) + "\" data-end=\"" + H(s.end) +
+          "\" data-component=\"" + H(s.component) +
           "\"><div class=\"stitle\"><span class=\"rank\">" + std::to_string(s.rank) +
           ".</span><span class=\"conf c-" + H(s.confidence) + "\">" + H(s.confidence) +
-          "</span><span class=\"kind\">" + H(s.kind) + "</span>" + H(s.title) +
+          "</span><span class=\"kind\">" + H(s.kind) + "</span>" +
+          (s.end.empty() ? "" : "<span class=\"kind\">end: " + H(s.end) + "</span>") +
+          H(s.title) +
           "</div><ul class=\"evidence\">";
     for (const std::string& e : s.evidence) *o += "<li>" + H(e) + "</li>";
     *o += "</ul></li>";
@@ -302,19 +309,22 @@ void History(const Report& r, std::string* o) {
   }
   *o += "<p>" + std::to_string(r.history_events) + " events in the last 7 days from " +
         H(JoinStrings(r.history_files, ", ")) + ".</p><h3>Repeat offenders (at least " +
-        std::to_string(kRepeatOffenderEvents) + " events in 7 days)</h3>";
+        std::to_string(kRepeatOffenderIncidents) + " incidents in 7 days; events less than " +
+        FormatAge(kIncidentGapSeconds) + " apart are one incident)</h3>";
   if (r.offenders.empty()) {
     *o += "<p>None.</p>";
   } else {
     *o +=
-        "<table><thead><tr><th>node</th><th>events</th><th>flaps</th><th>degradations</th>"
+        "<table><thead><tr><th>node</th><th>incidents</th><th>events</th><th>flaps</th>"
+        "<th>degradations</th>"
         "<th>drains</th><th>rails</th></tr></thead><tbody>";
     for (const Offender& off : r.offenders) {
       const NodeRow& n = r.nodes[static_cast<size_t>(off.node)];
       std::string rails;
       for (int k : off.rails) rails += (rails.empty() ? "" : ", ") + std::to_string(k);
       *o += "<tr><td><a href=\"#" + NodeAnchor(n.name) + "\">" + H(n.name) +
-            "</a></td><td class=\"num\">" + std::to_string(off.events) + "</td><td class=\"num\">" +
+            "</a></td><td class=\"num\">" + std::to_string(off.incidents) +
+            "</td><td class=\"num\">" + std::to_string(off.events) + "</td><td class=\"num\">" +
             std::to_string(off.flaps) + "</td><td class=\"num\">" +
             std::to_string(off.degradations) + "</td><td class=\"num\">" +
             std::to_string(off.drains) + "</td><td>" + rails + "</td></tr>";

@@ -85,6 +85,8 @@ Json Suspects(const Report& r) {
     j["nic"] = Opt(!s.nic.empty(), s.nic);
     j["leaf"] = Opt(!s.leaf.empty(), s.leaf);
     j["port"] = Opt(s.port > 0, static_cast<long long>(s.port));
+    j["port_source"] = Opt(!s.port_source.empty(), s.port_source);
+    j["end"] = Opt(!s.end.empty(), s.end);
     j["affected_nodes"] = s.nodes.size();
     j["down"] = s.down;
     j["nodes"] = CompressHostlistSorted(names);
@@ -192,6 +194,7 @@ Json Node(const Report& r, const NodeRow& n) {
     if (n.history[k].any()) rail_history.push_back(RailHistoryJson(k, n.history[k]));
   j["history"] = {{"drains", Pair(n.drains)},
                   {"restricts", Pair(n.restricts)},
+                  {"incidents", Pair(n.incidents)},
                   {"rails", std::move(rail_history)}};
   Json events = Json::array();
   for (const NodeEvent& e : n.events)
@@ -235,6 +238,7 @@ Json HistoryJson(const Report& r) {
   Json offenders = Json::array();
   for (const Offender& o : r.offenders) {
     offenders.push_back({{"node", r.nodes[static_cast<size_t>(o.node)].name},
+                         {"incidents_7d", o.incidents},
                          {"events_7d", o.events},
                          {"flaps_7d", o.flaps},
                          {"degradations_7d", o.degradations},
@@ -247,7 +251,8 @@ Json HistoryJson(const Report& r) {
   j["windows_seconds"] = {{"24h", Number(kWindowSeconds[k24h])},
                           {"7d", Number(kWindowSeconds[k7d])}};
   j["events_7d"] = r.history_events;
-  j["repeat_offender_threshold"] = kRepeatOffenderEvents;
+  j["repeat_offender_threshold"] = kRepeatOffenderIncidents;
+  j["incident_gap_seconds"] = Number(kIncidentGapSeconds);
   j["repeat_offenders"] = std::move(offenders);
   return j;
 }
@@ -327,6 +332,10 @@ std::string RenderJson(const Report& r) {
     rails.push_back({{"index", k}, {"name", r.rail_names[k]}, {"nic", r.rail_nics[k]}});
   head["rails"] = std::move(rails);
   head["summary"] = Summary(r);
+  head["sweep"] = r.sweep_file.empty() ? Json(nullptr)
+                                       : Json{{"file", r.sweep_file},
+                                              {"time", Number(r.sweep_time)},
+                                              {"complete", r.sweep_complete}};
   head["suspects"] = Suspects(r);
   head["matrix"] = Matrix(r);
   head["capacity"] = Capacity(r);

@@ -138,6 +138,7 @@ std::string RenderPrometheus(const Report& r) {
     w.Sample({{"cluster", cl},
               {"rank", std::to_string(s.rank)},
               {"kind", s.kind},
+              {"end", s.end.empty() ? "unknown" : s.end},
               {"component", s.component},
               {"confidence", s.confidence}},
              static_cast<double>(s.nodes.size()));
@@ -184,6 +185,12 @@ std::string RenderPrometheus(const Report& r) {
            "Events in 7 days of nodes at or above the repeat-offender threshold.");
   for (const Offender& o : r.offenders)
     w.Sample({{"cluster", cl}, {"node", r.nodes[static_cast<size_t>(o.node)].name}}, o.events);
+  w.Family("railguard_repeat_offender_incidents",
+           "Incidents in 7 days (events less than an hour apart are one) of nodes at or above "
+           "the repeat-offender threshold.");
+  for (const Offender& o : r.offenders)
+    w.Sample({{"cluster", cl}, {"node", r.nodes[static_cast<size_t>(o.node)].name}},
+             o.incidents);
 
   w.Family("railguard_rail_firmware_nodes",
            "Nodes whose NIC of the rail runs the firmware version (fw_ver, from railcheck); "

@@ -147,6 +147,11 @@ void Summary(const Report& r, std::string* out) {
   } else {
     *out += "none (no SU has 2 free nodes)\n";
   }
+  *out += r.sweep_file.empty()
+              ? "fabric sweep: none given (--sweep): leaf ports are guesses, no end named\n"
+              : "fabric sweep: " + Cut(TerminalSafe(r.sweep_file), 60) + ", " +
+                    FormatTime(r.sweep_time) + " UTC" +
+                    (r.sweep_complete ? "" : ", PARTIAL (some switches did not answer)") + "\n";
 }
 
 void Suspects(const Report& r, std::string* out) {
@@ -156,8 +161,8 @@ void Suspects(const Report& r, std::string* out) {
     return;
   }
   for (const Suspect& s : r.suspects) {
-    const std::string head =
-        (s.rank < 10 ? " " : "") + std::to_string(s.rank) + ". [" + s.confidence + "] ";
+    const std::string head = (s.rank < 10 ? " " : "") + std::to_string(s.rank) + ". [" +
+                             s.confidence + (s.end.empty() ? "" : ", end: " + s.end) + "] ";
     *out += Cut(head + TerminalSafe(s.title), kWidth) + "\n";
     for (const std::string& e : s.evidence) {
       // Evidence wraps rather than being cut: it is what the admin acts on.
@@ -346,20 +351,23 @@ void HistoryText(const Report& r, std::string* out) {
     }
   }
   *out += t.Render() + More(std::min<size_t>(rows.size(), kTextMaxRows), rows.size(), "rows");
-  *out += "\nREPEAT OFFENDERS (at least " + std::to_string(kRepeatOffenderEvents) +
-          " flaps, degradations, drains or restrictions in 7 days)\n";
+  *out += "\nREPEAT OFFENDERS (at least " + std::to_string(kRepeatOffenderIncidents) +
+          " incidents in 7 days; events less than " + FormatAge(kIncidentGapSeconds) +
+          " apart are one incident)\n";
   if (r.offenders.empty()) {
     *out += "  none\n";
     return;
   }
-  Table o({"NODE", "EVENTS", "FLAPS", "DEGRADED", "DRAINS", "RAILS (most events first)"},
-          {NameWidth(r), 6, 5, 8, 6, 0}, {false, true, true, true, true, false});
+  Table o({"NODE", "INCIDENTS", "EVENTS", "FLAPS", "DEGRADED", "DRAINS",
+           "RAILS (most events first)"},
+          {NameWidth(r), 9, 6, 5, 8, 6, 0}, {false, true, true, true, true, true, false});
   shown = 0;
   for (const Offender& off : r.offenders) {
     if (shown++ >= static_cast<size_t>(kTextMaxRows)) break;
     std::string rails;
     for (int k : off.rails) rails += (rails.empty() ? "" : ",") + std::to_string(k);
-    o.Row({r.nodes[static_cast<size_t>(off.node)].name, std::to_string(off.events),
+    o.Row({r.nodes[static_cast<size_t>(off.node)].name, std::to_string(off.incidents),
+           std::to_string(off.events),
            std::to_string(off.flaps), std::to_string(off.degradations), std::to_string(off.drains),
            rails.empty() ? "-" : rails});
   }

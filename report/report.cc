@@ -139,9 +139,12 @@ NodeRow NodeRowFor(const topo::Topology& topo, size_t s, size_t p, const NodeSna
   n.su = static_cast<int>(s);
   n.position = static_cast<int>(p);
   n.history.assign(rails, RailHistory());
-  for (size_t k = 0; k < rails; ++k)
-    n.leaf_ports.push_back(
-        LeafPort(topo, static_cast<int>(s), static_cast<int>(k), static_cast<int>(p)));
+  for (size_t k = 0; k < rails; ++k) {
+    // With a sweep the port is where it found the HCA (BuildReport); without, the guess.
+    n.leaf_ports.push_back(options.sweep ? 0
+                                         : LeafPort(topo, static_cast<int>(s),
+                                                    static_cast<int>(k), static_cast<int>(p)));
+  }
   if (!sn) {
     n.rails.assign(rails, RailState::kUnknown);
     n.rail_checks.assign(rails, {});
@@ -400,7 +403,18 @@ Report BuildReport(const Snapshot& snapshot, const std::string& snapshot_name,
   BuildDegradedJobs(snapshot, snapshot_name, index, &r);
   BuildHistory(events, index, &r);
   r.firmware = BuildFirmware(r.nodes, r.rail_names.size());
-  r.suspects = FindSuspects(r, topo);
+  if (options.sweep) {
+    r.sweep_file = options.sweep->file;
+    r.sweep_time = options.sweep->time;
+    r.sweep_complete = options.sweep->complete;
+    const SweepIndex index(*options.sweep);
+    for (NodeRow& n : r.nodes)
+      for (size_t k = 0; k < n.leaf_ports.size(); ++k)
+        if (const SweepLink* l = index.HostLink(n.name, r.rail_names[k])) n.leaf_ports[k] = l->b.port;
+    r.suspects = FindSuspects(r, topo, &index);
+  } else {
+    r.suspects = FindSuspects(r, topo);
+  }
   r.notes = Notes(r, options);
   for (const Diag& d : history_problems) r.problems.push_back(d);
   return r;

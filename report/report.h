@@ -10,6 +10,7 @@
 
 #include "base/diag.h"
 #include "report/snapshot.h"
+#include "report/sweep_input.h"
 #include "topo/model.h"
 #include "wire/event_log.h"
 #include "wire/extra_json.h"
@@ -32,6 +33,9 @@ struct ReportOptions {
   // Where the history came from, for the report's text ("" = no history was read).
   std::vector<std::string> history_files;
   bool history_read = false;  // true when at least one history file existed
+  // The latest fabric sweep (railctl report --sweep), or nullptr: the root cause then says
+  // which end of a link errs and takes leaf ports from it. Not owned; outlives BuildReport.
+  const SweepInput* sweep = nullptr;
 };
 
 // How a node's rail states were learned.
@@ -104,6 +108,7 @@ struct NodeRow {
   std::vector<std::string> fw;  // per rail: its NIC's fw_ver from Extra's "fw" ("" unknown)
   std::array<int, 2> drains{};                        // drained events per window
   std::array<int, 2> restricts{};                     // restricted events per window
+  std::array<int, 2> incidents{};  // incidents per window (history_section.h: the rule)
   double restricted_since = 0;  // the newest restricted event in 7 days (0 = none)
   // Needs a look: a bad rail, drained, restricted, down, or a repeat offender. Only these
   // nodes keep `events` and get a drill-down in the HTML page.
@@ -155,6 +160,12 @@ struct Suspect {
   std::string nic;                    // host/nic/cable: the NIC(s)
   std::string leaf;                   // leaf/cable: the leaf switch
   int port = 0;                       // cable: the leaf port (0 = unknown)
+  std::string port_source;            // "sweep", "guess" (position in the SU + 1) or ""
+  // Which end errs, from the sweep: "host" (NIC, transceiver or host end of the cable),
+  // "switch" (switch port or its transceiver), "both" (cable or optics), "leaf" (many ports
+  // of one leaf), "spine" (leaf uplinks or a spine's ports), "link-down"; "" = no sweep or
+  // the sweep saw nothing on this link.
+  std::string end;
   int down = 0;                       // how many of `nodes` have the rail(s) down
 };
 
@@ -172,16 +183,20 @@ struct FirmwareRail {
   std::vector<int> differ;                // indices into Report::nodes not on `majority`
 };
 
-// A node whose events in the last 7 days reach the repeat-offender threshold.
+// A node whose incidents in the last 7 days reach the repeat-offender threshold.
 struct Offender {
-  int node = -1;   // index into Report::nodes
-  int events = 0;  // flaps + degradations + drains + restricts in 7 days
+  int node = -1;      // index into Report::nodes
+  int incidents = 0;  // incidents in 7 days (history_section.h)
+  int events = 0;     // flaps + degradations + drains + restricts in 7 days
   int flaps = 0, degradations = 0, drains = 0;
   std::vector<int> rails;  // rails with events, most first
 };
 
-// Events of one node in 7 days that make it a repeat offender.
-constexpr int kRepeatOffenderEvents = 3;
+// Incidents of one node in 7 days that make it a repeat offender: one fault that logs
+// degraded, drained and restricted is one incident, so a node must fail twice.
+constexpr int kRepeatOffenderIncidents = 2;
+// Problem events of one node less than this far apart belong to one incident.
+constexpr double kIncidentGapSeconds = 3600;
 
 struct Report {
   std::string cluster;        // the topology's cluster name
@@ -207,6 +222,9 @@ struct Report {
   bool history_read = false;
   std::vector<std::string> history_files;
   int history_events = 0;          // events inside the 7-day window
+  std::string sweep_file;          // the sweep read (--sweep), "" = none
+  double sweep_time = 0;           // its file's modification time
+  bool sweep_complete = true;      // false: some switches did not answer that sweep
   std::vector<std::string> notes;  // things worth saying that are not suspects
   Diags problems;                  // bad Extra values, job node lists, history lines
 };

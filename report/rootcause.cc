@@ -13,11 +13,11 @@ namespace railguard::report {
 namespace {
 
 int ScopeOrder(const std::string& kind) {
-  static const char* const kOrder[] = {"fabric", "rail-plane", "su",   "leaf",
-                                       "host",   "nic",        "cable"};
-  for (int i = 0; i < 7; ++i)
+  static const char* const kOrder[] = {"fabric", "rail-plane", "su",  "spine", "leaf",
+                                       "uplink", "host",       "nic", "cable"};
+  for (int i = 0; i < 9; ++i)
     if (kind == kOrder[i]) return i;
-  return 7;
+  return 9;
 }
 
 std::string Plural(int n, const char* one, const char* many) {
@@ -32,8 +32,8 @@ std::string JoinInts(const std::vector<int>& v, const char* sep = ", ") {
 
 class Finder {
  public:
-  Finder(const Report& r, const topo::Topology& topo)
-      : r_(r), topo_(topo), rails_(r.rail_names.size()), sus_(r.sus.size()) {
+  Finder(const Report& r, const topo::Topology& topo, const SweepIndex* sweep)
+      : r_(r), topo_(topo), sweep_(sweep), rails_(r.rail_names.size()), sus_(r.sus.size()) {
     explained_.assign(r.nodes.size(), std::vector<char>(rails_, 0));
     consumed_.assign(sus_, std::vector<char>(rails_, 0));
     hit_.assign(sus_, std::vector<char>(rails_, 0));
@@ -56,13 +56,8 @@ class Finder {
     RailPlanes();
     Leaves();
     Nodes();
-    std::sort(out_.begin(), out_.end(), [](const Suspect& a, const Suspect& b) {
-      if (a.nodes.size() != b.nodes.size()) return a.nodes.size() > b.nodes.size();
-      if (ScopeOrder(a.kind) != ScopeOrder(b.kind)) return ScopeOrder(a.kind) < ScopeOrder(b.kind);
-      if (a.down != b.down) return a.down > b.down;
-      return a.component < b.component;
-    });
-    for (size_t i = 0; i < out_.size(); ++i) out_[i].rank = static_cast<int>(i) + 1;
+    if (sweep_) ApplySweep(r_, *sweep_, &out_);
+    RankSuspects(&out_);
     return std::move(out_);
   }
 
@@ -446,15 +441,18 @@ class Finder {
               : std::to_string(others_bad) + " other node(s) of " + row.name + " are bad on " +
                     r_.rail_names[k] + " too (below the leaf threshold of " +
                     std::to_string(kLeafMinNodes) + "): watch leaf " + s->leaf);
-    if (s->port > 0)
-      s->evidence.push_back("port " + std::to_string(s->port) + " assumed: " + n.name +
-                            " is node " + std::to_string(n.position + 1) + " of " + row.name +
-                            " (leaf port = position in the SU + 1)");
+    if (s->port > 0 && !sweep_) {
+      s->port_source = "guess";
+      s->evidence.push_back("port " + std::to_string(s->port) + " is a guess (no sweep given): " +
+                            n.name + " is node " + std::to_string(n.position + 1) + " of " +
+                            row.name + " (leaf port = position in the SU + 1)");
+    }
     HistoryEvidence(n, rail, s);
   }
 
   const Report& r_;
   const topo::Topology& topo_;
+  const SweepIndex* sweep_;  // nullptr: no sweep given
   size_t rails_;
   size_t sus_;
   int reporting_sus_ = 0;
@@ -478,8 +476,19 @@ int LeafPort(const topo::Topology& topo, int su, int rail, int position) {
   return port;
 }
 
-std::vector<Suspect> FindSuspects(const Report& r, const topo::Topology& topo) {
-  return Finder(r, topo).Run();
+std::vector<Suspect> FindSuspects(const Report& r, const topo::Topology& topo,
+                                  const SweepIndex* sweep) {
+  return Finder(r, topo, sweep).Run();
+}
+
+void RankSuspects(std::vector<Suspect>* s) {
+  std::sort(s->begin(), s->end(), [](const Suspect& a, const Suspect& b) {
+    if (a.nodes.size() != b.nodes.size()) return a.nodes.size() > b.nodes.size();
+    if (ScopeOrder(a.kind) != ScopeOrder(b.kind)) return ScopeOrder(a.kind) < ScopeOrder(b.kind);
+    if (a.down != b.down) return a.down > b.down;
+    return a.component < b.component;
+  });
+  for (size_t i = 0; i < s->size(); ++i) (*s)[i].rank = static_cast<int>(i) + 1;
 }
 
 }  // namespace railguard::report

@@ -31,15 +31,18 @@
 //               least kPlaneMinSuFraction of the SUs with reports
 //   host:       at least kHostMinRails rails of one node not explained above
 // Ranking: more nodes affected first; then the broader footprint; then more rails down;
-// then by name. The leaf port of a cable suspect is the node's position in its SU's
-// hostlist + 1 (node i of an SU on port i+1 of each rail leaf, as in the DGX SuperPOD
-// reference cabling); the rail YAML has no per-node port map, and when a leaf's `ports` is
-// set and smaller than that number, the port is reported as unknown.
+// then by name. With a fabric sweep (rootcause_sweep.h) the leaf port of a cable suspect is
+// the one the sweep found the node's HCA on, and the sweep says which end errs. Without one
+// it is a guess, said so in the evidence: the node's position in its SU's hostlist + 1 (node
+// i of an SU on port i+1 of each rail leaf, as in the DGX SuperPOD reference cabling); the
+// rail YAML has no per-node port map, and when a leaf's `ports` is set and smaller than that
+// number, the port is reported as unknown.
 #pragma once
 
 #include <vector>
 
 #include "report/report.h"
+#include "report/rootcause_sweep.h"
 #include "topo/model.h"
 
 namespace railguard::report {
@@ -61,7 +64,13 @@ bool IsHostSideCheck(const std::string& check);
 // port count says there is no such port.
 int LeafPort(const topo::Topology& topo, int su, int rail, int position);
 
-// The suspects for `r` (nodes, SUs and cells filled in), ranked, rank 1 first. Pure.
-std::vector<Suspect> FindSuspects(const Report& r, const topo::Topology& topo);
+// The suspects for `r` (nodes, SUs and cells filled in), ranked, rank 1 first, with the
+// facts of `sweep` when not nullptr (ApplySweep). Pure.
+std::vector<Suspect> FindSuspects(const Report& r, const topo::Topology& topo,
+                                  const SweepIndex* sweep = nullptr);
+
+// Sorts `*s` (more nodes first, then the broader footprint, more rails down, by component)
+// and numbers the ranks from 1.
+void RankSuspects(std::vector<Suspect>* s);
 
 }  // namespace railguard::report

@@ -302,13 +302,14 @@ TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
             "min_rate_interval_seconds, read_timeout_ms, prolog_time_limit_seconds, "
             "periodic_time_limit_seconds, actions, link_error_limits, aer_limits, "
             "eth_error_limits, rate_windows_seconds, boot_id_file, extra_refresh_seconds, "
-            "confirm_reads, confirm_delay_ms\n");
+            "confirm_reads, confirm_delay_ms, fabric_evidence, fabric_evidence_max_age_seconds\n");
   EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "nic.rate: restrict")),
             "/etc/slurm/railguard.yaml:12:13: unknown check 'nic.rate' in health.actions; "
             "expected one of: nic.present, nic.firmware, port.state, port.link_layer, port.rate, "
             "link.errors, link.flap, link.counters, pcie.speed, pcie.width, pcie.gpu_speed, "
             "pcie.aer, pcie.aer_correctable, gpu.count, rail.affinity, gather.timeout, "
-            "eth.present, eth.state, eth.speed, eth.flap, eth.errors, eth.counters\n");
+            "eth.present, eth.state, eth.speed, eth.flap, eth.errors, eth.counters, "
+            "fabric.switch_errors, fabric.switch_rate, fabric.leaf\n");
   EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "port.rate: reboot")),
             "/etc/slurm/railguard.yaml:12:24: invalid action 'reboot' for port.rate; expected "
             "drain, restrict, warn or off\n");

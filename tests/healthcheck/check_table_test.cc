@@ -31,7 +31,9 @@ TEST(CheckTable, NamesOrderAndDefaultsAreStableAndAreTheLoadersCatalog) {
       {"rail.affinity", A::kRestrict},  {"gather.timeout", A::kDrain},
       {"eth.present", A::kDrain},       {"eth.state", A::kDrain},
       {"eth.speed", A::kDrain},         {"eth.flap", A::kDrain},
-      {"eth.errors", A::kRestrict},     {"eth.counters", A::kWarn}};
+      {"eth.errors", A::kRestrict},     {"eth.counters", A::kWarn},
+      {"fabric.switch_errors", A::kRestrict}, {"fabric.switch_rate", A::kDrain},
+      {"fabric.leaf", A::kRestrict}};
   const CheckCatalog& catalog = CheckCatalogOfTable();
   ASSERT_EQ(catalog.size(), want.size());
   ASSERT_EQ(HealthChecks().size(), want.size());

@@ -58,7 +58,12 @@ TEST(RenderText, ShowsTheSuspectsMatrixCapacityAndHistory) {
   EXPECT_NE(text.find("largest multi-node job that can start now within one SU: 7 nodes (su3)"),
             std::string::npos);
   EXPECT_NE(text.find("101         bob             4  su1             n003"), std::string::npos);
-  EXPECT_NE(text.find("n003       6      3         2       0  5\n"), std::string::npos);
+  EXPECT_NE(text.find("n003          5       6      3         2       0  5\n"), std::string::npos);
+  EXPECT_NE(text.find("REPEAT OFFENDERS (at least 2 incidents in 7 days; events less than 1.0h "
+                      "apart are one incident)"),
+            std::string::npos);
+  EXPECT_NE(text.find("fabric sweep: none given (--sweep): leaf ports are guesses, no end named"),
+            std::string::npos);
   EXPECT_NE(text.find("rail5 counters at 2024-05-01 10:10 UTC (history): symbol_error 540/h, "
                       "port_rcv_errors 12/h"),
             std::string::npos);
@@ -230,7 +235,7 @@ TEST(RenderPrometheus, EveryLineIsValidExpositionFormat) {
                       "leaf=\"su2-rail3\",state=\"degraded\"} 8\n"),
             std::string::npos);
   EXPECT_NE(text.find("railguard_suspect_nodes{cluster=\"raildev\",rank=\"1\",kind=\"leaf\","
-                      "component=\"su2-rail3\",confidence=\"high\"} 8\n"),
+                      "end=\"unknown\",component=\"su2-rail3\",confidence=\"high\"} 8\n"),
             std::string::npos);
   EXPECT_NE(text.find("railguard_su_free_nodes{cluster=\"raildev\",su=\"su3\"} 7\n"),
             std::string::npos);

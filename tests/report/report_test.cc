@@ -205,10 +205,50 @@ TEST(FleetReport, HistoryCountsFlapsDrainsAndRatesPerWindow) {
   ASSERT_EQ(r.offenders.size(), 1u);
   EXPECT_EQ(r.nodes[static_cast<size_t>(r.offenders[0].node)].name, "n003");
   EXPECT_EQ(r.offenders[0].events, 4);
+  EXPECT_EQ(r.offenders[0].incidents, 3);  // 600 s and 3600 s ago are one incident
+  EXPECT_EQ(n.incidents[k24h], 1);
+  EXPECT_EQ(n.incidents[k7d], 3);
   EXPECT_EQ(r.offenders[0].rails, std::vector<int>{5});
   EXPECT_TRUE(n.attention);
   ASSERT_EQ(n.events.size(), 4u);
   EXPECT_EQ(n.events[0].kind, "drained");  // newest first
+}
+
+// One leaf fault: every node of su2 logs rail 3 degraded, then drained and restricted a few
+// seconds later (what railcheck writes for one drain). That is one incident per node.
+std::vector<wire::HealthEvent> LeafFaultEvents(double age) {
+  using K = wire::EventKind;
+  std::vector<wire::HealthEvent> ev;
+  for (int i = 9; i <= 16; ++i) {
+    const std::string node = testing::N(i);
+    ev.push_back(Ev(age, node, K::kDegraded, 3));
+    ev.push_back(Ev(age - 2, node, K::kDrained, -1));
+    ev.push_back(Ev(age - 3, node, K::kRestricted, -1));
+  }
+  return ev;
+}
+
+TEST(FleetReport, OneLeafFaultMakesNoRepeatOffenders) {
+  const topo::Topology t = DevTopology();
+  const Report r = Build(HealthySnapshot(t), t, LeafFaultEvents(1800));
+  EXPECT_EQ(r.history_events, 24);
+  EXPECT_TRUE(r.offenders.empty());
+  EXPECT_EQ(RowOf(r, "n009").incidents[k7d], 1);
+  EXPECT_EQ(RowOf(r, "n009").incidents[k24h], 1);
+}
+
+TEST(FleetReport, TwoSeparateIncidentsMakeARepeatOffender) {
+  const topo::Topology t = DevTopology();
+  std::vector<wire::HealthEvent> ev = LeafFaultEvents(1800);
+  using K = wire::EventKind;
+  ev.push_back(Ev(1800 + 200, "n012", K::kRecovered, 3));  // no problem: no incident
+  ev.push_back(Ev(3 * 86400, "n012", K::kDown, 3));        // days earlier: a second incident
+  ev.push_back(Ev(3 * 86400 - 5, "n012", K::kDrained, -1));
+  const Report r = Build(HealthySnapshot(t), t, ev);
+  ASSERT_EQ(r.offenders.size(), 1u);
+  EXPECT_EQ(r.nodes[static_cast<size_t>(r.offenders[0].node)].name, "n012");
+  EXPECT_EQ(r.offenders[0].incidents, 2);
+  EXPECT_EQ(RowOf(r, "n012").incidents[k24h], 1);
 }
 
 TEST(FleetReport, TheFixtureGivesTheExpectedCapacity) {

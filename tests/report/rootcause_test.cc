@@ -72,7 +72,9 @@ TEST(RootCause, OneNodeOneRailIsTheCableWithNodeRailNicLeafAndPort) {
   EXPECT_EQ(c.evidence[0], "n013 reports rail5 down (link.errors); its other rails are ok");
   EXPECT_EQ(c.evidence[1], "the other 7 nodes of su2 are ok on rail5: leaf su2-rail5 works");
   EXPECT_EQ(c.evidence[2],
-            "port 5 assumed: n013 is node 5 of su2 (leaf port = position in the SU + 1)");
+            "port 5 is a guess (no sweep given): n013 is node 5 of su2 (leaf port = position in "
+            "the SU + 1)");
+  EXPECT_EQ(c.port_source, "guess");
 }
 
 TEST(RootCause, OnlyPcieChecksOnOneRailPointAtTheNicNotTheCable) {
