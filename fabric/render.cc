@@ -68,6 +68,13 @@ size_t Problems(const FabricReport& r) {
   return n;
 }
 
+// Findings that only say counters were not read.
+size_t Unread(const FabricReport& r) {
+  size_t n = 0;
+  for (const LinkFinding& f : r.findings) n += f.kind == "unread";
+  return n;
+}
+
 json EndJson(const Sweep& sweep, const End& e, const std::string& name) {
   const SweptNode& n = sweep.nodes[e.node];
   const SweptPort& p = n.ports[e.entry];
@@ -266,7 +273,7 @@ std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const Fab
                 {"hcas", sweep.nodes.size() - switches},
                 {"links", r.links.size()},
                 {"findings", Problems(r)},
-                {"unread", r.findings.size() - Problems(r)},
+                {"unread", Unread(r)},
                 {"unanswered", unanswered.size()},
                 {"smps", sweep.smps},
                 {"mads", sweep.mads},

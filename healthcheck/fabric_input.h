@@ -16,11 +16,11 @@ struct NodeFabric {
   std::string file;                            // the evidence file
   double time = 0;                             // when the sweep was taken
   std::vector<wire::SwitchSideProblem> links;  // this node's rails with switch-side problems
-  std::vector<wire::LeafFault> leaves;         // faulting leaves of this node's SU
+  std::vector<wire::LeafFault> leaves;         // faulting leaves of this node's domain
 };
 
 // Reads health.fabric_evidence ("%n" expanded for `node`) and keeps what concerns `node` of
-// SU `su` (the one-hop domain today; a domain name when topo/model.h has domains). True with
+// one-hop domain `su` (topo/model.h's Domain::name; the SU's name for an unsplit SU). True with
 // `*out` filled when the file is there, parses and its sweep is no older (and no newer) than
 // health.fabric_evidence_max_age_seconds relative to `now`. False otherwise, with `*note`
 // saying why when it is worth saying: stale ("... is stale: sweep at ..., N ago > M; ignored,

@@ -419,7 +419,11 @@ bool Run::LoadSetup(const Options& o, Setup* s, std::string* err) {
   s->state_dir = ExpandNode(health.state_dir, s->node);
   const topo::NodeRef* ref = s->rails->topology.FindNode(s->node);
   NodeFabric fabric;
-  if (LoadNodeFabric(health, s->node, ref ? s->rails->topology.sus[ref->su].name : "",
+  // Leaf faults are matched by the node's one-hop domain (its SU's name when the SU has one).
+  const topo::Topology& t = s->rails->topology;
+  const std::string domain =
+      ref && ref->domain >= 0 ? t.domains[ref->domain].name : ref ? t.sus[ref->su].name : "";
+  if (LoadNodeFabric(health, s->node, domain,
                      deps_.now(), &fabric, &s->fabric_note))
     s->fabric = std::move(fabric);
   return true;

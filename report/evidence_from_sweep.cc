@@ -2,6 +2,7 @@
 #include "report/evidence_from_sweep.h"
 
 #include <map>
+#include <set>
 
 #include "report/rootcause_sweep.h"
 
@@ -25,6 +26,7 @@ wire::FabricEvidence EvidenceFromSweep(const SweepInput& sweep, const topo::Topo
   e.complete = sweep.complete;
   struct Leaf {
     std::string su;
+    std::set<std::string> domains;  // of the topology hosts on it, in name order
     int rail = -1, links = 0, bad = 0;
   };
   std::map<std::string, Leaf> leaves;
@@ -36,7 +38,9 @@ wire::FabricEvidence EvidenceFromSweep(const SweepInput& sweep, const topo::Topo
     leaf.rail = rail;
     ++leaf.links;
     leaf.bad += !JudgeEnds(l).end.empty();
-    if (rail < 0 || !topo.FindNode(l.host)) continue;
+    const topo::NodeRef* ref = topo.FindNode(l.host);
+    if (ref && ref->domain >= 0) leaf.domains.insert(topo.domains[ref->domain].name);
+    if (rail < 0 || !ref) continue;
     std::map<std::string, std::string> kinds;  // kind -> messages
     for (const SweepFinding& f : l.findings)
       if (f.kind != "unread" && SwitchEnd(f.side))
@@ -47,7 +51,9 @@ wire::FabricEvidence EvidenceFromSweep(const SweepInput& sweep, const topo::Topo
   for (const auto& kv : leaves)
     if (kv.second.rail >= 0 && !kv.second.su.empty() &&
         LeafFaultRule(kv.second.bad, kv.second.links))
-      e.leaves.push_back({kv.second.su, kv.second.rail, kv.first, kv.second.bad, kv.second.links});
+      for (const std::string& d : kv.second.domains.empty() ? std::set<std::string>{kv.second.su}
+                                                             : kv.second.domains)
+        e.leaves.push_back({d, kv.second.rail, kv.first, kv.second.bad, kv.second.links});
   return e;
 }
 

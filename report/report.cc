@@ -390,8 +390,14 @@ std::string FormatAge(double seconds) {
 }
 
 Report BuildReport(const Snapshot& snapshot, const std::string& snapshot_name,
-                   const topo::Topology& topo, const std::vector<wire::HealthEvent>& events,
+                   const topo::Topology& file_topo, const std::vector<wire::HealthEvent>& events,
                    const Diags& history_problems, const ReportOptions& options) {
+  // An SU with several leaves per rail is reported domain by domain: each one-hop domain is a
+  // row of the grid, a leaf footprint of the root cause, a unit of placeable capacity.
+  topo::Topology view;
+  const bool split = topo::HasSplitSus(file_topo);
+  if (split) view = topo::DomainView(file_topo);
+  const topo::Topology& topo = split ? view : file_topo;
   Report r;
   BuildHeader(snapshot, topo, options, &r);
   r.feature_in_use = FeatureInUse(snapshot, options.healthy_feature);

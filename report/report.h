@@ -232,7 +232,9 @@ struct Report {
 // Builds the report. `events` may be empty (no history) and may hold events of nodes or
 // times outside the report; problems with the input (Extra that is not railcheck's JSON,
 // rails that do not match the topology, job hostlists) go to Report::problems and never
-// stop the report. `history_problems` are copied into Report::problems.
+// stop the report. `history_problems` are copied into Report::problems. When an SU of `topo`
+// has several leaves per rail, the report sees the topology domain by domain
+// (topo::DomainView): Report::sus and every SU index in the report are one-hop domains.
 // REQUIRES: `topo` was validated and indexed.
 Report BuildReport(const Snapshot& snapshot, const std::string& snapshot_name,
                    const topo::Topology& topo, const std::vector<wire::HealthEvent>& events,

@@ -123,6 +123,12 @@ bool ParseSweepJson(std::string_view text, const std::string& filename, SweepInp
   if (!complete || complete->type != JsonValue::Type::kBool)
     return r.Error(complete ? *complete : root, "no \"complete\"; expected true or false");
   out->complete = complete->boolean;
+  // summary.time (seconds since the epoch) when the sweep wrote one; else the caller's time.
+  const JsonValue* summary = root.Find("summary");
+  const JsonValue* time = summary && summary->is_object() ? summary->Find("time") : nullptr;
+  if (time && !time->is_number())
+    return r.Error(*time, "\"time\" is not a number; expected seconds since the epoch");
+  if (time && time->number > 0) out->time = time->number;
   for (const JsonValue& l : links->items) {
     SweepLink link;
     if (r.Link(l, &link)) out->links.push_back(std::move(link));

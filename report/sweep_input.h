@@ -41,7 +41,7 @@ struct SweepMissing {
 
 struct SweepInput {
   std::string file;  // where it was read from
-  double time = 0;   // the file's modification time (the JSON carries no time of its own)
+  double time = 0;   // summary.time of the sweep; its file's modification time when it has none
   bool complete = true;
   std::vector<SweepLink> links;
   std::vector<SweepMissing> missing;
@@ -56,7 +56,8 @@ struct SweepInput {
 bool ParseSweepJson(std::string_view text, const std::string& filename, SweepInput* out,
                     Diags* errors);
 
-// As ParseSweepJson, reading `path` and setting `time` from its modification time.
+// As ParseSweepJson, reading `path`; `time` is the file's modification time when the JSON has
+// no summary.time (sweeps written before it had one).
 bool LoadSweepJson(const std::string& path, SweepInput* out, Diags* errors);
 
 }  // namespace railguard::report

@@ -111,4 +111,32 @@ bool HasSplitSus(const Topology& topo) {
   return false;
 }
 
+Topology DomainView(const Topology& topo) {
+  if (!HasSplitSus(topo)) return topo;
+  Topology v;
+  v.cluster = topo.cluster;
+  v.rails = topo.rails;
+  v.node_types = topo.node_types;
+  v.spines = topo.spines;
+  for (const Domain& d : topo.domains) {
+    const ScalableUnit& su = topo.sus[static_cast<size_t>(d.su)];
+    ScalableUnit u;
+    u.name = d.name;
+    u.nodes = d.nodes;
+    u.nodes_expr = d.name;  // not a hostlist of the file; the view is never written out
+    u.node_type = su.node_type;
+    for (int leaf : d.leaves) {
+      if (leaf < 0) continue;
+      Leaf l = su.leaves[static_cast<size_t>(leaf)];
+      l.sw.name = LeafName(su, l);
+      l.nodes.clear();
+      l.nodes_expr.clear();
+      u.leaves.push_back(std::move(l));
+    }
+    v.sus.push_back(std::move(u));
+  }
+  v.Index();
+  return v;
+}
+
 }  // namespace railguard::topo

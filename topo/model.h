@@ -132,4 +132,11 @@ std::string LeafName(const ScalableUnit& su, const Leaf& leaf);
 // Whether some SU has more than one one-hop domain. REQUIRES: Index() was called.
 bool HasSplitSus(const Topology& topo);
 
+// The topology seen domain by domain, for code that works in SU terms (the fleet report's
+// SU x rail grid, its root cause, its capacity): one ScalableUnit per one-hop domain, named
+// like the domain, with the domain's nodes and, per rail, the one leaf that serves it (named
+// and numbered as in `topo`, `nodes` cleared); rails, node types and spines unchanged; indexed.
+// Without split SUs the result equals `topo`. REQUIRES: Index() was called.
+Topology DomainView(const Topology& topo);
+
 }  // namespace railguard::topo

@@ -36,8 +36,8 @@ struct SwitchSideProblem {
 
 // A leaf with many of its host ports erring: it restricts its one-hop domain.
 struct LeafFault {
-  // The one-hop domain the leaf serves: an SU today (when topo/model.h gets several leaves
-  // per rail per SU, this becomes the domain's name).
+  // A one-hop domain the leaf serves (topo/model.h's Domain::name: the SU's name when the SU
+  // has one leaf per rail). A leaf serving several domains has one LeafFault for each.
   std::string su;
   int rail = 0;
   std::string leaf;

@@ -287,6 +287,10 @@ TEST(FabricJudge, HcasTheTopologyExpectsButTheSweepLacksAreMissing) {
                       "unreachable)\n"),
             std::string::npos)
       << text;
+  // A missing HCA is a finding, not an unread port (the count once wrapped around below 0).
+  const nlohmann::json j = nlohmann::json::parse(RenderJson(t, Swept(&src), r));
+  EXPECT_EQ(j["summary"]["findings"], 1);
+  EXPECT_EQ(j["summary"]["unread"], 0);
 }
 
 TEST(FabricRender, JsonHasBothEndsOfEveryLinkWithWidthSpeedAndCounters) {

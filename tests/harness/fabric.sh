@@ -99,8 +99,11 @@ rg_fabric_start() {
   [ -z "${RAILGUARD_FABRIC_OPENSM_CONF:-}" ] ||
     printf '%s\n' "$RAILGUARD_FABRIC_OPENSM_CONF" >>"$dir/osm/opensm.conf"
   local t0=$SECONDS
-  if ! OSM_TMP_DIR="$dir/osm" OSM_CACHE_DIR="$dir/osm" LD_PRELOAD="$_RG_FABRIC_SIM_SO" \
-      timeout "${RAILGUARD_FABRIC_SM_TIMEOUT:-300}" opensm -F "$dir/osm/opensm.conf" --once -f "$dir/osm/once.log" \
+  # Both opensm runs start in $dir: umad2sim gives each process a fake sysfs "./sys-PID" in its
+  # working directory, and one that is killed leaves it there.
+  if ! (cd "$dir" && OSM_TMP_DIR="$dir/osm" OSM_CACHE_DIR="$dir/osm" \
+      LD_PRELOAD="$_RG_FABRIC_SIM_SO" timeout "${RAILGUARD_FABRIC_SM_TIMEOUT:-300}" \
+      opensm -F "$dir/osm/opensm.conf" --once -f "$dir/osm/once.log") \
       >"$dir/opensm-once.out" 2>&1; then
     _rg_fabric_log "opensm --once did not configure the fabric:"
     tail -n 20 "$dir/opensm-once.out" "$dir/osm/once.log" >&2
@@ -113,8 +116,8 @@ rg_fabric_start() {
     grep -m 5 'ERR' "$dir/osm/once.log" >&2
     return 1
   fi
-  OSM_TMP_DIR="$dir/osm" OSM_CACHE_DIR="$dir/osm" LD_PRELOAD="$_RG_FABRIC_SIM_SO" \
-    setsid opensm -F "$dir/osm/opensm.conf" -f "$dir/osm/osm.log" >"$dir/opensm.out" 2>&1 &
+  (cd "$dir" && OSM_TMP_DIR="$dir/osm" OSM_CACHE_DIR="$dir/osm" LD_PRELOAD="$_RG_FABRIC_SIM_SO" \
+    exec setsid opensm -F "$dir/osm/opensm.conf" -f "$dir/osm/osm.log") >"$dir/opensm.out" 2>&1 &
   echo $! >"$dir/opensm.pid"
   for ((i = 0; i < 300; i++)); do
     if grep -q 'Entering MASTER state' "$dir/opensm.out"; then

@@ -16,17 +16,27 @@ src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 # shellcheck source=itest_lib.sh
 source "$src/tests/plugin/itest_lib.sh"
 
-topo=$src/tests/data/topo/b300-2su.yaml
+# The layout; one_hop_domain_b300_itest.sh runs the same on etc/superpod-b300.yaml (two SUs of
+# 64 nodes, domains of 32: the B300 SuperPOD reference itself) with these set.
+topo=${RG_OHD_TOPO:-$src/tests/data/topo/b300-2su.yaml}
+prefix=${RG_OHD_PREFIX:-n}    # node names: prefix + 3 digits
+su_size=${RG_OHD_SU:-32}      # nodes per SU, 2 SUs
+dom=${RG_OHD_DOMAIN:-16}      # nodes per one-hop domain, 2 per SU
+half=$((dom / 2))
+total=$((2 * su_size))
+name_of() { printf '%s%03d' "$prefix" "$1"; }
+range_of() { printf '%s[%03d-%03d]' "$prefix" "$1" "$2"; }
 rgp_write_configs "default_mode: strict"
 echo "topology: $topo" >"$rgp_tmp/spank-railguard.yaml"
 rgp_start --topo "$topo" --timeout 150 || rgp_fail "the cluster did not start (see the messages above)"
 
 # What b300-2su.yaml says, written out here rather than read with the code under test.
-declare -A domain_nodes=([su1-d1]="n[001-016]" [su1-d2]="n[017-032]" [su2-d1]="n[033-048]"
-  [su2-d2]="n[049-064]")
+declare -A domain_nodes=([su1-d1]="$(range_of 1 "$dom")" [su1-d2]="$(range_of $((dom + 1)) "$su_size")"
+  [su2-d1]="$(range_of $((su_size + 1)) $((su_size + dom)))"
+  [su2-d2]="$(range_of $((su_size + dom + 1)) "$total")")
 domain_of() {
-  local n=$((10#${1#n}))
-  echo "su$(((n - 1) / 32 + 1))-d$(((n - 1) % 32 / 16 + 1))"
+  local n=$((10#${1#"$prefix"}))
+  echo "su$(((n - 1) / su_size + 1))-d$(((n - 1) % su_size / dom + 1))"
 }
 domains_of_job() {
   local node
@@ -35,7 +45,7 @@ domains_of_job() {
   done | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 
-for node in $(scontrol show hostnames "n[001-064]"); do
+for node in $(scontrol show hostnames "$(range_of 1 "$total")"); do
   scontrol update NodeName="$node" Extra="$rgp_extra_ok" AvailableFeatures="rail_healthy" \
     ActiveFeatures="rail_healthy"
 done || rgp_fail "scontrol update of node features failed"
@@ -52,27 +62,27 @@ grep -Eq "^SwitchName=su1 Level=1 .*Switches=su1-d\[1-2\]" <<<"$topology" ||
 $topology"
 rgp_ok "topology/rail: one leaf switch per one-hop domain, each SU above its two"
 
-# --- 8 + 8 free in each SU: a 16-node job waits for one domain -------------------------------
+# --- half of each domain free: a job of one domain's size waits for one domain -----------------
 declare -A blocker=()
 for d in su1-d1 su1-d2 su2-d1 su2-d2; do
-  nodes=$(scontrol show hostnames "${domain_nodes[$d]}" | head -8 | paste -sd,)
-  blocker[$d]=$(rgp_submit -w "$nodes" -N8 --exclusive -t 10 --rail-placement=off \
+  nodes=$(scontrol show hostnames "${domain_nodes[$d]}" | head -"$half" | paste -sd,)
+  blocker[$d]=$(rgp_submit -w "$nodes" -N"$half" --exclusive -t 10 --rail-placement=off \
     --wrap 'sleep 300')
 done
 for d in "${!blocker[@]}"; do rgp_wait_state "${blocker[$d]}" RUNNING 60; done
-job=$(rgp_submit -N16 --exclusive -t 5 --wrap 'sleep 30')
+job=$(rgp_submit -N"$dom" --exclusive -t 5 --wrap 'sleep 30')
 sw=$(rgp_job "$job" Switches)
 rgp_expect_eq "switches bound of job $job" "${sw%%@*}" 1
-echo "$rgp_name: 8 free nodes in every domain (16 per SU); waiting 12 s"
+echo "$rgp_name: $half free nodes in every domain ($dom per SU); waiting 12 s"
 sleep 12
-rgp_expect_eq "state of 16-node job $job with no free domain (nodes: $(rgp_job "$job" NodeList))" \
+rgp_expect_eq "state of $dom-node job $job with no free domain (nodes: $(rgp_job "$job" NodeList))" \
   "$(rgp_job "$job" JobState)" PENDING
-rgp_ok "a 16-node job does not run across the two half-free domains of one SU"
+rgp_ok "a $dom-node job does not run across the two half-free domains of one SU"
 
 scancel "${blocker[su2-d1]}"
 rgp_wait_state "$job" RUNNING 60
 rgp_expect_eq "domains of job $job ($(rgp_job "$job" NodeList))" "$(domains_of_job "$job")" su2-d1
-rgp_ok "once su2-d1 is free, the 16-node job runs inside it"
+rgp_ok "once su2-d1 is free, the $dom-node job runs inside it"
 
 scancel --user="$(id -un)"
 deadline=$((SECONDS + 30))
@@ -82,10 +92,10 @@ while [ -n "$(squeue -h -t PD,R,CG -o %i)" ]; do
 done
 
 # --- an idle cluster: one domain -----------------------------------------------------------------
-job=$(rgp_submit -N16 --exclusive -t 5 --wrap 'sleep 5')
+job=$(rgp_submit -N"$dom" --exclusive -t 5 --wrap 'sleep 5')
 rgp_wait_state "$job" RUNNING 60
 got=$(domains_of_job "$job")
 [[ $got =~ ^su[12]-d[12]$ ]] || rgp_fail "job $job on an idle cluster spans '$got', expected one domain"
-rgp_ok "on an idle cluster a 16-node job runs inside one one-hop domain ($got)"
+rgp_ok "on an idle cluster a $dom-node job runs inside one one-hop domain ($got)"
 
 rgp_done

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/report/report_test_util.h"
+#include "topo/topology_yaml.h"
 
 namespace railguard::report {
 namespace {
@@ -216,6 +217,47 @@ TEST(RootCause, LeafPortIsPositionPlusOneUnlessTheLeafHasNoSuchPort) {
   EXPECT_EQ(LeafPort(t, 1, 3, 7), 0);
   EXPECT_EQ(LeafPort(t, 1, 3, 3), 4);
   EXPECT_EQ(LeafPort(t, 9, 3, 0), 0);
+}
+
+}  // namespace
+}  // namespace railguard::report
+
+namespace railguard::report {
+namespace {
+
+// tests/data/topo/b300-2su.yaml: 2 SUs of 32 nodes, two leaves per rail of 16 nodes each.
+topo::Topology SplitTopology() {
+  topo::Topology t;
+  Diags d;
+  EXPECT_TRUE(topo::LoadTopologyFile(testing::kSrc + "/tests/data/topo/b300-2su.yaml", &t, &d))
+      << FormatDiags(d);
+  return t;
+}
+
+TEST(RootCauseDomains, ASplitSuIsReportedDomainByDomain) {
+  const topo::Topology t = SplitTopology();
+  const Report r = Build(HealthySnapshot(t), t);
+  ASSERT_EQ(r.sus.size(), 4u);
+  EXPECT_EQ(r.sus[0].name, "su1-d1");
+  EXPECT_EQ(r.sus[1].name, "su1-d2");
+  EXPECT_EQ(r.sus[1].leaves[2], "su1-r2-b");
+  for (const SuRow& su : r.sus)
+    for (const Cell& c : su.cells) EXPECT_EQ(c.ok, 16);
+  EXPECT_EQ(r.largest_job, 16);  // one domain: what one-hop placement can give a job
+  EXPECT_EQ(testing::RowOf(r, "n020").leaf_ports[2], 4);  // guessed: 4th node of its leaf
+}
+
+TEST(RootCauseDomains, AFaultyLeafOfASplitSuIsThatLeafNotHalfTheSu) {
+  const topo::Topology t = SplitTopology();
+  Snapshot s = HealthySnapshot(t);
+  // su1-r2-b serves n017-n032; 8 of them bad on rail 2.
+  for (int i = 17; i <= 24; ++i) Fault(&s, testing::N(i), "oodooooo", true, "port.rate");
+  const Report r = Build(s, t);
+  ASSERT_EQ(r.suspects.size(), 1u);
+  EXPECT_EQ(r.suspects[0].kind, "leaf");
+  EXPECT_EQ(r.suspects[0].leaf, "su1-r2-b");
+  EXPECT_EQ(r.suspects[0].title,
+            "leaf switch su1-r2-b (su1-d2, rail2) or its uplinks: 8 of 16 nodes bad on rail2");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // it gives (report/rootcause_sweep.h): which end errs, leaf ports from the sweep.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "report/report.h"
 #include "report/rootcause_sweep.h"
 #include "report/sweep_input.h"
+#include "topo/topology_yaml.h"
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
@@ -186,6 +189,55 @@ TEST(EvidenceFromSweep, SwitchSideProblemsPerNodeRailAndTheLeafFaultOfARealSweep
   EXPECT_EQ(e.leaves[0].rail, 1);
   EXPECT_EQ(e.leaves[0].leaf, "su4-rail1");
   EXPECT_EQ(e.leaves[0].bad_ports, 8);
+}
+
+TEST(EvidenceFromSweep, ALeafFaultIsGivenForEachOneHopDomainTheLeafServes) {
+  // dev-4su with su4 split as a B300-style SU: every rail has two leaves of 4 nodes, the rail-1
+  // pair named su4-rail1 (the faulty leaf of the fixture) and su4-rail1b.
+  std::ifstream in(testing::kDevYaml);
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string su4 = "    nodes: \"n[025-032]\"\n    node_type: dgx-h100\n    leaves: *leaves8\n";
+  ASSERT_NE(yaml.find(su4), std::string::npos);
+  std::string leaves;
+  for (int r = 0; r < 8; ++r) {
+    const std::string name = r == 1 ? "su4-rail1" : "su4-r" + std::to_string(r) + "a";
+    leaves += "      - {rail: " + std::to_string(r) + ", name: " + name +
+              ", nodes: \"n[025-028]\"}\n      - {rail: " + std::to_string(r) + ", name: su4-r" +
+              std::to_string(r) + "b, nodes: \"n[029-032]\"}\n";
+  }
+  yaml.replace(yaml.find(su4), su4.size(),
+               "    nodes: \"n[025-032]\"\n    node_type: dgx-h100\n    leaves:\n" + leaves);
+  topo::Topology t;
+  Diags d;
+  ASSERT_TRUE(topo::LoadTopologyString(yaml, "split.yaml", &t, &d)) << FormatDiags(d);
+  // The fixture's su4-rail1 serves n025-n032, all erring: hosts of both domains.
+  const wire::FabricEvidence e = EvidenceFromSweep(LoadFixture(), t);
+  ASSERT_EQ(e.leaves.size(), 2u);
+  EXPECT_EQ(e.leaves[0].su, "su4-d1");
+  EXPECT_EQ(e.leaves[1].su, "su4-d2");
+  for (const wire::LeafFault& f : e.leaves) {
+    EXPECT_EQ(f.leaf, "su4-rail1");
+    EXPECT_EQ(f.rail, 1);
+  }
+}
+
+TEST(SweepInput, TakesTheTimeFromTheSweepsSummaryWhenItHasOne) {
+  const std::string text =
+      R"({"complete": true, "summary": {"time": 1764600000.5}, "links": [], "missing": []})";
+  SweepInput s;
+  s.time = 12;  // what LoadSweepJson sets from the file's modification time
+  Diags d;
+  ASSERT_TRUE(ParseSweepJson(text, "s.json", &s, &d)) << FormatDiags(d);
+  EXPECT_DOUBLE_EQ(s.time, 1764600000.5);
+  SweepInput old;
+  old.time = 12;
+  ASSERT_TRUE(ParseSweepJson(R"({"complete": true, "links": [], "missing": []})", "o.json", &old, &d));
+  EXPECT_DOUBLE_EQ(old.time, 12);
+  SweepInput bad;
+  EXPECT_FALSE(ParseSweepJson(R"({"complete": true, "summary": {"time": "now"}, "links": [],
+    "missing": []})", "b.json", &bad, &d));
+  EXPECT_EQ(FormatDiags(d),
+            "b.json:1:40: \"time\" is not a number; expected seconds since the epoch\n");
 }
 
 }  // namespace
