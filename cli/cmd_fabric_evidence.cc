@@ -19,9 +19,10 @@ const char kUsage[] =
     "Writes the fabric evidence railcheck reads (railguard.yaml health.fabric_evidence) from\n"
     "the JSON of `railctl fabric sweep --json`: per node and rail the problems of the switch\n"
     "end of its link (error counters, width or speed the leaf negotiated down), and the leaves\n"
-    "with many ports erring (they restrict their SU). The evidence's time is the sweep file's\n"
-    "modification time; railcheck ignores evidence older than\n"
-    "health.fabric_evidence_max_age_seconds. Write it atomically with -o.\n"
+    "with many ports erring (they restrict their one-hop domain). The evidence's time is the\n"
+    "sweep's summary.time (its file's modification time for older sweeps); railcheck\n"
+    "ignores evidence older than health.fabric_evidence_max_age_seconds. Write it\n"
+    "atomically with -o.\n"
     "Exit: 0 written, 1 the topology or sweep could not be read or OUT not written, 2 usage.\n";
 
 }  // namespace

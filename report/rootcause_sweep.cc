@@ -101,9 +101,11 @@ class Applier {
     std::vector<int> ports;
     for (const SweepLink* l : st.bad) ports.push_back(l->b.port);
     std::sort(ports.begin(), ports.end());
-    return SweepSource(sweep_) + ": " + std::to_string(st.bad.size()) + " of " +
-           std::to_string(st.links) + " host ports of " + leaf + " have findings (ports " +
-           Ints(ports) + "; the leaf end on " + std::to_string(st.switch_side) + ")";
+    const std::string head = SweepSource(sweep_) + ": " + std::to_string(st.bad.size()) + " of " +
+                             std::to_string(st.links) + " host ports of " + leaf;
+    if (ports.empty()) return head + " have findings: the sweep sees this leaf's links clean";
+    return head + " have findings (ports " + Ints(ports) + "; the leaf end on " +
+           std::to_string(st.switch_side) + ")";
   }
 
   // A suspect FindSuspects made from node health.

@@ -289,7 +289,8 @@ wait_for "the drain of n[017-024] and n013 by their health checks" 60 drained 'n
 shell "sinfo -R -o '%60E %19H %N'"
 echo "The report reads Slurm (states, reasons, railcheck's per-rail health in Extra) and"
 echo "railcheck's event log (health.events_log of railguard.yaml):"
-run "$railctl" report --config "$RAILGUARD_CLUSTER_DIR/railguard.yaml"
+run "$railctl" report --config "$RAILGUARD_CLUSTER_DIR/railguard.yaml" \
+  --save-snapshot "$tmp/snapshot.json"
 echo "n002's drain and resume, as railcheck logged them (time UTC; $events):"
 python3 - "$events" <<'PY'
 import json, sys, time
@@ -323,6 +324,19 @@ if rg_fabric_start --no-trap "$tmp/fabric.net"; then
   rg_fabric_run ibportstate -G 0xfc6a1c0300000306 2 width 1 >/dev/null 2>&1 || true
   printf '$ railctl fabric sweep rails.yaml\n'
   rg_fabric_run "$railctl" fabric sweep "$tmp/fabric.yaml" || true
+  rg_fabric_run "$railctl" fabric sweep "$tmp/fabric.yaml" --json -o "$tmp/sweep.json" || true
+  echo "The report again, from step 12's Slurm snapshot and this sweep: each suspect names the"
+  echo "end that errs and the leaf port the sweep found (n013's cable: the switch end)."
+  printf '$ railctl report --snapshot snapshot.json --sweep sweep.json | sed -n "/^SUSPECTS/,/^$/p"\n'
+  "$railctl" report --topology "$tmp/fabric.yaml" --snapshot "$tmp/snapshot.json" \
+    --sweep "$tmp/sweep.json" 2>/dev/null | sed -n '/^SUSPECTS/,/^$/p' || true
+  echo "What railcheck acts on from it (railguard.yaml health.fabric_evidence): switch-side"
+  echo "problems per node and rail, leaves with many ports erring (they restrict their domain)."
+  run "$railctl" fabric evidence "$tmp/fabric.yaml" "$tmp/sweep.json" -o "$tmp/evidence.json"
+  python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))
+for p in e.get("links", []): print("  %s rail%s: %s %s port %s: %s" % (p["node"], p["rail"], p["problem"], p["leaf"], p["port"], p.get("detail", "")[:70]))
+for l in e.get("leaves", []): print("  leaf %s (%s, rail%s): %s of %s ports erring" % (l["leaf"], l["su"], l["rail"], l["bad_ports"], l["ports"]))' \
+    "$tmp/evidence.json" || true
   rg_fabric_stop
   fabric_up=0
 else

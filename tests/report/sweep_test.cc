@@ -221,6 +221,25 @@ TEST(EvidenceFromSweep, ALeafFaultIsGivenForEachOneHopDomainTheLeafServes) {
   }
 }
 
+TEST(SweepRootCause, ALeafSuspectWhoseLinksTheSweepSeesCleanSaysSo) {
+  const topo::Topology t = DevTopology();
+  Snapshot snap = HealthySnapshot(t);
+  for (int i = 9; i <= 16; ++i) testing::Fault(&snap, testing::N(i), "ooodoooo", true, "port.rate");
+  SweepInput sweep = LoadFixture();  // su2-rail3: all 8 host links, one erring; made clean here
+  for (SweepLink& l : sweep.links)
+    if (l.b.name == "su2-rail3") l.findings.clear();
+  const Report r = BuildWith(snap, t, &sweep);
+  const Suspect* leaf = Find(r, "leaf", "", 3);
+  ASSERT_NE(leaf, nullptr);
+  bool said = false;
+  for (const std::string& e : leaf->evidence)
+    said |= e.find("0 of 8 host ports of su2-rail3 have findings: the sweep sees this leaf's links "
+                   "clean") != std::string::npos;
+  std::string all;
+  for (const std::string& e : leaf->evidence) all += e + "\n";
+  EXPECT_TRUE(said) << all;
+}
+
 TEST(SweepInput, TakesTheTimeFromTheSweepsSummaryWhenItHasOne) {
   const std::string text =
       R"({"complete": true, "summary": {"time": 1764600000.5}, "links": [], "missing": []})";
