@@ -188,9 +188,8 @@ void Suspects(const Report& r, std::string* o) {
   *o += "<ol class=\"suspects\">";
   for (const Suspect& s : r.suspects) {
     *o += "<li class=\"suspect k-" + H(s.kind) + "\" data-rank=\"" + std::to_string(s.rank) +
-          "\" data-kind=\"" + H(s.kind) + "\" data-end=\"" + H(s.end) +
-          "\" data-component=\"" + H(s.component) +
-          "\"><div class=\"stitle\"><span class=\"rank\">" + std::to_string(s.rank) +
+          "\" data-kind=\"" + H(s.kind) + "\" data-component=\"" + H(s.component) +
+          "\" data-end=\"" + H(s.end) + "\"><div class=\"stitle\"><span class=\"rank\">" + std::to_string(s.rank) +
           ".</span><span class=\"conf c-" + H(s.confidence) + "\">" + H(s.confidence) +
           "</span><span class=\"kind\">" + H(s.kind) + "</span>" +
           (s.end.empty() ? "" : "<span class=\"kind\">end: " + H(s.end) + "</span>") +

@@ -138,9 +138,9 @@ std::string RenderPrometheus(const Report& r) {
     w.Sample({{"cluster", cl},
               {"rank", std::to_string(s.rank)},
               {"kind", s.kind},
-              {"end", s.end.empty() ? "unknown" : s.end},
               {"component", s.component},
-              {"confidence", s.confidence}},
+              {"confidence", s.confidence},
+              {"end", s.end.empty() ? "unknown" : s.end}},
              static_cast<double>(s.nodes.size()));
 
   w.Family("railguard_jobs_on_degraded_paths",

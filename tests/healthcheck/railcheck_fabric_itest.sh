@@ -92,7 +92,10 @@ rgh_wait "n018 resumed" 30 bash -c "! scontrol show node -o n018 | grep -q DRAIN
 rgp_ok "clean evidence: n018 resumed and n013 given rail_healthy after 3 clean runs"
 
 # --- stale evidence: ignored, a warning, nothing drained --------------------------------------
-touch -d '3 hours ago' "$fab/sweep.json"
+# The sweep's own time (summary.time) says when it was taken: move it 3 hours back.
+python3 -c 'import json, sys
+j = json.load(open(sys.argv[1])); j["summary"]["time"] -= 3 * 3600
+json.dump(j, open(sys.argv[1], "w"))' "$fab/sweep.json"
 "$rgp_bin/railctl" fabric evidence "$fab/topo.yaml" "$fab/sweep.json" -o "$fab/evidence.json"
 rgh_periodic n020 || true
 grep -q 'is stale: sweep .* ago.*ignored, drains nothing' "$rgp_tmp/periodic-n020.out" ||

@@ -235,7 +235,7 @@ TEST(RenderPrometheus, EveryLineIsValidExpositionFormat) {
                       "leaf=\"su2-rail3\",state=\"degraded\"} 8\n"),
             std::string::npos);
   EXPECT_NE(text.find("railguard_suspect_nodes{cluster=\"raildev\",rank=\"1\",kind=\"leaf\","
-                      "end=\"unknown\",component=\"su2-rail3\",confidence=\"high\"} 8\n"),
+                      "component=\"su2-rail3\",confidence=\"high\",end=\"unknown\"} 8\n"),
             std::string::npos);
   EXPECT_NE(text.find("railguard_su_free_nodes{cluster=\"raildev\",su=\"su3\"} 7\n"),
             std::string::npos);

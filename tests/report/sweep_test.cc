@@ -278,7 +278,7 @@ TEST(SweepRender, EveryFormatNamesTheEndAndTheSweep) {
   EXPECT_NE(json.find("\"port_source\":\"sweep\",\"end\":\"switch\""), std::string::npos);
   EXPECT_NE(json.find("\"sweep\":{\"file\":"), std::string::npos);
   EXPECT_NE(RenderHtml(r).find("data-end=\"spine\""), std::string::npos);
-  EXPECT_NE(RenderPrometheus(r).find("kind=\"leaf\",end=\"leaf\",component=\"su4-rail1\""),
+  EXPECT_NE(RenderPrometheus(r).find("kind=\"leaf\",component=\"su4-rail1\",confidence=\"high\",end=\"leaf\""),
             std::string::npos);
 }
 
