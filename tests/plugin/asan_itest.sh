@@ -111,11 +111,34 @@ grep -q "railguard: topology/rail: loaded" "$dir/ctld/slurmctld.log" ||
 rgp_ok "slurmctld and the slurmds run with libasan and load the ASan plugins"
 rgp_set_healthy
 
-# all_done: waits until no job is left.
+# all_done: waits until no job is left. Under ASan, on 2 cores, with 32 slurmd, Slurm itself
+# once requeued a finished 'sleep 1' batch job: "Batch JobId=80 missing from batch node n001
+# (not found BatchStartTime after startup), Requeuing job" (job_mgr.c _purge_missing_jobs: the
+# node registered without the job 20 s after its start), and a requeued job waits for a
+# BeginTime 121 s later (job_mgr.c: now + cred_expire + 1). Such a job is started again at once
+# and said here; it must then finish like the others. A job that does not finish fails the
+# test with its record and the log of its batch host.
 all_done() {
-  local deadline=$((SECONDS + 90))
+  local deadline=$((SECONDS + 90)) job host
+  local -A restarted=()
   while [ -n "$(squeue -h -t PD,R,CG -o %i)" ]; do
-    [ "$SECONDS" -le "$deadline" ] || rgp_fail "jobs still there after 90 s: $(squeue -h)"
+    for job in $(squeue -h -t PD -o '%i %r' | awk '$2 == "BeginTime" {print $1}'); do
+      [ "$(rgp_job "$job" Restarts)" -gt 0 ] || continue
+      [ -z "${restarted[$job]:-}" ] || continue
+      restarted[$job]=1
+      echo "$rgp_name: note: Slurm requeued job $job ($(grep -h "JobId=$job " \
+        "$dir/ctld/slurmctld.log" | grep -m1 -o 'missing from batch node.*\|requeue.*')); starting it again" >&2
+      scontrol update JobId="$job" StartTime=now || rgp_fail "could not start job $job again"
+    done
+    if [ "$SECONDS" -gt "$deadline" ]; then
+      for job in $(squeue -h -t PD,R,CG -o %i); do
+        scontrol show job "$job" >&2
+        host=$(rgp_job "$job" BatchHost)
+        [ -n "$host" ] && [ "$host" != "(null)" ] &&
+          { echo "---- last 20 lines of slurmd.$host" >&2; tail -n 20 "$dir/nodes/$host/slurmd.log" >&2; }
+      done
+      rgp_fail "jobs still there after 90 s: $(squeue -h)"
+    fi
     sleep 0.5
   done
 }
