@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "base/json_reader.h"
+#include "base/json_fields.h"
 
 namespace railguard::fabric {
 
@@ -15,51 +15,44 @@ const std::array<uint64_t, kCounterCount>* Baseline::Find(uint64_t guid, int por
 
 namespace {
 
-constexpr size_t kMaxErrors = 20;
-
-class Reader {
- public:
-  Reader(const std::string& file, Diags* errors) : file_(file), errors_(errors) {}
-
-  void Error(const JsonValue& at, const std::string& what) {
-    if (errors_->size() < kMaxErrors) errors_->push_back({file_, at.line, at.column, what});
+// One end of a link: guid, port and counters.
+void ReadEnd(JsonFieldReader& r, const JsonValue& e, const char* which, Baseline* out) {
+  if (!e.is_object()) {
+    r.Error(e, std::string("link end \"") + which + "\" is " + JsonTypeName(e.type) +
+                   "; expected an object");
+    return;
   }
-
-  // One end of a link: guid, port and counters.
-  void End(const JsonValue& e, const char* which, Baseline* out) {
-    if (!e.is_object())
-      return Error(e, std::string("link end \"") + which + "\" is " + JsonTypeName(e.type) +
-                          "; expected an object");
-    const JsonValue* guid = e.Find("guid");
-    const JsonValue* port = e.Find("port");
-    const JsonValue* counters = e.Find("counters");
-    uint64_t g = 0;
-    if (!guid || !guid->is_string() || guid->text.size() != 18 || guid->text.rfind("0x", 0) != 0 ||
-        guid->text.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)
-      return Error(guid ? *guid : e, "bad or missing \"guid\"; expected \"0x\" and 16 hex digits");
-    g = std::strtoull(guid->text.c_str() + 2, nullptr, 16);
-    long long p = 0;
-    if (!port || !port->AsInt64(&p) || p < 1 || p > 254)
-      return Error(port ? *port : e, "bad or missing \"port\"; expected an integer from 1 to 254");
-    if (!counters) return Error(e, "no \"counters\"; expected an object or null");
-    if (counters->type == JsonValue::Type::kNull) return;
-    if (!counters->is_object())
-      return Error(*counters, std::string("\"counters\" is ") + JsonTypeName(counters->type) +
-                                  "; expected an object or null");
-    std::array<uint64_t, kCounterCount> values{};
-    for (int c = 0; c < kCounterCount; ++c) {
-      const JsonValue* v = counters->Find(kCounterNames[c]);
-      if (!v || !v->AsUint64(&values[c]))
-        return Error(v ? *v : *counters, std::string("bad or missing \"") + kCounterNames[c] +
-                                             "\"; expected a non-negative integer");
+  const JsonValue* guid = e.Find("guid");
+  const JsonValue* counters = e.Find("counters");
+  if (!guid || !guid->is_string() || guid->text.size() != 18 || guid->text.rfind("0x", 0) != 0 ||
+      guid->text.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos) {
+    r.Error(guid ? *guid : e, "bad or missing \"guid\"; expected \"0x\" and 16 hex digits");
+    return;
+  }
+  const uint64_t g = std::strtoull(guid->text.c_str() + 2, nullptr, 16);
+  int port = 0;
+  if (!r.Int(e, "port", 1, 254, &port)) return;
+  if (!counters) {
+    r.Error(e, "no \"counters\"; expected an object or null");
+    return;
+  }
+  if (counters->type == JsonValue::Type::kNull) return;
+  if (!counters->is_object()) {
+    r.Error(*counters, std::string("\"counters\" is ") + JsonTypeName(counters->type) +
+                           "; expected an object or null");
+    return;
+  }
+  std::array<uint64_t, kCounterCount> values{};
+  for (int c = 0; c < kCounterCount; ++c) {
+    const JsonValue* v = counters->Find(kCounterNames[c]);
+    if (!v || !v->AsUint64(&values[c])) {
+      r.Error(v ? *v : *counters, std::string("bad or missing \"") + kCounterNames[c] +
+                                      "\"; expected a non-negative integer");
+      return;
     }
-    out->ports[{g, static_cast<int>(p)}] = values;
   }
-
- private:
-  const std::string& file_;
-  Diags* errors_;
-};
+  out->ports[{g, port}] = values;
+}
 
 }  // namespace
 
@@ -67,12 +60,8 @@ bool ParseBaseline(std::string_view text, const std::string& filename, Baseline*
                    Diags* errors) {
   const size_t before = errors->size();
   JsonValue root;
-  JsonError jerr;
-  if (!ParseJson(text, &root, &jerr)) {
-    errors->push_back({filename, jerr.line, jerr.column, jerr.message});
-    return false;
-  }
-  Reader r(filename, errors);
+  if (!ParseJsonFile(text, filename, &root, errors)) return false;
+  JsonFieldReader r(filename, errors);
   const JsonValue* links = root.is_object() ? root.Find("links") : nullptr;
   if (!links || !links->is_array()) {
     r.Error(links ? *links : root,
@@ -88,17 +77,14 @@ bool ParseBaseline(std::string_view text, const std::string& filename, Baseline*
       out->time = time->number;
   }
   for (const JsonValue& l : links->items) {
-    if (!l.is_object()) {
-      r.Error(l, std::string("link is ") + JsonTypeName(l.type) + "; expected an object");
-      continue;
-    }
+    if (!r.IsObject(l, "link")) continue;
     for (const char* which : {"a", "b"}) {
       const JsonValue* e = l.Find(which);
       if (!e) {
         r.Error(l, std::string("link has no \"") + which + "\"; expected both ends a and b");
         continue;
       }
-      r.End(*e, which, out);
+      ReadEnd(r, *e, which, out);
     }
   }
   return errors->size() == before;

@@ -4,82 +4,45 @@
 
 #include <sys/stat.h>
 
-#include "base/json_reader.h"
+#include "base/json_fields.h"
 #include "base/text_file.h"
 
 namespace railguard::report {
 namespace {
 
-constexpr size_t kMaxErrors = 20;
 constexpr InputKind kSweepInput{"a fabric sweep JSON (railctl fabric sweep --json)", 256u << 20};
 
-class Reader {
+class Reader : public JsonFieldReader {
  public:
-  Reader(const std::string& file, Diags* errors) : file_(file), errors_(errors) {}
-
-  bool Error(const JsonValue& at, const std::string& what) {
-    if (errors_->size() < kMaxErrors) errors_->push_back({file_, at.line, at.column, what});
-    return false;
-  }
-
-  // Member `key` of `o` as a string; null or absent gives "" when `nullable`.
-  bool String(const JsonValue& o, const char* key, bool nullable, std::string* out) {
-    const JsonValue* v = o.Find(key);
-    if ((!v || v->type == JsonValue::Type::kNull) && nullable) return true;
-    if (!v || !v->is_string())
-      return Error(v ? *v : o, std::string("bad or missing \"") + key + "\"; expected a string" +
-                                   (nullable ? " or null" : ""));
-    *out = v->text;
-    return true;
-  }
-
-  // Member `key` of `o` as an integer lo..hi.
-  bool Int(const JsonValue& o, const char* key, long long lo, long long hi, int* out) {
-    const JsonValue* v = o.Find(key);
-    long long x = 0;
-    if (!v || !v->AsInt64(&x) || x < lo || x > hi)
-      return Error(v ? *v : o, std::string("bad or missing \"") + key +
-                                   "\"; expected an integer from " + std::to_string(lo) + " to " +
-                                   std::to_string(hi));
-    *out = static_cast<int>(x);
-    return true;
-  }
-
-  bool Object(const JsonValue* v, const JsonValue& parent, const char* what) {
-    if (v && v->is_object()) return true;
-    return Error(v ? *v : parent,
-                 std::string("bad or missing \"") + what + "\"; expected an object");
-  }
+  using JsonFieldReader::JsonFieldReader;
 
   bool End(const JsonValue& l, const char* which, SweepEnd* e) {
     const JsonValue* v = l.Find(which);
     if (!Object(v, l, which)) return false;
-    if (!String(*v, "name", false, &e->name) || !Int(*v, "port", 1, 254, &e->port)) return false;
+    if (!String(*v, "name", &e->name) || !Int(*v, "port", 1, 254, &e->port)) return false;
     const JsonValue* w = v->Find("width");
     const JsonValue* s = v->Find("speed");
     if (!Object(w, *v, "width") || !Object(s, *v, "speed")) return false;
     return Int(*w, "active", 0, 32, &e->width_active) &&
            Int(*w, "enabled", 0, 32, &e->width_enabled) &&
-           String(*s, "active", false, &e->speed_active) &&
-           String(*s, "enabled", false, &e->speed_enabled);
+           String(*s, "active", &e->speed_active) &&
+           String(*s, "enabled", &e->speed_enabled);
   }
 
   bool Link(const JsonValue& l, SweepLink* out) {
-    if (!l.is_object())
-      return Error(l, std::string("link is ") + JsonTypeName(l.type) + "; expected an object");
-    if (!String(l, "kind", false, &out->kind) || !String(l, "su", true, &out->su) ||
-        !String(l, "rail", true, &out->rail) || !String(l, "host", true, &out->host) ||
-        !String(l, "hca", true, &out->hca) || !End(l, "a", &out->a) || !End(l, "b", &out->b))
+    if (!IsObject(l, "link")) return false;
+    if (!String(l, "kind", &out->kind) || !String(l, "su", &out->su, true) ||
+        !String(l, "rail", &out->rail, true) || !String(l, "host", &out->host, true) ||
+        !String(l, "hca", &out->hca, true) || !End(l, "a", &out->a) || !End(l, "b", &out->b))
       return false;
     const JsonValue* f = l.Find("findings");
     if (!f || !f->is_array())
       return Error(f ? *f : l, "bad or missing \"findings\"; expected an array");
     for (const JsonValue& x : f->items) {
       SweepFinding sf;
-      if (!x.is_object())
-        return Error(x, std::string("finding is ") + JsonTypeName(x.type) + "; expected an object");
-      if (!String(x, "kind", false, &sf.kind) || !String(x, "side", false, &sf.side) ||
-          !String(x, "message", false, &sf.message))
+      if (!IsObject(x, "finding")) return false;
+      if (!String(x, "kind", &sf.kind) || !String(x, "side", &sf.side) ||
+          !String(x, "message", &sf.message))
         return false;
       out->findings.push_back(std::move(sf));
     }
@@ -87,16 +50,10 @@ class Reader {
   }
 
   bool Missing(const JsonValue& m, SweepMissing* out) {
-    if (!m.is_object())
-      return Error(m,
-                   std::string("missing HCA is ") + JsonTypeName(m.type) + "; expected an object");
-    return String(m, "su", false, &out->su) && String(m, "rail", false, &out->rail) &&
-           String(m, "host", false, &out->host) && String(m, "hca", false, &out->hca);
+    if (!IsObject(m, "missing HCA")) return false;
+    return String(m, "su", &out->su) && String(m, "rail", &out->rail) &&
+           String(m, "host", &out->host) && String(m, "hca", &out->hca);
   }
-
- private:
-  const std::string& file_;
-  Diags* errors_;
 };
 
 }  // namespace
@@ -106,11 +63,7 @@ bool ParseSweepJson(std::string_view text, const std::string& filename, SweepInp
   const size_t before = errors->size();
   out->file = filename;
   JsonValue root;
-  JsonError jerr;
-  if (!ParseJson(text, &root, &jerr)) {
-    errors->push_back({filename, jerr.line, jerr.column, jerr.message});
-    return false;
-  }
+  if (!ParseJsonFile(text, filename, &root, errors)) return false;
   Reader r(filename, errors);
   const JsonValue* links = root.is_object() ? root.Find("links") : nullptr;
   const JsonValue* missing = root.is_object() ? root.Find("missing") : nullptr;

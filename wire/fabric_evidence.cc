@@ -4,42 +4,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/json_reader.h"
+#include "base/json_fields.h"
 
 namespace railguard::wire {
 namespace {
 
 using Json = nlohmann::ordered_json;
-constexpr size_t kMaxErrors = 20;
 
-class Reader {
+class Reader : public JsonFieldReader {
  public:
-  Reader(const std::string& file, Diags* errors) : file_(file), errors_(errors) {}
+  using JsonFieldReader::JsonFieldReader;
 
-  bool Error(const JsonValue& at, const std::string& what) {
-    if (errors_->size() < kMaxErrors) errors_->push_back({file_, at.line, at.column, what});
-    return false;
-  }
-  bool String(const JsonValue& o, const char* key, std::string* out) {
-    const JsonValue* v = o.Find(key);
-    if (!v || !v->is_string())
-      return Error(v ? *v : o, std::string("bad or missing \"") + key + "\"; expected a string");
-    *out = v->text;
-    return true;
-  }
-  bool Int(const JsonValue& o, const char* key, long long lo, long long hi, int* out) {
-    const JsonValue* v = o.Find(key);
-    long long x = 0;
-    if (!v || !v->AsInt64(&x) || x < lo || x > hi)
-      return Error(v ? *v : o, std::string("bad or missing \"") + key +
-                                   "\"; expected an integer from " + std::to_string(lo) + " to " +
-                                   std::to_string(hi));
-    *out = static_cast<int>(x);
-    return true;
-  }
   bool Link(const JsonValue& l, SwitchSideProblem* p) {
-    if (!l.is_object())
-      return Error(l, "link is " + std::string(JsonTypeName(l.type)) + "; expected an object");
+    if (!IsObject(l, "link")) return false;
     if (!String(l, "node", &p->node) || !Int(l, "rail", 0, 1023, &p->rail) ||
         !String(l, "leaf", &p->leaf) || !Int(l, "port", 0, 254, &p->port) ||
         !String(l, "problem", &p->problem) || !String(l, "detail", &p->detail))
@@ -50,16 +27,11 @@ class Reader {
     return true;
   }
   bool Leaf(const JsonValue& l, LeafFault* f) {
-    if (!l.is_object())
-      return Error(l, "leaf is " + std::string(JsonTypeName(l.type)) + "; expected an object");
+    if (!IsObject(l, "leaf")) return false;
     return String(l, "su", &f->su) && Int(l, "rail", 0, 1023, &f->rail) &&
            String(l, "leaf", &f->leaf) && Int(l, "bad_ports", 1, 1 << 20, &f->bad_ports) &&
            Int(l, "ports", 1, 1 << 20, &f->ports);
   }
-
- private:
-  const std::string& file_;
-  Diags* errors_;
 };
 
 }  // namespace
@@ -93,11 +65,7 @@ bool ParseFabricEvidence(std::string_view text, const std::string& filename, Fab
                          Diags* errors) {
   const size_t before = errors->size();
   JsonValue root;
-  JsonError jerr;
-  if (!ParseJson(text, &root, &jerr)) {
-    errors->push_back({filename, jerr.line, jerr.column, jerr.message});
-    return false;
-  }
+  if (!ParseJsonFile(text, filename, &root, errors)) return false;
   Reader r(filename, errors);
   if (!root.is_object()) return r.Error(root, "not an object; expected fabric evidence JSON");
   const JsonValue* version = root.Find("railguard_fabric_evidence");
