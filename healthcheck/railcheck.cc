@@ -423,8 +423,11 @@ bool Run::LoadSetup(const Options& o, Setup* s, std::string* err) {
   const topo::Topology& t = s->rails->topology;
   const std::string domain =
       ref && ref->domain >= 0 ? t.domains[ref->domain].name : ref ? t.sus[ref->su].name : "";
-  if (LoadNodeFabric(health, s->node, domain,
-                     deps_.now(), &fabric, &s->fabric_note))
+  // Under a limit of its own, in a child, when the run gathers in one (not in unit tests).
+  const int evidence_ms = std::min(std::max(1000, 4 * health.read_timeout_ms),
+                                   std::max(1000, 250 * s->time_limit_seconds));
+  if (LoadNodeFabric(health, s->node, domain, deps_.now(), &fabric, &s->fabric_note,
+                     deps_.gather_in_child ? BoundedEvidenceRead(evidence_ms) : ReadEvidenceHere))
     s->fabric = std::move(fabric);
   return true;
 }

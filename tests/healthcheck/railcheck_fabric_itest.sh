@@ -102,3 +102,21 @@ grep -q 'is stale: sweep .* ago.*ignored, drains nothing' "$rgp_tmp/periodic-n02
   rgp_fail "no stale warning: $(cat "$rgp_tmp/periodic-n020.out")"
 [[ $(rgh_features n020) == *rail_healthy* ]] || rgp_fail "n020 lost rail_healthy on stale evidence"
 rgp_ok "stale evidence: a warning, n020 keeps rail_healthy"
+
+# --- evidence on a file system that hangs: a FIFO with no writer blocks open() as a hung NFS
+# read blocks read(); railcheck judges without it within its limit (4 x read_timeout_ms 300,
+# at least 1 s) and drains nothing.
+rm -f "$fab/evidence.json"
+mkfifo "$fab/evidence.json"
+t0=$SECONDS
+rc=0
+timeout 20 env -i PATH=/usr/bin:/bin SLURMD_NODENAME=n020 \
+  SLURM_CONF="$RAILGUARD_CLUSTER_DIR/slurm.conf" "$rgp_bin/healthcheck/railcheck-periodic" \
+  >"$rgp_tmp/periodic-n020.out" 2>&1 || rc=$?
+[ "$rc" -ne 124 ] || rgp_fail "railcheck hung on a FIFO as fabric evidence (killed after 20 s)"
+[ $((SECONDS - t0)) -le 6 ] || rgp_fail "railcheck took $((SECONDS - t0)) s on a hung evidence file"
+grep -q "fabric evidence ignored: $fab/evidence.json: not read within 1200 ms (a hung file system?)" \
+  "$rgp_tmp/periodic-n020.out" || rgp_fail "no hung-evidence warning: $(cat "$rgp_tmp/periodic-n020.out")"
+[[ $(rgh_features n020) == *rail_healthy* ]] || rgp_fail "n020 lost rail_healthy on hung evidence"
+rm -f "$fab/evidence.json"
+rgp_ok "evidence that cannot be read (a FIFO, as a hung file system): judged without it in $((SECONDS - t0)) s, n020 keeps rail_healthy"
