@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "config/rate_rule.h"
+
 namespace railguard::fabric {
 namespace {
 
@@ -46,15 +48,15 @@ std::optional<double> CounterLimit(const HealthConfig& health, int counter) {
 
 std::optional<SweepRise> SweepOverLimit(uint64_t count, double elapsed, double limit,
                                         const HealthConfig& health) {
-  if (count == 0) return std::nullopt;
-  double floor = health.min_rate_interval_seconds;
-  if (!health.rate_windows_seconds.empty())
-    floor = std::max(floor, static_cast<double>(health.rate_windows_seconds.front()));
+  // The shortest window is where one increase averages highest (and a limit of 0 is judged
+  // in it alone), as in railcheck's OverLimit.
+  const double shortest =
+      health.rate_windows_seconds.empty() ? 0 : health.rate_windows_seconds.front();
   SweepRise r;
   r.count = count;
-  r.seconds = std::max(floor, elapsed);
+  r.seconds = AveragingSeconds(health, shortest, elapsed);
   r.per_hour = static_cast<double>(count) * 3600.0 / r.seconds;
-  if (limit > 0 && r.per_hour <= limit) return std::nullopt;
+  if (!RateOverLimit(r.count, r.per_hour, limit)) return std::nullopt;
   return r;
 }
 

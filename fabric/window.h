@@ -34,12 +34,10 @@ struct SweepRise {
   double per_hour = 0;  // count * 3600 / seconds
 };
 
-// railcheck's rule (healthcheck/rate_window.h OverLimit) for the one increase two sweeps give:
-// the growth `count` over `elapsed` seconds is averaged over max(elapsed, the shortest of
-// health.rate_windows_seconds, min_rate_interval_seconds) (the shortest window is where a
-// single increase averages highest, so the longer ones cannot fail first); it fails when
-// count > 0 and the rate is above `limit` (a limit of 0: any increase). Duplicated here because
-// fabric/ cannot include healthcheck/; a test holds both to the same results.
+// railcheck's rule (config/rate_rule.h, as healthcheck/rate_window.h's OverLimit applies it)
+// for the one increase two sweeps give: the growth `count` over `elapsed` seconds is averaged
+// over AveragingSeconds of the shortest of health.rate_windows_seconds (where a single increase
+// averages highest, so the longer ones cannot fail first); nullopt unless RateOverLimit.
 std::optional<SweepRise> SweepOverLimit(uint64_t count, double elapsed, double limit,
                                         const HealthConfig& health);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "config/rate_rule.h"
 #include "healthcheck/check_util.h"
 #include "healthcheck/checks.h"
 
@@ -51,7 +52,6 @@ std::optional<WindowRise> OverLimit(const RateHistory& h, double now, double lim
   for (size_t w = 0; w < cfg.rate_windows_seconds.size(); ++w) {
     if (limit <= 0 && w > 0) break;
     const double window = cfg.rate_windows_seconds[w];
-    const double floor = std::max(window, static_cast<double>(cfg.min_rate_interval_seconds));
     std::optional<WindowRise> worst;
     uint64_t count = 0;
     // Newest first: each longer stretch adds a sample and, when that sample began before
@@ -61,11 +61,11 @@ std::optional<WindowRise> OverLimit(const RateHistory& h, double now, double lim
       WindowRise r;
       r.window = static_cast<int>(window);
       r.count = count;
-      r.seconds = std::max(floor, now - it->from);
+      r.seconds = AveragingSeconds(cfg, window, now - it->from);
       r.per_hour = static_cast<double>(count) * 3600.0 / r.seconds;
       if (!worst || r.per_hour > worst->per_hour) worst = r;
     }
-    if (worst && worst->count > 0 && worst->per_hour > limit) return worst;
+    if (worst && RateOverLimit(worst->count, worst->per_hour, limit)) return worst;
   }
   return std::nullopt;
 }
