@@ -208,8 +208,9 @@ TEST(SweepWindow, ConfigLimitsAndALongGapChangeTheVerdict) {
   EXPECT_EQ(SweepRiseText(*r, 120), " +300 in 2 h (150/h) > limit 120/h");
 }
 
-// The duplicate of railcheck's rule gives railcheck's verdict for the one increase two sweeps
-// see (healthcheck/rate_window.h OverLimit over a history of that one sample).
+// The sweep window, on the shared rule (config/rate_rule.h), gives railcheck's verdict for the
+// one increase two sweeps see (healthcheck/rate_window.h OverLimit over a history of that one
+// sample).
 TEST(SweepWindow, AgreesWithRailchecksOverLimitForOneIncrease) {
   for (const std::vector<int>& windows : {std::vector<int>{3600, 86400}, {600, 7200}}) {
     for (const int min_interval : {60, 3600}) {
