@@ -10,6 +10,7 @@
 #include <string>
 
 #include "healthcheck/check_table.h"
+#include "tests/text_edit.h"
 
 namespace railguard {
 namespace {
@@ -28,12 +29,7 @@ const char kFull[] =
     "  wait_max_seconds: 120\n"       // 7
     "  max_sus_default: 3\n";         // 8
 
-std::string Replace(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+using railguard::testing::ReplaceOnce;
 
 // Loads `text` as /etc/slurm/railguard.yaml and returns its diagnostics, one per line.
 std::string Errors(const std::string& text) {
@@ -105,7 +101,7 @@ TEST(Config, UnknownTopLevelKeyIsAnErrorThatListsTheKeys) {
 }
 
 TEST(Config, UnknownPlacementKeyIsAnErrorThatListsTheKeys) {
-  EXPECT_EQ(Errors(Replace(kFull, "  max_sus_default: 3\n", "  max_sus: 3\n")),
+  EXPECT_EQ(Errors(ReplaceOnce(kFull, "  max_sus_default: 3\n", "  max_sus: 3\n")),
             "/etc/slurm/railguard.yaml:8:3: unknown key 'max_sus' in placement; expected one "
             "of: default_mode, healthy_feature, wait_base_seconds, wait_per_node_seconds, "
             "wait_max_seconds, max_sus_default\n");
@@ -118,45 +114,45 @@ TEST(Config, RepeatedKeyIsAnError) {
 }
 
 TEST(Config, MissingTopologyIsAnError) {
-  EXPECT_EQ(Errors(Replace(kFull, "topology: rails/dev.yaml\n", "")),
+  EXPECT_EQ(Errors(ReplaceOnce(kFull, "topology: rails/dev.yaml\n", "")),
             "/etc/slurm/railguard.yaml:1:1: missing key 'topology' in the railguard config\n");
 }
 
 TEST(Config, EmptyTopologyIsAnError) {
-  EXPECT_EQ(Errors(Replace(kFull, "topology: rails/dev.yaml", "topology:")),
+  EXPECT_EQ(Errors(ReplaceOnce(kFull, "topology: rails/dev.yaml", "topology:")),
             "/etc/slurm/railguard.yaml:1:1: expected a non-empty path for topology, such as "
             "/etc/slurm/rails.yaml\n");
 }
 
 TEST(Config, BadModeSaysWhichModesExist) {
-  EXPECT_EQ(Errors(Replace(kFull, "default_mode: prefer", "default_mode: Strict")),
+  EXPECT_EQ(Errors(ReplaceOnce(kFull, "default_mode: prefer", "default_mode: Strict")),
             "/etc/slurm/railguard.yaml:3:17: invalid default_mode 'Strict'; expected strict, "
             "prefer or off\n");
 }
 
 TEST(Config, FeatureWithAConstraintOperatorIsRefused) {
-  EXPECT_EQ(Errors(Replace(kFull, "healthy_feature: fabric_ok", "healthy_feature: a&b")),
+  EXPECT_EQ(Errors(ReplaceOnce(kFull, "healthy_feature: fabric_ok", "healthy_feature: a&b")),
             "/etc/slurm/railguard.yaml:4:20: invalid healthy_feature 'a&b'; expected a node "
             "feature name of 1 to 64 letters, digits, '-', '_' or '.'\n");
 }
 
 TEST(Config, BadNumbersSayTheRange) {
-  EXPECT_EQ(Errors(Replace(kFull, "wait_base_seconds: 30", "wait_base_seconds: -1")),
+  EXPECT_EQ(Errors(ReplaceOnce(kFull, "wait_base_seconds: 30", "wait_base_seconds: -1")),
             "/etc/slurm/railguard.yaml:5:22: invalid wait_base_seconds '-1'; expected an "
             "integer from 0 to 86400\n");
-  EXPECT_EQ(Errors(Replace(kFull, "wait_per_node_seconds: 2", "wait_per_node_seconds: 2s")),
+  EXPECT_EQ(Errors(ReplaceOnce(kFull, "wait_per_node_seconds: 2", "wait_per_node_seconds: 2s")),
             "/etc/slurm/railguard.yaml:6:26: invalid wait_per_node_seconds '2s'; expected an "
             "integer from 0 to 3600\n");
-  EXPECT_EQ(Errors(Replace(kFull, "wait_max_seconds: 120", "wait_max_seconds: 999999999")),
+  EXPECT_EQ(Errors(ReplaceOnce(kFull, "wait_max_seconds: 120", "wait_max_seconds: 999999999")),
             "/etc/slurm/railguard.yaml:7:21: invalid wait_max_seconds '999999999'; expected an "
             "integer from 0 to 604800\n");
-  EXPECT_EQ(Errors(Replace(kFull, "max_sus_default: 3", "max_sus_default: [3]")),
+  EXPECT_EQ(Errors(ReplaceOnce(kFull, "max_sus_default: 3", "max_sus_default: [3]")),
             "/etc/slurm/railguard.yaml:8:20: invalid max_sus_default ''; expected an integer "
             "from 0 to 4096\n");
 }
 
 TEST(Config, WaitMaxBelowWaitBaseIsAnError) {
-  EXPECT_EQ(Errors(Replace(kFull, "wait_max_seconds: 120", "wait_max_seconds: 20")),
+  EXPECT_EQ(Errors(ReplaceOnce(kFull, "wait_max_seconds: 120", "wait_max_seconds: 20")),
             "/etc/slurm/railguard.yaml:7:21: wait_max_seconds 20 is less than "
             "wait_base_seconds 30; expected at least 30\n");
 }
@@ -181,8 +177,8 @@ TEST(Config, YamlSyntaxErrorNamesLineAndColumn) {
 }
 
 TEST(Config, EveryProblemIsReportedInOneRun) {
-  std::string text = Replace(kFull, "default_mode: prefer", "default_mode: maybe");
-  text = Replace(text, "wait_base_seconds: 30", "wait_base_seconds: x");
+  std::string text = ReplaceOnce(kFull, "default_mode: prefer", "default_mode: maybe");
+  text = ReplaceOnce(text, "wait_base_seconds: 30", "wait_base_seconds: x");
   text += "extra: 1\n";
   Config c;
   Diags diags;
@@ -303,52 +299,52 @@ TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
             "periodic_time_limit_seconds, actions, link_error_limits, aer_limits, "
             "eth_error_limits, rate_windows_seconds, boot_id_file, extra_refresh_seconds, "
             "confirm_reads, confirm_delay_ms, fabric_evidence, fabric_evidence_max_age_seconds\n");
-  EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "nic.rate: restrict")),
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "port.rate: restrict", "nic.rate: restrict")),
             "/etc/slurm/railguard.yaml:12:13: unknown check 'nic.rate' in health.actions; "
             "expected one of: nic.present, nic.firmware, port.state, port.link_layer, port.rate, "
             "link.errors, link.flap, link.counters, pcie.speed, pcie.width, pcie.gpu_speed, "
             "pcie.aer, pcie.aer_correctable, gpu.count, rail.affinity, gather.timeout, "
             "eth.present, eth.state, eth.speed, eth.flap, eth.errors, eth.counters, "
             "fabric.switch_errors, fabric.switch_rate, fabric.leaf\n");
-  EXPECT_EQ(Errors(Replace(kHealth, "port.rate: restrict", "port.rate: reboot")),
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "port.rate: restrict", "port.rate: reboot")),
             "/etc/slurm/railguard.yaml:12:24: invalid action 'reboot' for port.rate; expected "
             "drain, restrict, warn or off\n");
-  EXPECT_EQ(Errors(Replace(kHealth, "symbol_error: 50", "link_downed: 1")),
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "symbol_error: 50", "link_downed: 1")),
             "/etc/slurm/railguard.yaml:13:23: unknown counter 'link_downed' in "
             "health.link_error_limits; expected one of: symbol_error, link_error_recovery, "
             "port_rcv_errors, port_rcv_remote_physical_errors, port_rcv_switch_relay_errors, "
             "port_xmit_discards, port_xmit_constraint_errors, port_rcv_constraint_errors, "
             "local_link_integrity_errors, excessive_buffer_overrun_errors, VL15_dropped, "
             "port_xmit_wait, or hw_counters/<name> (link_downed is judged by link.flap)\n");
-  EXPECT_EQ(Errors(Replace(kHealth, "symbol_error: 50", "symbol_error: many")),
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "symbol_error: 50", "symbol_error: many")),
             "/etc/slurm/railguard.yaml:13:37: invalid symbol_error (errors per hour, or off) "
             "'many'; expected an integer from 0 to 1000000000000\n");
 }
 
 TEST(HealthConfig, PathsMustBeAbsoluteWithOnlyThePercentNPlaceholder) {
-  EXPECT_EQ(Errors(Replace(kHealth, "sysfs_root: /srv/fixtures/%n", "sysfs_root: fixtures")),
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "sysfs_root: /srv/fixtures/%n", "sysfs_root: fixtures")),
             "/etc/slurm/railguard.yaml:3:15: invalid sysfs_root 'fixtures'; expected an "
             "absolute path, such as / or /srv/fixtures/%n\n");
-  EXPECT_EQ(Errors(Replace(kHealth, "state_dir: /var/lib/rc/%n", "state_dir: /var/lib/rc/%h")),
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "state_dir: /var/lib/rc/%n", "state_dir: /var/lib/rc/%h")),
             "/etc/slurm/railguard.yaml:4:14: invalid state_dir '/var/lib/rc/%h'; expected '%' "
             "only in %n (the node name), such as /var/lib/railguard/health\n");
 }
 
 TEST(HealthConfig, LimitsSayTheirRangeAndWhyHealthCheckTimeStaysBelowSixtySeconds) {
-  EXPECT_EQ(Errors(Replace(kHealth, "periodic_time_limit_seconds: 40",
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "periodic_time_limit_seconds: 40",
                            "periodic_time_limit_seconds: 60")),
             "/etc/slurm/railguard.yaml:11:32: invalid periodic_time_limit_seconds '60'; "
             "expected an integer from 1 to 59\n");
-  EXPECT_EQ(Errors(Replace(kHealth, "resume_after_clean_runs: 5", "resume_after_clean_runs: 0")),
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "resume_after_clean_runs: 5", "resume_after_clean_runs: 0")),
             "/etc/slurm/railguard.yaml:6:28: invalid resume_after_clean_runs '0'; expected an "
             "integer from 1 to 1000\n");
-  EXPECT_EQ(Errors(Replace(kHealth, "read_timeout_ms: 250", "read_timeout_ms: 4000")),
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "read_timeout_ms: 250", "read_timeout_ms: 4000")),
             "/etc/slurm/railguard.yaml:9:20: read_timeout_ms 4000 is not below the shortest run "
             "time limit (4000 ms); expected less than 4000\n");
-  EXPECT_EQ(Errors(Replace(kHealth, "link_layer: Ethernet", "link_layer: RoCE")),
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "link_layer: Ethernet", "link_layer: RoCE")),
             "/etc/slurm/railguard.yaml:5:15: invalid link_layer 'RoCE'; expected InfiniBand or "
             "Ethernet\n");
-  EXPECT_EQ(Errors(Replace(kHealth, "nonfatal_per_hour: 2", "nonfatal: 2")),
+  EXPECT_EQ(Errors(ReplaceOnce(kHealth, "nonfatal_per_hour: 2", "nonfatal: 2")),
             "/etc/slurm/railguard.yaml:14:42: unknown key 'nonfatal' in health.aer_limits; "
             "expected one of: correctable_per_hour, nonfatal_per_hour\n");
 }

@@ -7,6 +7,7 @@
 
 #include "topo/export.h"
 #include "topo/topology_yaml.h"
+#include "tests/text_edit.h"
 
 namespace railguard::topo {
 namespace {
@@ -36,12 +37,7 @@ const char kSplit[] =
     "      - {rail: 0}\n"                                              // 20
     "      - {rail: 1}\n";                                             // 21
 
-std::string Replace(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+using railguard::testing::ReplaceOnce;
 
 std::string Errors(const std::string& text) {
   Topology t;
@@ -76,17 +72,17 @@ TEST(OneHopDomains, TwoLeavesPerRailSplitAnSuIntoTwoDomains) {
 
 TEST(OneHopDomains, DomainsAreNamedInTheOrderOfTheirFirstNode) {
   // The SU's hostlist starts with the second leaf's nodes: that domain is d1.
-  const Topology t = Load(Replace(kSplit, "nodes: n[01-08]", "nodes: \"n[05-08],n[01-04]\""));
+  const Topology t = Load(ReplaceOnce(kSplit, "nodes: n[01-08]", "nodes: \"n[05-08],n[01-04]\""));
   EXPECT_EQ(t.domains[0].name, "su1-d1");
   EXPECT_EQ(t.domains[0].nodes.front(), "n05");
 }
 
 TEST(OneHopDomains, AnSuOfOneLeafPerRailIsOneDomainNamedLikeIt) {
   // One leaf per rail that names all the SU's nodes means what no `nodes:` means.
-  std::string one = Replace(kSplit, "      - {rail: 0, name: L2, nodes: \"n[05-08]\"}\n", "");
-  one = Replace(one, "      - {rail: 1, name: L4, nodes: \"n[05-08]\"}\n", "");
-  one = Replace(one, "name: L1, nodes: \"n[01-04]\"", "name: L1, nodes: \"n[01-08]\"");
-  one = Replace(one, "name: L3, nodes: \"n[01-04]\"", "name: L3");
+  std::string one = ReplaceOnce(kSplit, "      - {rail: 0, name: L2, nodes: \"n[05-08]\"}\n", "");
+  one = ReplaceOnce(one, "      - {rail: 1, name: L4, nodes: \"n[05-08]\"}\n", "");
+  one = ReplaceOnce(one, "name: L1, nodes: \"n[01-04]\"", "name: L1, nodes: \"n[01-08]\"");
+  one = ReplaceOnce(one, "name: L3, nodes: \"n[01-04]\"", "name: L3");
   const Topology t = Load(one);
   ASSERT_EQ(t.domains.size(), 2u);
   EXPECT_EQ(t.domains[0].name, "su1");
@@ -95,39 +91,39 @@ TEST(OneHopDomains, AnSuOfOneLeafPerRailIsOneDomainNamedLikeIt) {
 }
 
 TEST(OneHopDomains, OverlappingLeavesOfARailNameBothAndTheNodes) {
-  EXPECT_EQ(Errors(Replace(kSplit, "name: L2, nodes: \"n[05-08]\"", "name: L2, nodes: \"n[04-08]\"")),
+  EXPECT_EQ(Errors(ReplaceOnce(kSplit, "name: L2, nodes: \"n[05-08]\"", "name: L2, nodes: \"n[04-08]\"")),
             "t.yaml:13:36: leaf 'L2' and leaf 'L1' (line 12) of rail 0 both serve n04; expected "
             "each node of scalable unit 'su1' on exactly one leaf per rail\n");
 }
 
 TEST(OneHopDomains, ANodeOnNoLeafOfARailIsAGap) {
-  EXPECT_EQ(Errors(Replace(kSplit, "name: L4, nodes: \"n[05-08]\"", "name: L4, nodes: \"n[05-06]\"")),
+  EXPECT_EQ(Errors(ReplaceOnce(kSplit, "name: L4, nodes: \"n[05-08]\"", "name: L4, nodes: \"n[05-06]\"")),
             "t.yaml:12:7: no leaf of rail 1 in scalable unit 'su1' serves n[07-08]; expected each "
             "node of the unit on exactly one leaf per rail\n");
 }
 
 TEST(OneHopDomains, LeafNodesOutsideTheSuAreReported) {
-  EXPECT_EQ(Errors(Replace(kSplit, "name: L4, nodes: \"n[05-08]\"", "name: L4, nodes: \"n[05-09]\"")),
+  EXPECT_EQ(Errors(ReplaceOnce(kSplit, "name: L4, nodes: \"n[05-08]\"", "name: L4, nodes: \"n[05-09]\"")),
             "t.yaml:15:36: leaf 'L4' lists n09, not in scalable unit 'su1'; expected a subset of "
             "its nodes n[01-08]\n");
 }
 
 TEST(OneHopDomains, ALeafWithoutNodesBesideAnotherOfItsRailIsReported) {
-  EXPECT_EQ(Errors(Replace(kSplit, "name: L2, nodes: \"n[05-08]\"", "name: L2")),
+  EXPECT_EQ(Errors(ReplaceOnce(kSplit, "name: L2, nodes: \"n[05-08]\"", "name: L2")),
             "t.yaml:13:9: leaf 'L2' of scalable unit 'su1' has no 'nodes' but rail 0 has 2 "
             "leaves; expected a 'nodes' hostlist on each of them\n");
 }
 
 TEST(OneHopDomains, LeafOfAnUnknownRailIsReported) {
-  EXPECT_EQ(Errors(Replace(kSplit, "{rail: 1, name: L4", "{rail: 2, name: L4")),
+  EXPECT_EQ(Errors(ReplaceOnce(kSplit, "{rail: 1, name: L4", "{rail: 2, name: L4")),
             "t.yaml:15:16: leaf rail 2 out of range; expected 0 to 1 (2 rails)\n"
             "t.yaml:12:7: no leaf of rail 1 in scalable unit 'su1' serves n[05-08]; expected each "
             "node of the unit on exactly one leaf per rail\n");
 }
 
 TEST(OneHopDomains, LeavesThatCutAcrossEachOtherLeaveATinyDomainAndAreRefused) {
-  std::string cut = Replace(kSplit, "name: L3, nodes: \"n[01-04]\"", "name: L3, nodes: \"n[01-03]\"");
-  cut = Replace(cut, "name: L4, nodes: \"n[05-08]\"", "name: L4, nodes: \"n[04-08]\"");
+  std::string cut = ReplaceOnce(kSplit, "name: L3, nodes: \"n[01-04]\"", "name: L3, nodes: \"n[01-03]\"");
+  cut = ReplaceOnce(cut, "name: L4, nodes: \"n[05-08]\"", "name: L4, nodes: \"n[04-08]\"");
   EXPECT_EQ(Errors(cut),
             "t.yaml:12:7: one-hop domain 'su1-d2' of scalable unit 'su1' has only n04: its rails' "
             "leaves split the unit at different nodes; expected every rail's leaves to split it "

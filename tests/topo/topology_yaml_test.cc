@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Tests for loading, validating and emitting the rail topology YAML.
 #include "topo/topology_yaml.h"
+#include "tests/text_edit.h"
 
 #include <gtest/gtest.h>
 
@@ -35,12 +36,7 @@ const char kGood[] =
     "spines:\n"                                                        // 22
     "  - {name: spine1, ports: 64}\n";                                 // 23
 
-std::string Replace(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+using railguard::testing::ReplaceOnce;
 
 // Loads `text` and returns its diagnostics, one per line.
 std::string Errors(const std::string& text) {
@@ -78,7 +74,7 @@ TEST(TopologyYaml, YamlSyntaxErrorNamesLineAndColumn) {
 }
 
 TEST(TopologyYaml, UnknownKeyIsNamedWithTheKeysExpected) {
-  EXPECT_EQ(Errors(Replace(kGood, "    node_type: dgx\n    leaves:\n      - {rail: 1}",
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "    node_type: dgx\n    leaves:\n      - {rail: 1}",
                            "    node_typ: dgx\n    leaves:\n      - {rail: 1}")),
             "t.yaml:18:5: unknown key 'node_typ' in scalable unit; expected one of: name, "
             "nodes, node_type, leaves\n"
@@ -86,42 +82,42 @@ TEST(TopologyYaml, UnknownKeyIsNamedWithTheKeysExpected) {
 }
 
 TEST(TopologyYaml, MissingTopLevelKeyIsReported) {
-  EXPECT_EQ(Errors(Replace(kGood, "cluster: t\n", "")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "cluster: t\n", "")),
             "t.yaml:1:1: missing key 'cluster' in the topology\n");
 }
 
 TEST(TopologyYaml, NodeInTwoScalableUnitsNamesBoth) {
-  EXPECT_EQ(Errors(Replace(kGood, "nodes: n[05-06]", "nodes: n[04-06]")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "nodes: n[05-06]", "nodes: n[04-06]")),
             "t.yaml:17:12: node 'n04' is in scalable unit 'su1' (line 11) and in 'su2'; "
             "expected each node in exactly one scalable unit\n");
 }
 
 TEST(TopologyYaml, DuplicateNodeWithinOneUnitIsReported) {
-  EXPECT_EQ(Errors(Replace(kGood, "nodes: n[01-04]", "nodes: \"n[01-04],n02\"")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "nodes: n[01-04]", "nodes: \"n[01-04],n02\"")),
             "t.yaml:11:12: node 'n02' is listed twice in scalable unit 'su1'\n");
 }
 
 TEST(TopologyYaml, RailIndexOutOfRangeOnALeafIsReported) {
-  EXPECT_EQ(Errors(Replace(kGood, "      - {rail: 1}\n", "      - {rail: 2}\n")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "      - {rail: 1}\n", "      - {rail: 2}\n")),
             "t.yaml:20:16: leaf rail 2 out of range; expected 0 to 1 (2 rails)\n"
             "t.yaml:20:7: scalable unit 'su2' has no leaf for rail 1; expected one leaf per "
             "rail (0 to 1)\n");
 }
 
 TEST(TopologyYaml, RailsMustBeNumberedFromZero) {
-  EXPECT_EQ(Errors(Replace(kGood, "  - {index: 1, link", "  - {index: 5, link")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "  - {index: 1, link", "  - {index: 5, link")),
             "t.yaml:3:3: rail 1 is missing; expected rails numbered 0 to 1\n"
             "t.yaml:4: rail index 5 out of range; expected 0 to 1 (2 rails listed)\n");
 }
 
 TEST(TopologyYaml, UnitMissingALeafForARailIsReported) {
-  EXPECT_EQ(Errors(Replace(kGood, "      - {rail: 1}\n", "")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "      - {rail: 1}\n", "")),
             "t.yaml:20:7: scalable unit 'su2' has no leaf for rail 1; expected one leaf per "
             "rail (0 to 1)\n");
 }
 
 TEST(TopologyYaml, TwoLeavesForOneRailAreReported) {
-  EXPECT_EQ(Errors(Replace(kGood, "      - {rail: 1}\n", "      - {rail: 0}\n")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "      - {rail: 1}\n", "      - {rail: 0}\n")),
             "t.yaml:21:16: scalable unit 'su2' has two leaves for rail 0 (first at line 20); "
             "expected one leaf per rail\n"
             "t.yaml:20:7: scalable unit 'su2' has no leaf for rail 1; expected one leaf per "
@@ -129,47 +125,47 @@ TEST(TopologyYaml, TwoLeavesForOneRailAreReported) {
 }
 
 TEST(TopologyYaml, BadHostlistIsReportedWithTheExpression) {
-  std::string errors = Errors(Replace(kGood, "nodes: n[05-06]", "nodes: \"n[06-05]\""));
+  std::string errors = Errors(ReplaceOnce(kGood, "nodes: n[05-06]", "nodes: \"n[06-05]\""));
   EXPECT_EQ(errors.rfind("t.yaml:17:12: invalid hostlist 'n[06-05]': ", 0), 0u) << errors;
 }
 
 TEST(TopologyYaml, NicNamedTwiceInANodeTypeIsReported) {
-  EXPECT_EQ(Errors(Replace(kGood, "nics: [mlx5_0, mlx5_3]", "nics: [mlx5_0, mlx5_0]")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "nics: [mlx5_0, mlx5_3]", "nics: [mlx5_0, mlx5_0]")),
             "t.yaml:8:20: NIC 'mlx5_0' is named twice in node type 'dgx' (rails 0 and 1); "
             "expected one distinct NIC per rail\n");
 }
 
 TEST(TopologyYaml, NicCountMustMatchRailCount) {
-  EXPECT_EQ(Errors(Replace(kGood, "nics: [mlx5_0, mlx5_3]", "nics: [mlx5_0]")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "nics: [mlx5_0, mlx5_3]", "nics: [mlx5_0]")),
             "t.yaml:8:11: node type 'dgx' lists 1 NICs; expected one per rail (2)\n");
 }
 
 TEST(TopologyYaml, MoreNodesThanLeafPortsIsReported) {
-  EXPECT_EQ(Errors(Replace(kGood, "{rail: 0, ports: 4}", "{rail: 0, ports: 3}")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "{rail: 0, ports: 4}", "{rail: 0, ports: 3}")),
             "t.yaml:14:9: leaf 'su1-rail0' has 3 ports but scalable unit 'su1' puts 4 nodes "
             "under it; expected at most one node per port\n");
 }
 
 TEST(TopologyYaml, BadValuesSayWhatWasExpected) {
-  EXPECT_EQ(Errors(Replace(kGood, "gpus: 8", "gpus: eight")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "gpus: 8", "gpus: eight")),
             "t.yaml:7:11: invalid gpus 'eight'; expected an integer from 0 to 64\n");
-  EXPECT_EQ(Errors(Replace(kGood, "width: 4X, speed: NDR}}\n  - {index: 1",
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "width: 4X, speed: NDR}}\n  - {index: 1",
                            "width: 3X, speed: NDR}}\n  - {index: 1")),
             "t.yaml:3:46: invalid width '3X'; expected one of 1X, 2X, 4X, 8X, 12X\n");
-  EXPECT_EQ(Errors(Replace(kGood, "rate_gbps: 400, width: 4X, speed: NDR}}\n  - {index: 1",
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "rate_gbps: 400, width: 4X, speed: NDR}}\n  - {index: 1",
                            "rate_gbps: 200, width: 4X, speed: NDR}}\n  - {index: 1")),
             "t.yaml:3:34: rate_gbps 200 does not match 4X NDR; expected 400\n");
-  EXPECT_EQ(Errors(Replace(kGood, "guid: 0xABC", "guid: 12")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "guid: 0xABC", "guid: 12")),
             "t.yaml:15:38: invalid guid '12'; expected 0x and up to 16 hex digits\n");
-  EXPECT_EQ(Errors(Replace(kGood, "node_type: dgx\n    leaves:\n      - {rail: 1}",
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "node_type: dgx\n    leaves:\n      - {rail: 1}",
                            "node_type: hgx\n    leaves:\n      - {rail: 1}")),
             "t.yaml:18:16: unknown node type 'hgx'; expected one of: dgx\n");
 }
 
 TEST(TopologyYaml, EveryProblemIsReportedInOneRun) {
-  std::string text = Replace(kGood, "gpus: 8", "gpus: -1");
-  text = Replace(text, "nodes: n[05-06]", "nodes: n[04-06]");
-  text = Replace(text, "{name: spine1, ports: 64}", "{name: spine1, ports: 64, speed: x}");
+  std::string text = ReplaceOnce(kGood, "gpus: 8", "gpus: -1");
+  text = ReplaceOnce(text, "nodes: n[05-06]", "nodes: n[04-06]");
+  text = ReplaceOnce(text, "{name: spine1, ports: 64}", "{name: spine1, ports: 64, speed: x}");
   Topology t;
   Diags diags;
   EXPECT_FALSE(LoadTopologyString(text, "t.yaml", &t, &diags));
@@ -177,7 +173,7 @@ TEST(TopologyYaml, EveryProblemIsReportedInOneRun) {
 }
 
 TEST(TopologyYaml, SwitchNamesMustBeUnique) {
-  EXPECT_EQ(Errors(Replace(kGood, "name: leafB", "name: spine1")),
+  EXPECT_EQ(Errors(ReplaceOnce(kGood, "name: leafB", "name: spine1")),
             "t.yaml:23:5: spine name 'spine1' is already used at line 15; expected unique "
             "switch names\n");
 }
