@@ -184,3 +184,30 @@ for l in lines:
   e=json.loads(l)
   if e["node"]==sys.argv[2]: print(e["event"], e["rail"])' "$rgh_events" "$1"
 }
+
+# rgh_watch_flapping_drain PID NODE WHAT: while process PID (a loop that makes NODE's link
+# flap) runs, NODE must stay drained with one unchanged reason from the first time it is seen
+# drained. Sets rgh_first (that reason), rgh_samples (how often it was seen unchanged) and
+# rgh_runs_at_drain (NODE's railcheck runs then); fails the test when NODE is resumed, when
+# the reason changes, or when NODE was never drained. WHAT names the link in messages.
+rgh_watch_flapping_drain() {
+  local pid=$1 node=$2 what=$3 now
+  rgh_first="" rgh_samples=0 rgh_runs_at_drain=""
+  while kill -0 "$pid" 2>/dev/null; do
+    if rgh_drained "$node"; then
+      now=$(sinfo -h -R -n "$node" -o '%E|%H')
+      if [ -z "$rgh_first" ]; then
+        rgh_first=$now
+        rgh_runs_at_drain=$(rgh_state "$node" runs)
+      fi
+      [ "$now" = "$rgh_first" ] ||
+        rgp_fail "$node's drain changed while flapping: '$rgh_first' -> '$now'"
+      rgh_samples=$((rgh_samples + 1))
+    elif [ -n "$rgh_first" ]; then
+      rgp_fail "$node was resumed while its $what was still flapping (drained as '$rgh_first')"
+    fi
+    sleep 0.5
+  done
+  wait "$pid" || true
+  [ -n "$rgh_first" ] || rgp_fail "$node was never drained while its $what flapped"
+}

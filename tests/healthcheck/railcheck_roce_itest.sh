@@ -60,23 +60,8 @@ flap &
 flapper=$!
 trap 'kill "$flapper" 2>/dev/null || true; rgp_cleanup' EXIT
 
-first="" samples=0 runs_at_drain=""
-while kill -0 "$flapper" 2>/dev/null; do
-  if rgh_drained n007; then
-    now=$(sinfo -h -R -n n007 -o '%E|%H')
-    if [ -z "$first" ]; then
-      first=$now
-      runs_at_drain=$(rgh_state n007 runs)
-    fi
-    [ "$now" = "$first" ] || rgp_fail "n007's drain changed while flapping: '$first' -> '$now'"
-    samples=$((samples + 1))
-  elif [ -n "$first" ]; then
-    rgp_fail "n007 was resumed while its RoCE link was still flapping (drained as '$first')"
-  fi
-  sleep 0.5
-done
-wait "$flapper" || true
-[ -n "$first" ] || rgp_fail "n007 was never drained while its RoCE link flapped"
+rgh_watch_flapping_drain "$flapper" n007 "RoCE link"
+first=$rgh_first samples=$rgh_samples runs_at_drain=$rgh_runs_at_drain
 case $first in
   *"railcheck: rail2 $nic $nd link flapping"*) ;;
   *) rgp_fail "n007's reason does not name the flapping netdev: '$first'" ;;
