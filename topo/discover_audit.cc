@@ -239,8 +239,7 @@ void CheckHostNames(Auditor* au) {
     }
     const std::string probable = su >= 0 ? ProbableName(in, su, slot.second) : "";
     if (!probable.empty())
-      msg += "; probably " + probable + " (su" + std::to_string(su + 1) +
-             "'s hosts are named by port)";
+      msg += "; probably " + probable + " (" + in.SuName(su) + "'s hosts are named by port)";
     msg += repeated ? "; expected each host's own name"
                     : "; expected the host's own name (set it, then restart rdma-ndd)";
     au->Add("host-name", probable, "", leaves.front(), slot.second, msg);
@@ -414,9 +413,8 @@ HostRails CheckAttachments(Auditor* au) {
       if (!nic.empty()) theirs += (theirs.empty() ? "" : ", ") + nic;
     au->Add("nic-naming", in.hosts[h], au->DevName(a.ca), a.sw, a.sw_port,
             in.hosts[h] + " names its rail HCAs like the hosts of " + SusOfType(in, first.second) +
-                " (" + theirs + "), not like the other hosts of su" + std::to_string(home + 1) +
-                " (" + au->RailList(home) + "); the one node type of su" +
-                std::to_string(home + 1) +
+                " (" + theirs + "), not like the other hosts of " + in.SuName(home) + " (" +
+                au->RailList(home) + "); the one node type of " + in.SuName(home) +
                 " cannot describe it; expected the HCA names of its SU's other hosts");
   }
   return host_has;
@@ -453,7 +451,7 @@ void CheckUnnamed(Auditor* au, Missing* missing) {
               std::to_string(a.sw_port) + " on its other leaves";
       } else if (hs.size() == 1) {
         guess = hs.front();
-        why = "the only host of su" + std::to_string(sw.su + 1) + " without a " +
+        why = "the only host of " + in.SuName(sw.su) + " without a " +
               in.Nic(sw.su, sw.rail) + " link";
       }
       if (guess >= 0) {

@@ -4,10 +4,13 @@
 // simulate` (topo/fabric_sim.h) must come back as the source YAML, with one SU per SU and the
 // right one-hop domains, when the leaf names say which SU each domain is part of.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
 #include "tests/topo/discover_test_util.h"
 #include "topo/discover.h"
 #include "topo/fabric_sim.h"
@@ -163,6 +166,69 @@ TEST(DiscoverDomains, ACableToTheOtherDomainsLeafNamesBothDomains) {
             "n001 mlx5_0 is cabled to su2-r0-a port 17, a leaf of su2-d1; expected su1-r0-a, the "
             "rail 0 (mlx5_0) leaf of its own SU su1-d1");
   EXPECT_EQ(EmitTopologyYaml(d.topology), SourceWithGuids(kB300Dev));
+}
+
+TEST(DiscoverDomains, TraitsInASplitSuGiveExactlyTheirFindingsNamingTheDomain) {
+  const Discovery d = DiscoverDump(Simulate(LoadFile(kB300Dev), {{"host-name", "n020:localhost"},
+                                                                 {"empty", "n040"},
+                                                                 {"appliance", "stor1:su2:0,1"},
+                                                                 {"drop", "n050:2"}}));
+  EXPECT_EQ(Keys(d), (std::vector<std::string>{
+                         "missing-link n050/mlx5_2 su2-r2-b 0xfc6a1c0301000202 2",
+                         "host-name n020/ su1-r0-b 0xfc6a1c0301000100 4",
+                         "non-compute stor1/mlx5_0 su2-r0-a 0xfc6a1c0300000200 17",
+                         "non-compute stor1/mlx5_1 su2-r1-a 0xfc6a1c0300000201 17"}))
+      << AllFindings(d);
+  ASSERT_EQ(d.findings.size(), 4u);
+  EXPECT_EQ(d.findings[1].message,
+            "the 8 HCAs on port 4 of su1-d2's leaves (su1-r0-b to su1-r7-b) are described "
+            "\"localhost mlx5_0\" and so on: a default host name, so the host is left out of the "
+            "topology; probably n020 (su1-d2's hosts are named by port); expected the host's own "
+            "name (set it, then restart rdma-ndd)");
+  EXPECT_EQ(d.findings[2].message,
+            "stor1 mlx5_0 on su2-r0-a port 17 is not a compute host: it has links on 2 of "
+            "su2-d1's 8 rails, on ports beyond the 1 to 16 su2-d1's hosts use; left out of the "
+            "topology");
+  ASSERT_EQ(d.topology.sus.size(), 2u);
+  EXPECT_EQ(d.topology.sus[0].nodes_expr, "n[001-019,021-032]");
+  EXPECT_EQ(d.topology.sus[1].leaves[0].nodes_expr, "n[033-039,041-048]");
+  EXPECT_EQ(d.topology.sus[1].leaves[5].nodes_expr, "n[049-064]");  // n050 lacks rail 2 only
+  EXPECT_EQ(d.topology.domains.size(), 4u);
+}
+
+// Runs `railctl topology <args>` in-process; returns its exit code, stdout in `*out`.
+int RunTopology(int (*cmd)(int, char**), std::vector<std::string> args, std::string* out) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const int rc = cmd(static_cast<int>(argv.size()), argv.data());
+  *out = testing::internal::GetCapturedStdout();
+  testing::internal::GetCapturedStderr();
+  return rc;
+}
+
+TEST(DiscoverDomainsCli, SimulateThenDiscoverGivesBackWhatShowSeesInTheSource) {
+  const std::string base = testing::TempDir() + "/domains_" + std::to_string(getpid());
+  for (const std::string& src : {kB300Dev, kB300}) {
+    std::string out;
+    ASSERT_EQ(RunTopology(cli::TopologySimulate, {"simulate", src, "-o", base + ".topo"}, &out), 0);
+    ASSERT_EQ(RunTopology(cli::TopologyDiscover,
+                          {"discover", base + ".topo", "--cluster",
+                           src == kB300 ? "superpod-b300" : "b300dev", "--node-type", "dgx-b300",
+                           "-o", base + ".yaml"},
+                          &out),
+              0)
+        << src;
+    std::string shown;
+    std::string want;
+    ASSERT_EQ(RunTopology(cli::TopologyShow, {"show", base + ".yaml"}, &shown), 0);
+    ASSERT_EQ(RunTopology(cli::TopologyShow, {"show", src}, &want), 0);
+    EXPECT_EQ(shown, want) << src;
+    EXPECT_NE(shown.find("4 one-hop domains"), std::string::npos) << shown;
+  }
+  std::remove((base + ".topo").c_str());
+  std::remove((base + ".yaml").c_str());
 }
 
 }  // namespace
