@@ -68,6 +68,9 @@ namespace railguard::topo {
 //                        on some rail or is of another node type; or, where names grouped
 //                        domains, a domain's leaf names follow no pattern: the domains are
 //                        kept as SUs of their own, and the message says what would decide it
+//   spine-plane          in a fabric of rail planes (each spine serves mostly the leaves of one
+//                        rail), an SU leaf cabled only to spines of another rail's plane than
+//                        the rail its HCAs' names gave it (one finding per leaf)
 //   missing-leaf         an SU has no leaf for a rail: one finding per SU and rail (hca = the
 //                        NIC of its node type on that rail, "" when unknown), not one per
 //                        host; the SU keeps an empty leaf there

@@ -15,7 +15,7 @@ namespace {
 
 // Findings are reported grouped by kind, in this order (the order topo/discover.h lists them).
 const char* const kKindOrder[] = {
-    "ibnetdiscover-error", "not-rail-optimized", "rail-alignment", "su-grouping", "missing-leaf", "duplicate-leaf",
+    "ibnetdiscover-error", "not-rail-optimized", "rail-alignment", "su-grouping", "spine-plane", "missing-leaf", "duplicate-leaf",
     "stray-leaf",          "rail-mismatch",      "su-mismatch",    "missing-link", "duplicate-hca",
     "host-name",           "stray-hca",          "nic-naming",     "unnamed-hca",  "link-speed",
     "link-disagree",       "uplink-deficit",     "leaf-link",      "loopback",     "non-compute"};
@@ -656,8 +656,7 @@ std::vector<Finding> Audit(const IbFabric& fabric, const Inference& in) {
   CheckStrayLeaves(&au);
   CheckRailsFound(&au);
   CheckRailAlignment(&au);
-  for (const Inference::GroupingNote& n : in.grouping_notes)
-    au.Add("su-grouping", "", "", n.sw, 0, n.message);
+  for (const Inference::Note& n : in.notes) au.Add(n.kind, "", "", n.sw, 0, n.message);
   CheckSuLeaves(&au);
   const HostRails host_has = CheckAttachments(&au);
   CheckMissing(&au, host_has);

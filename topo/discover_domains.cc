@@ -135,8 +135,8 @@ void GroupDomains(Inference* in) {
     std::string list;
     for (int d : ds) list += (list.empty() ? "" : ", ") + HostsOf(*in, d);
     if (!why.empty()) {
-      in->grouping_notes.push_back(
-          {in->su_leaf[ds[0]][0],
+      in->notes.push_back(
+          {"su-grouping", in->su_leaf[ds[0]][0],
            "leaf names (" + key + "...) put the one-hop domains " + list +
                " in one scalable unit, but " + why +
                "; kept as separate SUs; expected every domain of an SU with a leaf per rail and "
@@ -155,8 +155,8 @@ void GroupDomains(Inference* in) {
       const std::string name = sw >= 0 && !in->sws[sw].yaml_name.empty()
                                    ? "'" + in->sws[sw].yaml_name + "'"
                                    : "none";
-      in->grouping_notes.push_back(
-          {sw, "the leaves of the one-hop domain " + HostsOf(*in, d) + " have names (" + name +
+      in->notes.push_back(
+          {"su-grouping", sw, "the leaves of the one-hop domain " + HostsOf(*in, d) + " have names (" + name +
                    ") that do not follow the pattern of the other leaves ('" + ev.example +
                    "'), so they cannot say which scalable unit it is part of; kept as an SU of "
                    "its own; expected leaf names that carry the SU in the same place"});

@@ -457,6 +457,7 @@ Inference InferWith(const IbFabric& fabric, const DiscoverOptions& opts,
   InferLinkTokens(fabric, &in);
   PickLeaves(&in);
   GroupDomains(&in);  // names the leaves that have no name of their own
+  CheckSpinePlanes(fabric, &in);
   FindHostPorts(&in);
   for (const std::vector<int>& hs : in.su_hosts) in.counts.hosts += static_cast<int>(hs.size());
   for (const std::vector<int>& per_su : in.su_leaf)

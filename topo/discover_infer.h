@@ -116,11 +116,12 @@ struct Inference {
   std::vector<int> su_group;         // per domain: the index of its SU in the topology
   std::vector<std::string> su_name;  // per domain: "su3", or "su1-d2" in an SU of several
   int group_count = 0;               // SUs in the topology
-  struct GroupingNote {              // an su-grouping finding
-    int sw = -1;                     // the switch it names, or -1
+  struct Note {          // a finding inference makes (su-grouping, spine-plane)
+    std::string kind;
+    int sw = -1;         // the switch it names, or -1
     std::string message;
   };
-  std::vector<GroupingNote> grouping_notes;
+  std::vector<Note> notes;  // su-grouping notes, then spine-plane notes
 
   DiscoveryCounts counts;  // all but `spines` (see BuildTopology)
 
@@ -171,9 +172,17 @@ void AlignRails(const DiscoverOptions& opts, const std::unordered_map<std::strin
 // every leaf of a domain and differs between domains, "su<1>-r0-a") are one SU when each has
 // a leaf on every rail and all are of one node type; else they stay SUs of their own with an
 // su-grouping note saying why, as does a domain whose leaf names follow no pattern when others
-// were grouped. Sets su_group, su_name, group_count, grouping_notes, and names unnamed leaves
+// were grouped. Sets su_group, su_name, group_count, notes, and names unnamed leaves
 // "<su_name>-rail<r>".
 void GroupDomains(Inference* in);
+
+// Spine planes as evidence for the rails (topo/discover_planes.cc): when every spine cabled to
+// SU leaves serves mostly leaves of one rail, and the spines serve at least two rails so (rail
+// planes), a leaf all of whose spines serve another rail's leaves disagrees with the rail its
+// HCAs' names gave it: one spine-plane note per such leaf, naming both rails and what would
+// decide it. Without planes (every spine serves every rail) spines say nothing. REQUIRES:
+// GroupDomains ran (notes name leaves and SUs).
+void CheckSpinePlanes(const IbFabric& fabric, Inference* in);
 
 // Hosts of an SU that are appliances by their structure: links on at most half of the rails,
 // all on ports above those of the SU's hosts that have a link on each of its leaves. Empty when
