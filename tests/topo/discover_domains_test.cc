@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -227,6 +229,17 @@ TEST(DiscoverDomainsCli, SimulateThenDiscoverGivesBackWhatShowSeesInTheSource) {
     EXPECT_EQ(shown, want) << src;
     EXPECT_NE(shown.find("4 one-hop domains"), std::string::npos) << shown;
   }
+  // --json lists the one-hop domains with their SU and leaves.
+  std::string out;
+  ASSERT_EQ(RunTopology(cli::TopologyDiscover, {"discover", base + ".topo", "--json"}, &out), 0);
+  const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_TRUE(j.contains("domains")) << out.substr(0, 400);
+  ASSERT_EQ(j["domains"].size(), 4u);
+  EXPECT_EQ(j["domains"][3]["name"], "su2-d2");
+  EXPECT_EQ(j["domains"][3]["su"], "su2");
+  EXPECT_EQ(j["domains"][3]["nodes"], "dgx[097-128]");
+  EXPECT_EQ(j["domains"][3]["leaves"][0], "su2-leaf02");
+  EXPECT_EQ(j["sus"].size(), 2u);
   std::remove((base + ".topo").c_str());
   std::remove((base + ".yaml").c_str());
 }
