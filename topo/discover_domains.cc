@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Discovery, phase 1 (inference), last step: which one-hop domains (the groups of leaves that
 // share their hosts) are one scalable unit, by the names of their leaves.
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -36,13 +37,18 @@ struct NameEvidence {
   std::vector<std::string> key;  // per domain
   std::string example;           // a leaf name of the pattern, for findings
   int position = -1;             // token index of the key; -1 when names give no key
+  // The names mark the key as the SU's: the text before it ends in "su" ("su1-r0-a",
+  // "B300-SU2-L07"), or it follows a run that numbers the rails (the same values in every
+  // domain, different within one: "DGX-LEAF-<rail>-<su>-a"). Else it may as well be a pod's
+  // or a row's, and domains that share it are not grouped.
+  bool marked = false;
 };
 
 // Leaf names give a domain's SU when all named leaves of most domains follow one pattern (the
 // same runs of digits and non-digits) and some run of digits is the same on every leaf of
 // each domain: the first such run that differs between domains ("su<1>-r0-a", "su<1>-r0-b",
 // "su<2>-r0-a") is the SU key; when none differs, every domain has the same key. Runs that
-// differ within a domain number rails or leaves and are not looked at.
+// differ within a domain number rails or leaves; they only tell whether the key is marked.
 NameEvidence KeysFromLeafNames(const Inference& in) {
   const size_t n = in.su_hosts.size();
   NameEvidence ev;
@@ -79,7 +85,8 @@ NameEvidence KeysFromLeafNames(const Inference& in) {
     bool constant = true;
     std::set<std::string> values;
     for (int d : members) {
-      for (const NameTokens& t : names[d]) constant = constant && t.tokens[p] == names[d][0].tokens[p];
+      for (const NameTokens& t : names[d])
+        constant = constant && t.tokens[p] == names[d][0].tokens[p];
       values.insert(names[d][0].tokens[p]);
     }
     if (!constant) continue;
@@ -90,6 +97,24 @@ NameEvidence KeysFromLeafNames(const Inference& in) {
   if (ev.position < 0) return ev;
   for (int sw : in.su_leaf[members[0]])
     if (sw >= 0 && ev.example.empty()) ev.example = in.sws[sw].yaml_name;
+  if (ev.position > 0) {
+    std::string before = names[members[0]][0].tokens[ev.position - 1];
+    for (char& c : before) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    ev.marked = before.size() >= 2 && before.compare(before.size() - 2, 2, "su") == 0;
+  }
+  for (int p = 0; p < ev.position && !ev.marked; ++p) {
+    if (shape[p] != 'd') continue;
+    // A rail run: the same set of values in every domain, more than one within a domain.
+    std::set<std::string> first;
+    for (const NameTokens& t : names[members[0]]) first.insert(t.tokens[p]);
+    bool rail_run = first.size() > 1;
+    for (int d : members) {
+      std::set<std::string> v;
+      for (const NameTokens& t : names[d]) v.insert(t.tokens[p]);
+      rail_run = rail_run && v == first;
+    }
+    ev.marked = rail_run;
+  }
   for (int d : members) {
     // The key is the name up to and with the key run ("su1"), so that it reads in findings.
     std::string key;
@@ -134,6 +159,17 @@ void GroupDomains(Inference* in) {
     }
     std::string list;
     for (int d : ds) list += (list.empty() ? "" : ", ") + HostsOf(*in, d);
+    if (!ev.marked) {
+      in->notes.push_back(
+          {"su-grouping", in->su_leaf[ds[0]][0],
+           "leaf names ('" + ev.example + "', ...) give the one-hop domains " + list +
+               " one key (" + key + "), but nothing marks it as the SU's (no \"su\" before "
+               "it, no rail number ahead of it), so it may be a pod's or a row's; kept as "
+               "separate SUs; expected leaf names that carry the SU as su<N> or after the rail "
+               "(...-LEAF-<rail>-<su>-...), or merge them in the YAML by hand (one SU whose "
+               "leaves list their nodes)"});
+      continue;
+    }
     if (!why.empty()) {
       in->notes.push_back(
           {"su-grouping", in->su_leaf[ds[0]][0],

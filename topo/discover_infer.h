@@ -169,8 +169,9 @@ void AlignRails(const DiscoverOptions& opts, const std::unordered_map<std::strin
 
 // Groups one-hop domains into SUs (topo/discover_domains.cc) after the leaves are picked: the
 // domains whose leaves' names carry one SU key (the first run of digits that is the same on
-// every leaf of a domain and differs between domains, "su<1>-r0-a") are one SU when each has
-// a leaf on every rail and all are of one node type; else they stay SUs of their own with an
+// every leaf of a domain and differs between domains, "su<1>-r0-a"), marked as the SU's ("su"
+// before it or a rail run ahead of it), are one SU when each has a leaf on every rail and all
+// are of one node type; else they stay SUs of their own with an
 // su-grouping note saying why, as does a domain whose leaf names follow no pattern when others
 // were grouped. Sets su_group, su_name, group_count, notes, and names unnamed leaves
 // "<su_name>-rail<r>".

@@ -102,6 +102,48 @@ TEST(DiscoverDomains, OneSuWhoseLeavesShareTheSuNumberIsOneSuOfTwoDomains) {
   EXPECT_EQ(d.topology.sus[0].leaves[3].nodes_expr, "n[049-064]");
 }
 
+// b300-2su's dump with leaf su<s>-r<k>-<x> renamed by `rename(s, k, x)`.
+template <typename Rename>
+std::string Renamed(Rename rename) {
+  std::string dump = Simulate(LoadFile(kB300Dev));
+  for (int s = 1; s <= 2; ++s)
+    for (int r = 0; r < 8; ++r)
+      for (char x : {'a', 'b'})
+        dump = ReplaceAll(dump, "su" + std::to_string(s) + "-r" + std::to_string(r) + "-" + x + ":",
+                          rename(s, r, x) + ":");
+  return dump;
+}
+
+TEST(DiscoverDomains, AnSuNumberAfterTheRailNumberGroupsDomainsAsDgxLeafNamesDo) {
+  const Discovery d = DiscoverDump(Renamed([](int s, int r, char x) {
+    return "DGX-LEAF-" + std::to_string(r + 1) + "-" + std::to_string(s) + "-" + x;
+  }));
+  EXPECT_EQ(AllFindings(d), "");
+  ASSERT_EQ(d.topology.sus.size(), 2u);
+  EXPECT_EQ(d.topology.domains.size(), 4u);
+  EXPECT_EQ(d.topology.sus[1].leaves[1].sw.name, "DGX-LEAF-1-2-b");
+  EXPECT_EQ(d.topology.sus[1].leaves[1].nodes_expr, "n[049-064]");
+}
+
+TEST(DiscoverDomains, AKeyNothingMarksAsTheSusKeepsItsDomainsApartWithAFinding) {
+  // pod<s>-leaf<NN>: the pod could be an SU or a row of SUs.
+  const Discovery d = DiscoverDump(Renamed([](int s, int r, char x) {
+    const int n = 2 * r + (x == 'b') + 1;
+    return "pod" + std::to_string(s) + "-leaf" + (n < 10 ? "0" : "") + std::to_string(n);
+  }));
+  EXPECT_EQ(Keys(d), (std::vector<std::string>{"su-grouping / pod1-leaf01 0xfc6a1c0300000100 0",
+                                               "su-grouping / pod2-leaf01 0xfc6a1c0300000200 0"}))
+      << AllFindings(d);
+  ASSERT_EQ(d.findings.size(), 2u);
+  EXPECT_EQ(d.findings[0].message,
+            "leaf names ('pod1-leaf01', ...) give the one-hop domains n[001-016], n[017-032] one "
+            "key (pod1), but nothing marks it as the SU's (no \"su\" before it, no rail number "
+            "ahead of it), so it may be a pod's or a row's; kept as separate SUs; expected leaf "
+            "names that carry the SU as su<N> or after the rail (...-LEAF-<rail>-<su>-...), or "
+            "merge them in the YAML by hand (one SU whose leaves list their nodes)");
+  EXPECT_EQ(d.topology.sus.size(), 4u);
+}
+
 TEST(DiscoverDomains, LeavesWithoutNamesLeaveEachDomainAnSuOfItsOwn) {
   // Nothing but names tells a 32-node SU split at its leaves from two 16-node SUs.
   Topology t = LoadFile(kB300Dev);
