@@ -124,7 +124,7 @@ json DiscoveryJson(const topo::Discovery& d) {
                   {"links", c.links}};
   return {{"cluster", t.cluster}, {"sus", sus},       {"rails", rails},
           {"findings", findings}, {"spines", spines}, {"switches", switches},
-          {"summary", summary}};
+          {"summary", summary},   {"domains", DomainsJson(t)}};
 }
 
 // Reads DUMP ("-" = stdin) and parses it; reports parse errors on stderr.

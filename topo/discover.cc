@@ -32,7 +32,11 @@ Discovery Discover(const IbFabric& fabric, const DiscoverOptions& opts) {
 std::string DiscoverySummary(const Discovery& d) {
   const DiscoveryCounts& c = d.counts;
   const Topology& t = d.topology;
-  return "discovered " + Plural(static_cast<long>(t.sus.size()), "scalable unit") + ", " +
+  const std::string domains =
+      t.domains.size() > t.sus.size()
+          ? " (" + Plural(static_cast<long>(t.domains.size()), "one-hop domain") + ")"
+          : std::string();
+  return "discovered " + Plural(static_cast<long>(t.sus.size()), "scalable unit") + domains + ", " +
          Plural(c.hosts, "host") + ", " + Plural(static_cast<long>(t.rails.size()), "rail") + ", " +
          Plural(c.leaves, "leaf", "leaves") + " and " + Plural(c.spines, "spine") + " from " +
          Plural(c.switches, "switch", "switches") + ", " + Plural(c.cas, "CA") + " (" +

@@ -33,6 +33,16 @@ namespace railguard::topo {
 //  - A leaf is a switch with compute HCAs; the device most of them are is its NIC. Leaves are
 //    grouped into one SU when more than half the hosts of the smaller leaf are on both; a host
 //    belongs to the SU that holds most of its links. A switch with no HCAs is a spine.
+//  - Such a group of leaves is a one-hop domain. Domains are one SU with several leaves per rail
+//    (each leaf with `nodes:`, the SU's domains named <su>-d1, <su>-d2, ...) when their leaf
+//    names say so: all leaves of most domains have names of one pattern (the same runs of digits
+//    and of other characters), and the first run of digits that is the same on every leaf of each
+//    domain and differs between domains (the SU: "su<1>-r0-a", "su<1>-r0-b", "su<2>-r0-a";
+//    "su<1>-leaf07") is the same (when no such run differs, all domains share it), and the names
+//    mark that run as the SU's: "su" before it, or a run numbering the rails ahead of it
+//    ("DGX-LEAF-<rail>-<su>-a"). A run nothing marks ("pod1-leaf07") may be a pod's or a row's:
+//    su-grouping. Rails, hosts and host ranges say nothing about it (a 64-node SU split at its
+//    leaves looks like two 32-node SUs), so without such names each domain is an SU of its own.
 //  - Rails follow from the leaves, not from the names: each leaf of an SU serves one rail. An SU
 //    whose NIC names another SU's include (or one --rail-order list names) is of that SU's
 //    node type, so images that share only some names stay apart. Types are named
@@ -56,6 +66,14 @@ namespace railguard::topo {
 //   rail-alignment       a node type has fewer NICs than there are rails and neither a
 //                        --rail-order list nor leaf names order them; they were given rails
 //                        0.. in NIC order (one finding per type)
+//   su-grouping          leaf names give one-hop domains one key that nothing marks as the
+//                        SU's; or they put domains into one SU but a domain lacks a leaf
+//                        on some rail or is of another node type; or, where names grouped
+//                        domains, a domain's leaf names follow no pattern: the domains are
+//                        kept as SUs of their own, and the message says what would decide it
+//   spine-plane          in a fabric of rail planes (each spine serves mostly the leaves of one
+//                        rail), an SU leaf cabled only to spines of another rail's plane than
+//                        the rail its HCAs' names gave it (one finding per leaf)
 //   missing-leaf         an SU has no leaf for a rail: one finding per SU and rail (hca = the
 //                        NIC of its node type on that rail, "" when unknown), not one per
 //                        host; the SU keeps an empty leaf there

@@ -15,7 +15,7 @@ namespace {
 
 // Findings are reported grouped by kind, in this order (the order topo/discover.h lists them).
 const char* const kKindOrder[] = {
-    "ibnetdiscover-error", "not-rail-optimized", "rail-alignment", "missing-leaf", "duplicate-leaf",
+    "ibnetdiscover-error", "not-rail-optimized", "rail-alignment", "su-grouping", "spine-plane", "missing-leaf", "duplicate-leaf",
     "stray-leaf",          "rail-mismatch",      "su-mismatch",    "missing-link", "duplicate-hca",
     "host-name",           "stray-hca",          "nic-naming",     "unnamed-hca",  "link-speed",
     "link-disagree",       "uplink-deficit",     "leaf-link",      "loopback",     "non-compute"};
@@ -113,7 +113,7 @@ void CheckRailsFound(Auditor* au) {
 std::string SusOfType(const Inference& in, int type) {
   std::string list;
   for (size_t s = 0; s < in.su_type.size(); ++s)
-    if (in.su_type[s] == type) list += (list.empty() ? "su" : ", su") + std::to_string(s + 1);
+    if (in.su_type[s] == type) list += (list.empty() ? "" : ", ") + in.SuName(static_cast<int>(s));
   return list;
 }
 
@@ -196,7 +196,7 @@ void CheckHostNames(Auditor* au) {
   // "2" within one SU (the list says "ports 2 and 3"), else "su1 port 2".
   auto slot_name = [&](const Slot& sl, bool same_su) {
     return same_su ? std::to_string(sl.second)
-                   : (sl.first < 0 ? std::string() : "su" + std::to_string(sl.first + 1) + " ") +
+                   : (sl.first < 0 ? std::string() : in.SuName(sl.first) + " ") +
                          "port " + std::to_string(sl.second);
   };
   for (auto& [slot, v] : slots) {
@@ -216,7 +216,7 @@ void CheckHostNames(Auditor* au) {
     if (leaves.size() == 1) {
       where += first;
     } else {
-      where += (su >= 0 ? "su" + std::to_string(su + 1) + "'s leaves (" : "(") + first +
+      where += (su >= 0 ? in.SuName(su) + "'s leaves (" : "(") + first +
                (leaves.size() == 2 ? " and " : " to ") + last + ")";
     }
     const Attach& a0 = v.front();
@@ -239,8 +239,7 @@ void CheckHostNames(Auditor* au) {
     }
     const std::string probable = su >= 0 ? ProbableName(in, su, slot.second) : "";
     if (!probable.empty())
-      msg += "; probably " + probable + " (su" + std::to_string(su + 1) +
-             "'s hosts are named by port)";
+      msg += "; probably " + probable + " (" + in.SuName(su) + "'s hosts are named by port)";
     msg += repeated ? "; expected each host's own name"
                     : "; expected the host's own name (set it, then restart rdma-ndd)";
     au->Add("host-name", probable, "", leaves.front(), slot.second, msg);
@@ -251,7 +250,7 @@ void CheckHostNames(Auditor* au) {
 // structure (see FindAppliances), cabled to `sw`.
 std::string StructureReason(const Inference& in, const CaInfo& ci, int sw) {
   const int su = sw >= 0 ? in.sws[sw].su : kNoSu;
-  const std::string of = su >= 0 ? "su" + std::to_string(su + 1) + "'s" : "its SU's";
+  const std::string of = su >= 0 ? in.SuName(su) + "'s" : "its SU's";
   return "not a compute host: it has links on " + std::to_string(ci.rails_on) + " of " + of + " " +
          Plural(ci.su_rails, "rail") + ", on ports beyond the " + std::to_string(ci.lo) + " to " +
          std::to_string(ci.hi) + " " + of.substr(0, of.size() - 2) + "'s hosts use";
@@ -290,7 +289,7 @@ void CheckSuLeaves(Auditor* au) {
   for (const DuplicateLeaf& d : in.duplicate_leaves) {
     const std::string& drop = in.sws[d.drop].display;
     au->Add("duplicate-leaf", "", in.Nic(d.su, d.rail), d.drop, 0,
-            "su" + std::to_string(d.su + 1) + " has two leaves for " + au->RailLabel(d.su, d.rail) +
+            in.SuName(d.su) + " has two leaves for " + au->RailLabel(d.su, d.rail) +
                 ": " + d.keep_name + " (" + Plural(d.keep_links, "host link") + ") and " + drop +
                 " (" + Plural(d.drop_links, "host link") + "); left out " + drop +
                 "; expected one leaf per rail");
@@ -302,7 +301,7 @@ void CheckSuLeaves(Auditor* au) {
       for (int h : in.su_hosts[s]) names.push_back(in.hosts[h]);
       const std::string& nic = in.Nic(static_cast<int>(s), r);
       au->Add("missing-leaf", "", nic, -1, 0,
-              "su" + std::to_string(s + 1) + " has no leaf for " +
+              in.SuName(static_cast<int>(s)) + " has no leaf for " +
                   au->RailLabel(static_cast<int>(s), r) + ": none of its " +
                   Plural(static_cast<long>(in.su_hosts[s].size()), "host") + " (" +
                   CompressHostlistSorted(names) + ") has a " +
@@ -326,13 +325,13 @@ void CheckCabling(Auditor* au, const Attach& a, int rail) {
   if (sw.su != home) {
     const std::string label = au->CaLabel(a.ca);
     const int expected = home >= 0 ? in.su_leaf[home][rail] : -1;
-    const std::string where = sw.su >= 0 ? "a leaf of su" + std::to_string(sw.su + 1)
+    const std::string where = sw.su >= 0 ? "a leaf of " + in.SuName(sw.su)
                                          : "a leaf that serves no SU of its own";
     const std::string want = home < 0 ? "a leaf of the host's own SU"
                              : expected >= 0
                                  ? in.sws[expected].display + ", the " + au->RailLabel(home, rail) +
-                                       " leaf of its own SU su" + std::to_string(home + 1)
-                                 : "su" + std::to_string(home + 1) + "'s leaf for " +
+                                       " leaf of its own SU " + in.SuName(home)
+                                 : in.SuName(home) + "'s leaf for " +
                                        au->RailLabel(home, rail) + ", which is missing";
     au->Add("su-mismatch", host, dev, a.sw, a.sw_port,
             label + " is cabled to " + au->SwPort(a.sw, a.sw_port) + ", " + where + "; expected " +
@@ -414,9 +413,8 @@ HostRails CheckAttachments(Auditor* au) {
       if (!nic.empty()) theirs += (theirs.empty() ? "" : ", ") + nic;
     au->Add("nic-naming", in.hosts[h], au->DevName(a.ca), a.sw, a.sw_port,
             in.hosts[h] + " names its rail HCAs like the hosts of " + SusOfType(in, first.second) +
-                " (" + theirs + "), not like the other hosts of su" + std::to_string(home + 1) +
-                " (" + au->RailList(home) + "); the one node type of su" +
-                std::to_string(home + 1) +
+                " (" + theirs + "), not like the other hosts of " + in.SuName(home) + " (" +
+                au->RailList(home) + "); the one node type of " + in.SuName(home) +
                 " cannot describe it; expected the HCA names of its SU's other hosts");
   }
   return host_has;
@@ -453,7 +451,7 @@ void CheckUnnamed(Auditor* au, Missing* missing) {
               std::to_string(a.sw_port) + " on its other leaves";
       } else if (hs.size() == 1) {
         guess = hs.front();
-        why = "the only host of su" + std::to_string(sw.su + 1) + " without a " +
+        why = "the only host of " + in.SuName(sw.su) + " without a " +
               in.Nic(sw.su, sw.rail) + " link";
       }
       if (guess >= 0) {
@@ -658,6 +656,7 @@ std::vector<Finding> Audit(const IbFabric& fabric, const Inference& in) {
   CheckStrayLeaves(&au);
   CheckRailsFound(&au);
   CheckRailAlignment(&au);
+  for (const Inference::Note& n : in.notes) au.Add(n.kind, "", "", n.sw, 0, n.message);
   CheckSuLeaves(&au);
   const HostRails host_has = CheckAttachments(&au);
   CheckMissing(&au, host_has);

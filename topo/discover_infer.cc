@@ -418,14 +418,6 @@ void PickLeaves(Inference* in) {
     in->duplicate_leaves.push_back({su, in->sws[keep].rail, keep, drop, home_links[keep],
                                     home_links[drop], in->sws[keep].display});
   }
-  // Leaves of an SU are named after it when their description gives no name.
-  for (size_t s = 0; s < in->su_leaf.size(); ++s) {
-    for (int r = 0; r < n_rails; ++r) {
-      const int sw = in->su_leaf[s][r];
-      if (sw >= 0 && in->sws[sw].yaml_name.empty())
-        in->sws[sw].display = "su" + std::to_string(s + 1) + "-rail" + std::to_string(r);
-    }
-  }
 }
 
 // Sets Inference::host_port: the port each host uses on its SU's leaves, when it is the same on
@@ -464,6 +456,8 @@ Inference InferWith(const IbFabric& fabric, const DiscoverOptions& opts,
   AlignRails(opts, dev_index, &in);
   InferLinkTokens(fabric, &in);
   PickLeaves(&in);
+  GroupDomains(&in);  // names the leaves that have no name of their own
+  CheckSpinePlanes(fabric, &in);
   FindHostPorts(&in);
   for (const std::vector<int>& hs : in.su_hosts) in.counts.hosts += static_cast<int>(hs.size());
   for (const std::vector<int>& per_su : in.su_leaf)
@@ -505,22 +499,37 @@ Topology BuildTopology(const IbFabric& fabric, const Inference& in, const Discov
       if (type.nics[r].empty()) type.nics[r] = "unknown-rail" + std::to_string(r);
     t.node_types.push_back(type);
   }
-  for (size_t s = 0; s < in.su_hosts.size(); ++s) {
+  // One SU per group of domains; with several, each domain's leaves name its hosts.
+  std::vector<std::vector<int>> group_domains(in.group_count);
+  for (size_t d = 0; d < in.su_hosts.size(); ++d)
+    group_domains[in.su_group[d]].push_back(static_cast<int>(d));
+  for (int g = 0; g < in.group_count; ++g) {
+    const std::vector<int>& ds = group_domains[g];
     ScalableUnit su;
-    su.name = "su" + std::to_string(s + 1);
-    for (int h : in.su_hosts[s]) su.nodes.push_back(in.hosts[h]);
+    su.name = "su" + std::to_string(g + 1);
+    std::vector<int> hosts;
+    for (int d : ds) hosts.insert(hosts.end(), in.su_hosts[d].begin(), in.su_hosts[d].end());
+    std::sort(hosts.begin(), hosts.end(),
+              [&](int a, int b) { return in.host_rank[a] < in.host_rank[b]; });
+    for (int h : hosts) su.nodes.push_back(in.hosts[h]);
     su.nodes_expr = CompressHostlistSorted(su.nodes);
-    su.node_type = TypeName(opts, in.su_type[s]);
+    su.node_type = TypeName(opts, in.su_type[ds[0]]);
     for (int r = 0; r < static_cast<int>(in.rails.size()); ++r) {
-      Leaf leaf;
-      leaf.rail = r;
-      const int sw = in.su_leaf[s][r];
-      if (sw >= 0) {
-        leaf.sw.name = in.sws[sw].yaml_name;
-        leaf.sw.guid = in.sws[sw].guid;
-        leaf.sw.ports = fabric.nodes[sw].ports;
+      for (int d : ds) {
+        Leaf leaf;
+        leaf.rail = r;
+        const int sw = in.su_leaf[d][r];
+        if (sw >= 0) {
+          leaf.sw.name = in.sws[sw].yaml_name;
+          leaf.sw.guid = in.sws[sw].guid;
+          leaf.sw.ports = fabric.nodes[sw].ports;
+        }
+        if (ds.size() > 1) {
+          for (int h : in.su_hosts[d]) leaf.nodes.push_back(in.hosts[h]);
+          leaf.nodes_expr = CompressHostlistSorted(leaf.nodes);
+        }
+        su.leaves.push_back(leaf);
       }
-      su.leaves.push_back(leaf);
     }
     t.sus.push_back(std::move(su));
   }
@@ -551,7 +560,7 @@ std::vector<SwitchReport> ReportSwitches(const IbFabric& fabric, const Inference
     r.ports = fabric.nodes[i].ports;
     r.has_hcas = in.sws[i].HasHcas();
     if (in.sws[i].su >= 0) {
-      r.su = "su" + std::to_string(in.sws[i].su + 1);
+      r.su = "su" + std::to_string(in.su_group[in.sws[i].su] + 1);
       r.rail = in.sws[i].rail;
     }
     v.push_back(std::move(r));

@@ -110,7 +110,26 @@ struct Inference {
   std::vector<int> host_rank;                   // per host: its place in Slurm host order
   std::vector<DuplicateLeaf> duplicate_leaves;  // in the order they were found
 
+  // The "SUs" above (su_hosts, su_leaf, host_su, SwInfo::su) are one-hop domains: groups of
+  // leaves that share their hosts. GroupDomains makes SUs of them; without leaves of several
+  // domains per rail in one SU, domain d is SU d.
+  std::vector<int> su_group;         // per domain: the index of its SU in the topology
+  std::vector<std::string> su_name;  // per domain: "su3", or "su1-d2" in an SU of several
+  int group_count = 0;               // SUs in the topology
+  struct Note {          // a finding inference makes (su-grouping, spine-plane)
+    std::string kind;
+    int sw = -1;         // the switch it names, or -1
+    std::string message;
+  };
+  std::vector<Note> notes;  // su-grouping notes, then spine-plane notes
+
   DiscoveryCounts counts;  // all but `spines` (see BuildTopology)
+
+  // How findings name domain `su`: su_name[su] once GroupDomains ran, else "su<su+1>".
+  std::string SuName(int su) const {
+    return su >= 0 && su < static_cast<int>(su_name.size()) ? su_name[su]
+                                                             : "su" + std::to_string(su + 1);
+  }
 
   // The rail of device `dev` in SU `su`'s node type, else in the first type naming it (su < 0,
   // or a host whose HCAs are named like another type's), else -1.
@@ -147,6 +166,24 @@ Inference InferWith(const IbFabric& fabric, const DiscoverOptions& opts,
 // loses its SU). `dev_index` maps device names to Inference::devs.
 void AlignRails(const DiscoverOptions& opts, const std::unordered_map<std::string, int>& dev_index,
                 Inference* in);
+
+// Groups one-hop domains into SUs (topo/discover_domains.cc) after the leaves are picked: the
+// domains whose leaves' names carry one SU key (the first run of digits that is the same on
+// every leaf of a domain and differs between domains, "su<1>-r0-a"), marked as the SU's ("su"
+// before it or a rail run ahead of it), are one SU when each has a leaf on every rail and all
+// are of one node type; else they stay SUs of their own with an
+// su-grouping note saying why, as does a domain whose leaf names follow no pattern when others
+// were grouped. Sets su_group, su_name, group_count, notes, and names unnamed leaves
+// "<su_name>-rail<r>".
+void GroupDomains(Inference* in);
+
+// Spine planes as evidence for the rails (topo/discover_planes.cc): when every spine cabled to
+// SU leaves serves mostly leaves of one rail, and the spines serve at least two rails so (rail
+// planes), a leaf all of whose spines serve another rail's leaves disagrees with the rail its
+// HCAs' names gave it: one spine-plane note per such leaf, naming both rails and what would
+// decide it. Without planes (every spine serves every rail) spines say nothing. REQUIRES:
+// GroupDomains ran (notes name leaves and SUs).
+void CheckSpinePlanes(const IbFabric& fabric, Inference* in);
 
 // Hosts of an SU that are appliances by their structure: links on at most half of the rails,
 // all on ports above those of the SU's hosts that have a link on each of its leaves. Empty when

@@ -25,7 +25,7 @@ constexpr uint64_t kHcaGuidBase = 0x0c42a10300000000ULL;    // | node << 8 | rai
 constexpr uint64_t kUfmGuidBase = 0x0c42a103ff000000ULL;    // | host << 8
 constexpr uint64_t kSharpGuidBase = 0x0c42a103fe000000ULL;  // | index
 constexpr uint64_t kApplianceGuidBase = 0x0c42a103fd000000ULL;  // | appliance << 8 | hca
-constexpr uint64_t kLeafGuidBase = 0xfc6a1c0300000000ULL;   // | su << 8 | rail
+constexpr uint64_t kLeafGuidBase = 0xfc6a1c0300000000ULL;   // | k << 24 | su << 8 | rail
 constexpr uint64_t kSpineGuidBase = 0xfc6a1c03ff000000ULL;  // | spine
 constexpr uint64_t kCoreGuidBase = 0xfc6a1c03fc000000ULL;   // | core
 constexpr int kVendorId = 0x2c9;
@@ -33,7 +33,6 @@ constexpr int kHcaDeviceId = 0x1021;     // ConnectX-7 (MT4129)
 constexpr int kSwitchDeviceId = 0xd2f2;  // Quantum-2 (MT54002)
 constexpr int kSharpDeviceId = 0xcf09;
 constexpr int kDefaultSwitchPorts = 64;
-constexpr int kMaxSwitchPorts = 4096;
 
 std::string Hex(uint64_t v) {
   char buf[24];
@@ -196,9 +195,9 @@ bool Builder::Build(std::string* out, std::string* err) {
   const int rails = static_cast<int>(topo_.rails.size());
   const int spines = static_cast<int>(topo_.spines.size());
   const int uplinks = opts_.uplinks;
-  if (uplinks < 0 || uplinks > kMaxSwitchPorts) {
+  if (uplinks < 0 || uplinks > kMaxSimCount) {
     *err = "uplinks " + std::to_string(uplinks) + " out of range; expected 0 to " +
-           std::to_string(kMaxSwitchPorts);
+           std::to_string(kMaxSimCount);
     return false;
   }
   if (opts_.rail_planes && (spines == 0 || rails == 0 || spines % rails != 0)) {
@@ -228,16 +227,32 @@ bool Builder::Build(std::string* out, std::string* err) {
 
   // Leaves first (SU-major, rail-minor), then spines, as ibnetdiscover lists switches.
   const int extra_leaf_ports = f.sharp_nodes > 0 ? 1 : 0;
-  std::vector<std::vector<int>> leaf_node(topo.sus.size(), std::vector<int>(rails, -1));
+  std::vector<std::vector<int>> leaf_node(topo.sus.size());  // per SU, per leaf: node or -1
+  // The nodes a leaf serves: its own `nodes:`, else all of its SU's.
+  auto leaf_hosts = [&](int s, const Leaf& leaf) {
+    return static_cast<int>(leaf.nodes.empty() ? topo.sus[s].nodes.size() : leaf.nodes.size());
+  };
+  // The first leaf of `rail` in SU `s` (cross-SU cables, appliances): its node or -1, and
+  // in `*from` the first port after its hosts.
+  auto first_leaf = [&](int s, int rail, int* from) {
+    for (size_t k = 0; k < topo.sus[s].leaves.size(); ++k) {
+      if (topo.sus[s].leaves[k].rail != rail) continue;
+      *from = leaf_hosts(s, topo.sus[s].leaves[k]) + 1;
+      return leaf_node[s][k];
+    }
+    return -1;
+  };
   int leaf_count = 0;
   std::vector<int> rail_leaves(rails, 0);  // leaves per rail, counting dropped ones
   for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s) {
     const ScalableUnit& su = topo.sus[s];
-    for (const Leaf& leaf : su.leaves) {
+    leaf_node[s].assign(su.leaves.size(), -1);
+    for (size_t k = 0; k < su.leaves.size(); ++k) {
+      const Leaf& leaf = su.leaves[k];
       ++leaf_count;
       ++rail_leaves[leaf.rail];
       if (dropped_leaves.count({s, leaf.rail})) continue;
-      const int hosts = static_cast<int>(su.nodes.size());
+      const int hosts = leaf_hosts(s, leaf);
       const int needed = hosts + spines_per_leaf * uplinks + extra_leaf_ports;
       int ports = leaf.sw.ports > 0 ? leaf.sw.ports : std::max(kDefaultSwitchPorts, needed);
       const std::string name = LeafName(su, leaf);
@@ -248,7 +263,7 @@ bool Builder::Build(std::string* out, std::string* err) {
         return false;
       }
       const std::string model = SwitchModel(topo.rails[leaf.rail].link.speed);
-      leaf_node[s][leaf.rail] =
+      leaf_node[s][k] =
           AddNode(IbNodeType::kSwitch, ParseGuid(leaf.sw.guid), "MF0;" + name + ":" + model + "/U1",
                   kSwitchDeviceId, ports, "leaf " + name);
     }
@@ -280,12 +295,13 @@ bool Builder::Build(std::string* out, std::string* err) {
   std::vector<int> rail_g(rails, 0);  // with planes: leaf number within its rail
   for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s) {
     const ScalableUnit& su = topo.sus[s];
-    for (const Leaf& leaf : su.leaves) {
+    for (size_t lk = 0; lk < su.leaves.size(); ++lk) {
+      const Leaf& leaf = su.leaves[lk];
       const int leaf_index = plane_of_spine == 0 ? g++ : rail_g[leaf.rail]++;
-      const int node = leaf_node[s][leaf.rail];
+      const int node = leaf_node[s][lk];
       if (node < 0) continue;
       const int ports = static_cast<int>(nodes_[node].ports.size()) - 1;
-      const int hosts = static_cast<int>(su.nodes.size());
+      const int hosts = leaf_hosts(s, leaf);
       int base = std::max(hosts + 1, ports / 2 + 1);
       if (base + spines_per_leaf * uplinks - 1 > ports) base = hosts + 1;
       auto cut = cuts.find({s, leaf.rail});
@@ -306,9 +322,9 @@ bool Builder::Build(std::string* out, std::string* err) {
   }
 
   // Core switches: every spine once to every core, on the spine's next free port.
-  if (opts_.cores < 0 || opts_.cores > kMaxSwitchPorts || (opts_.cores > 0 && spines == 0)) {
+  if (opts_.cores < 0 || opts_.cores > kMaxSimCount || (opts_.cores > 0 && spines == 0)) {
     *err = "cores " + std::to_string(opts_.cores) + ": expected 0 to " +
-           std::to_string(kMaxSwitchPorts) + ", and spines to cable them to";
+           std::to_string(kMaxSimCount) + ", and spines to cable them to";
     return false;
   }
   for (int c = 0; c < opts_.cores; ++c) {
@@ -348,6 +364,14 @@ bool Builder::Build(std::string* out, std::string* err) {
   for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s) {
     const ScalableUnit& su = topo.sus[s];
     const NodeType* type = topo.FindType(su.node_type);
+    // Per leaf: each host's place among the nodes it serves (its port is one more).
+    std::vector<std::unordered_map<std::string, int>> leaf_pos(su.leaves.size());
+    for (size_t k = 0; k < su.leaves.size(); ++k) {
+      const std::vector<std::string>& served =
+          su.leaves[k].nodes.empty() ? su.nodes : su.leaves[k].nodes;
+      for (size_t i = 0; i < served.size(); ++i)
+        leaf_pos[k].emplace(served[i], static_cast<int>(i));
+    }
     for (int pos = 0; pos < static_cast<int>(su.nodes.size()); ++pos) {
       const std::string& host = su.nodes[pos];
       ++node_number;
@@ -359,11 +383,17 @@ bool Builder::Build(std::string* out, std::string* err) {
         const int leaf_rail = t == target.end() ? r : t->second[r];
         auto cr = cross.find({host, r});
         const int leaf_su = cr == cross.end() ? s : cr->second;
-        const int leaf = leaf_node[leaf_su][leaf_rail];
+        // At home, the leaf of the host's one-hop domain on that rail, where the host is the
+        // pos-th of the leaf's nodes; in another SU, that SU's first leaf of the rail.
+        const Domain& dom = topo.domains[topo.FindNode(host)->domain];
+        const int home_leaf = dom.leaves[leaf_rail];
+        int from = 1;
+        const int leaf = leaf_su != s ? first_leaf(leaf_su, leaf_rail, &from)
+                         : home_leaf < 0 ? -1 : leaf_node[s][home_leaf];
         if (leaf < 0 || drops.count({host, r})) continue;
-        int port = pos + 1;
+        int port = home_leaf < 0 ? 0 : leaf_pos[home_leaf][host] + 1;
         if (leaf_su != s) {
-          port = FreePort(leaf, static_cast<int>(topo.sus[leaf_su].nodes.size()) + 1);
+          port = FreePort(leaf, from);
           if (port == 0) {
             *err = "cross-su " + host + ": " + nodes_[leaf].label + " has no free port";
             return false;
@@ -407,10 +437,10 @@ bool Builder::Build(std::string* out, std::string* err) {
   };
   std::vector<LeafSlot> leaves_in_order;
   for (int s = 0; s < static_cast<int>(topo.sus.size()); ++s)
-    for (int r = 0; r < rails; ++r)
-      if (leaf_node[s][r] >= 0)
-        leaves_in_order.push_back({leaf_node[s][r], static_cast<int>(topo.sus[s].nodes.size()),
-                                   Token(topo.rails[r].link)});
+    for (size_t k = 0; k < topo.sus[s].leaves.size(); ++k)
+      if (leaf_node[s][k] >= 0)
+        leaves_in_order.push_back({leaf_node[s][k], leaf_hosts(s, topo.sus[s].leaves[k]),
+                                   Token(topo.rails[topo.sus[s].leaves[k].rail].link)});
   if (f.sharp_nodes > static_cast<int>(leaves_in_order.size())) {
     *err = "sharp " + std::to_string(f.sharp_nodes) + " exceeds the " +
            std::to_string(leaves_in_order.size()) +
@@ -430,9 +460,10 @@ bool Builder::Build(std::string* out, std::string* err) {
     int s = 0;
     while (topo.sus[s].name != a.su) ++s;  // CheckFaults made sure it exists
     for (size_t k = 0; k < a.rails.size(); ++k) {
-      const int leaf = leaf_node[s][a.rails[k]];
+      int from = 1;
+      const int leaf = first_leaf(s, a.rails[k], &from);
       if (leaf < 0) continue;  // the leaf is dropped, and its cables with it
-      const int port = FreePort(leaf, static_cast<int>(topo.sus[s].nodes.size()) + 1);
+      const int port = FreePort(leaf, from);
       if (port == 0) {
         *err = "appliance " + a.host + ": " + nodes_[leaf].label + " has no free port";
         return false;
@@ -508,45 +539,17 @@ void Builder::Print(std::string* out) const {
     if (n.type != IbNodeType::kSwitch) print_node(n);
 }
 
-// Splits "a:b:c" at ':'.
-std::vector<std::string> SplitColons(const std::string& s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    size_t colon = s.find(':', start);
-    parts.push_back(s.substr(start, colon - start));
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return parts;
-}
-
-bool ParseCount(const std::string& s, int lo, int hi, int* out) {
-  return ParseDigits(s, lo, hi, out, 6);
-}
-
-// A rail given as an index, a rail name or a NIC name of `type`.
-bool ParseRail(const Topology& topo, const NodeType* type, const std::string& s, int* out) {
-  const int rails = static_cast<int>(topo.rails.size());
-  if (ParseCount(s, 0, rails - 1, out)) return true;
-  for (int r = 0; r < rails; ++r) {
-    if (topo.rails[r].name == s ||
-        (type && r < static_cast<int>(type->nics.size()) && type->nics[r] == s)) {
-      *out = r;
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 void AssignSwitchGuids(Topology* topo) {
-  for (size_t s = 0; s < topo->sus.size(); ++s)
+  for (size_t s = 0; s < topo->sus.size(); ++s) {
+    std::map<int, uint64_t> nth;  // rail -> leaves of it so far
     for (Leaf& leaf : topo->sus[s].leaves)
-      if (leaf.sw.guid.empty())
-        leaf.sw.guid = GuidString(kLeafGuidBase | static_cast<uint64_t>(s + 1) << 8 |
+      if (const uint64_t k = nth[leaf.rail]++; leaf.sw.guid.empty())
+        leaf.sw.guid = GuidString(kLeafGuidBase | k << 24 |
+                                  static_cast<uint64_t>(s + 1) << 8 |
                                   static_cast<uint64_t>(leaf.rail));
+  }
   for (size_t i = 0; i < topo->spines.size(); ++i)
     if (topo->spines[i].guid.empty())
       topo->spines[i].guid = GuidString(kSpineGuidBase | static_cast<uint64_t>(i + 1));
@@ -556,130 +559,6 @@ bool SimulateFabric(const Topology& topo, const SimOptions& opts, std::string* o
                     std::string* err) {
   Builder builder(topo, opts);
   return builder.Build(out, err);
-}
-
-bool AddSimFault(const Topology& topo, const std::string& flag, const std::string& value,
-                 SimFaults* faults, std::string* err) {
-  const std::vector<std::string> parts = SplitColons(value);
-  const int rails = static_cast<int>(topo.rails.size());
-  const std::string rail_form =
-      "a rail index 0 to " + std::to_string(rails - 1) + ", a rail name or a NIC name";
-  auto bad = [&](const std::string& what, const std::string& form) {
-    *err = "--" + flag + " " + value + ": " + what + "; expected " + form;
-    return false;
-  };
-  // NODE, then rails: checks the node and parses parts[1..] as rails into `out`.
-  auto node_rails = [&](const std::string& form, size_t n_rails, std::vector<int>* out) {
-    if (parts.size() < 1 + n_rails) return bad("too few fields", form);
-    const NodeType* type = topo.TypeOfNode(parts[0]);
-    if (!topo.FindNode(parts[0])) return bad("unknown node '" + parts[0] + "'", form);
-    for (size_t i = 1; i <= n_rails; ++i) {
-      int r = 0;
-      if (!ParseRail(topo, type, parts[i], &r))
-        return bad("unknown rail '" + parts[i] + "'", rail_form);
-      out->push_back(r);
-    }
-    return true;
-  };
-  auto su_rail = [&](const std::string& form, int* su, int* rail) {
-    if (parts.size() < 2) return bad("too few fields", form);
-    *su = -1;
-    for (size_t s = 0; s < topo.sus.size(); ++s)
-      if (topo.sus[s].name == parts[0]) *su = static_cast<int>(s);
-    if (*su < 0) return bad("unknown scalable unit '" + parts[0] + "'", form);
-    if (!ParseRail(topo, topo.FindType(topo.sus[*su].node_type), parts[1], rail))
-      return bad("unknown rail '" + parts[1] + "'", rail_form);
-    return true;
-  };
-  std::vector<int> r;
-  int su = 0;
-  int rail = 0;
-  if (flag == "swap") {
-    const char form[] = "NODE:RAILa:RAILb";
-    if (parts.size() != 3) return bad("wrong number of fields", form);
-    if (!node_rails(form, 2, &r)) return false;
-    if (r[0] == r[1]) return bad("both rails are " + std::to_string(r[0]), "two different rails");
-    faults->swaps.push_back({parts[0], r[0], r[1]});
-  } else if (flag == "drop" || flag == "unnamed") {
-    const char form[] = "NODE:RAIL";
-    if (parts.size() != 2) return bad("wrong number of fields", form);
-    if (!node_rails(form, 1, &r)) return false;
-    (flag == "drop" ? faults->drops : faults->unnamed).push_back({parts[0], r[0]});
-  } else if (flag == "slow") {
-    const char form[] = "NODE:RAIL:WIDTHxSPEED (e.g. n001:0:4xHDR)";
-    if (parts.size() != 3) return bad("wrong number of fields", form);
-    if (!node_rails(form, 1, &r)) return false;
-    if (!LinkSpecFromIbToken(parts[2]))
-      return bad("bad link '" + parts[2] + "'", "a width and speed such as 4xHDR");
-    faults->slow_links.push_back({parts[0], r[0], parts[2]});
-  } else if (flag == "cross-su") {
-    const char form[] = "NODE:RAIL:SU";
-    if (parts.size() != 3) return bad("wrong number of fields", form);
-    if (!node_rails(form, 1, &r)) return false;
-    bool known = false;
-    for (const ScalableUnit& s : topo.sus) known = known || s.name == parts[2];
-    if (!known) return bad("unknown scalable unit '" + parts[2] + "'", form);
-    const NodeRef* ref = topo.FindNode(parts[0]);
-    if (topo.sus[ref->su].name == parts[2])
-      return bad(parts[0] + " is already in " + parts[2], "another scalable unit");
-    faults->cross_su.push_back({parts[0], r[0], parts[2]});
-  } else if (flag == "drop-leaf") {
-    const char form[] = "SU:RAIL";
-    if (parts.size() != 2) return bad("wrong number of fields", form);
-    if (!su_rail(form, &su, &rail)) return false;
-    faults->dropped_leaves.push_back({parts[0], rail});
-  } else if (flag == "drop-uplinks") {
-    const char form[] = "SU:RAIL:N";
-    if (parts.size() != 3) return bad("wrong number of fields", form);
-    if (!su_rail(form, &su, &rail)) return false;
-    int n = 0;
-    if (!ParseCount(parts[2], 1, kMaxSwitchPorts, &n))
-      return bad("bad uplink count '" + parts[2] + "'", "a count from 1 to 4096");
-    faults->uplink_cuts.push_back({parts[0], rail, n});
-  } else if (flag == "host-name") {
-    const char form[] = "NODE:NAME (e.g. n005:localhost)";
-    if (parts.size() != 2) return bad("wrong number of fields", form);
-    if (!topo.FindNode(parts[0])) return bad("unknown node '" + parts[0] + "'", form);
-    // "(none)" is what a host without a host name reports; anything else must be a name.
-    if (parts[1] != "(none)" && !IsSafeName(parts[1]))
-      return bad("bad host name '" + parts[1] + "'", "letters, digits, '-', '_', '.' or (none)");
-    faults->host_names.push_back({parts[0], parts[1]});
-  } else if (flag == "empty") {
-    if (!topo.FindNode(value)) return bad("unknown node '" + value + "'", "NODE");
-    faults->empty.push_back(value);
-  } else if (flag == "appliance") {
-    const char form[] = "HOST:SU:RAIL[,RAIL...]";
-    if (parts.size() != 3) return bad("wrong number of fields", form);
-    if (!IsSafeName(parts[0])) return bad("bad host name '" + parts[0] + "'", form);
-    if (topo.FindNode(parts[0])) return bad(parts[0] + " is a compute node", "another host name");
-    su = -1;
-    for (size_t s = 0; s < topo.sus.size(); ++s)
-      if (topo.sus[s].name == parts[1]) su = static_cast<int>(s);
-    if (su < 0) return bad("unknown scalable unit '" + parts[1] + "'", form);
-    SimFaults::Appliance a{parts[0], parts[1], {}};
-    const NodeType* type = topo.FindType(topo.sus[su].node_type);
-    size_t start = 0;
-    while (true) {
-      const size_t comma = parts[2].find(',', start);
-      const std::string item = parts[2].substr(start, comma - start);
-      if (!ParseRail(topo, type, item, &rail)) return bad("unknown rail '" + item + "'", rail_form);
-      a.rails.push_back(rail);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    faults->appliances.push_back(std::move(a));
-  } else if (flag == "ufm") {
-    if (!IsSafeName(value)) return bad("bad host name", "HOST: letters, digits, '-', '_' or '.'");
-    faults->ufm_hosts.push_back(value);
-  } else if (flag == "sharp") {
-    int n = 0;
-    if (!ParseCount(value, 1, kMaxSwitchPorts, &n)) return bad("bad count", "N from 1 to 4096");
-    faults->sharp_nodes += n;
-  } else {
-    *err = "unknown fault '" + flag + "'";
-    return false;
-  }
-  return true;
 }
 
 }  // namespace railguard::topo

@@ -11,6 +11,9 @@
 
 namespace railguard::topo {
 
+// The largest uplink, core, port or fault count the simulator takes.
+constexpr int kMaxSimCount = 4096;
+
 // The NodeDescription a ConnectX-7 keeps until rdma-ndd (or the admin) names it.
 extern const char kDefaultHcaDescription[];
 // The NodeDescription of a switch's SHARP aggregation node.
@@ -27,7 +30,7 @@ struct SimFaults {
     std::string node;
     int rail = 0;
   };
-  struct SuRail {  // the leaf of one (SU, rail)
+  struct SuRail {  // the leaves of one (SU, rail)
     std::string su;
     int rail = 0;
   };
@@ -83,7 +86,8 @@ struct SimOptions {
 };
 
 // Gives every leaf and spine without a GUID the deterministic one SimulateFabric uses:
-// 0xfc6a1c0300000000 | s << 8 | r for the leaf of rail r in the s-th SU (from 1), and
+// 0xfc6a1c0300000000 | k << 24 | s << 8 | r for the k-th leaf (from 0) of rail r in the s-th SU
+// (from 1; an SU of one leaf per rail has k = 0 only), and
 // 0xfc6a1c03ff000000 | i for the i-th spine (from 1) and 0xfc6a1c03fc000000 | i for the i-th
 // core switch (SimOptions::cores). HCAs get 0x0c42a10300000000 | n << 8 | r
 // (n-th node from 1, rail r), UFM hosts 0x0c42a103ff000000 | i << 8, SHARP nodes
@@ -91,7 +95,9 @@ struct SimOptions {
 void AssignSwitchGuids(Topology* topo);
 
 // Writes to `*out` the ibnetdiscover output (default format) of the fabric `topo` describes:
-// one leaf per (SU, rail) with host i of the SU on port i+1, its HCAs described
+// the leaves of each SU (several per rail when they have `nodes:`: one-hop domains), host i of
+// a leaf's nodes (of the SU's when it has none) on its port i+1, each host's HCA of rail r on
+// the leaf of its one-hop domain for r, the HCAs described
 // "<node> <nic>" after the node type's NIC names, leaves and spines described
 // "MF0;<name>:<model>/U1" after LeafName() and the spine names, every leaf cabled to every spine
 // (of its rail's plane with `opts.rail_planes`) `opts.uplinks` times, link tokens after each rail's LinkSpec ("4xNDR"), and `opts.faults`

@@ -150,6 +150,32 @@ TEST(FabricSim, TakesLeafNamesAndGuidsFromTheTopology) {
   EXPECT_EQ(PeerOf(f, "a3 mlx5_0", 1), "MF0;edge7:MQM9700/U1[1] 4xNDR");
 }
 
+// One-hop domains (issue 14): tests/data/topo/b300-2su.yaml has two leaves per rail in each SU,
+// su1-r<k>-a serving n[001-016] and su1-r<k>-b serving n[017-032].
+TEST(FabricSim, CablesEachHostToTheLeafOfItsOneHopDomainOnEveryRail) {
+  const IbFabric f = Parse(Simulate(LoadFile(RAILGUARD_SOURCE_DIR "/tests/data/topo/b300-2su.yaml")));
+  EXPECT_EQ(f.CountNodes(IbNodeType::kSwitch), 32u);  // 2 SUs x 8 rails x 2; no spines
+  EXPECT_EQ(f.CountNodes(IbNodeType::kCa), 64u * 8u);
+  EXPECT_EQ(f.links.size(), 64u * 8u);
+  EXPECT_EQ(PeerOf(f, "n001 mlx5_0", 1), "MF0;su1-r0-a:MQM9700/U1[1] 4xXDR");
+  EXPECT_EQ(PeerOf(f, "n016 mlx5_3", 1), "MF0;su1-r3-a:MQM9700/U1[16] 4xXDR");
+  EXPECT_EQ(PeerOf(f, "n017 mlx5_0", 1), "MF0;su1-r0-b:MQM9700/U1[1] 4xXDR");
+  EXPECT_EQ(PeerOf(f, "n064 mlx5_7", 1), "MF0;su2-r7-b:MQM9700/U1[16] 4xXDR");
+  EXPECT_EQ(PeerOf(f, "MF0;su1-r0-a:MQM9700/U1", 17), "");  // 16 hosts: port 17 is free
+  // Each leaf has its own GUID: the second leaf of a rail k = 1 (<< 24).
+  EXPECT_EQ(ByDescription(f, "MF0;su1-r0-a:MQM9700/U1")->id, "S-fc6a1c0300000100");
+  EXPECT_EQ(ByDescription(f, "MF0;su1-r0-b:MQM9700/U1")->id, "S-fc6a1c0301000100");
+  EXPECT_EQ(ByDescription(f, "MF0;su2-r5-b:MQM9700/U1")->id, "S-fc6a1c0301000205");
+  // Uplinks as in any fabric (etc/superpod-b300.yaml: 32 hosts per leaf, 16 spines): leaf
+  // number g in file order on spine port g+1, from the leaf's port 33.
+  const IbFabric b = Parse(Simulate(LoadFile(RAILGUARD_SOURCE_DIR "/etc/superpod-b300.yaml")));
+  EXPECT_EQ(b.CountNodes(IbNodeType::kSwitch), 32u + 16u);
+  EXPECT_EQ(b.links.size(), 128u * 8u + 32u * 16u);
+  EXPECT_EQ(PeerOf(b, "dgx033 mlx5_0", 1), "MF0;su1-leaf02:MQM9700/U1[1] 4xXDR");
+  EXPECT_EQ(PeerOf(b, "MF0;su1-leaf02:MQM9700/U1", 33), "MF0;spine01:MQM9700/U1[2] 4xXDR");
+  EXPECT_EQ(SwitchLinks(b, "MF0;su2-leaf16:MQM9700/U1"), 16);
+}
+
 TEST(FabricSim, CablesEveryLeafToEverySpineTheGivenNumberOfTimes) {
   Topology t = LoadFile(kDev4su);
   SimOptions opts;
