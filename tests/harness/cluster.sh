@@ -123,6 +123,11 @@ start options:
                               plugins look); with --topology-plugin rail and no FILE, a
                               one-line railguard.yaml naming <dir>/topology.yaml is written
   --slurm-bin DIR             Slurm commands and daemons from DIR (or DIR/bin + DIR/sbin)
+  --slurm-prefix DIR          a Slurm installed under DIR (scripts/build_slurm.sh): commands
+                              and daemons from DIR/bin + DIR/sbin, PluginDir DIR/lib/slurm
+                              instead of the Debian plugin dir (24.11 takes the same slurm.conf)
+  --slurm-version VERSION     --slurm-prefix $RAILGUARD_SLURM_ROOT/slurm-VERSION (default
+                              root /opt/railguard), e.g. 24.11.5
   --railctl PATH              railctl to use (default $RAILGUARD_BINARY_DIR/railctl, then
                               <repo>/build/railctl)
   --timeout SECONDS           how long to wait for every node to be idle (default 90)
@@ -577,6 +582,7 @@ _rg_fake_gpus() {
 _rg_write_conf() {
   local dir=$_rg_dir i node gpus last key line
   local conf="$dir/slurm.conf.base" plugin_path=$_RG_DEBIAN_PLUGIN_DIR topo_plugin
+  [ -z "$_rg_slurm_prefix" ] || plugin_path=$_rg_slurm_prefix/lib/slurm
   [ -z "$_rg_plugin_dir" ] || plugin_path="$_rg_plugin_dir:$plugin_path"
   case $_rg_topology_plugin in
     tree) topo_plugin=topology/tree ;;
@@ -803,6 +809,7 @@ _rg_cmd_start() {
   _rg_topo="" _rg_dir="" _rg_topology_plugin=tree _rg_plugin_dir="" _rg_conf_extra=""
   _rg_railguard_conf=""
   _rg_slurm_bin="" _rg_railctl="" _rg_timeout=90 _rg_keep=0 _rg_started=0
+  _rg_slurm_prefix="" _rg_slurm_version=""
   while [ $# -gt 0 ]; do
     case $1 in
       --topo) _rg_need_value "$@"; _rg_topo=$2; shift 2 ;;
@@ -812,6 +819,14 @@ _rg_cmd_start() {
       --conf-extra) _rg_need_value "$@"; _rg_conf_extra=$2; shift 2 ;;
       --railguard-conf) _rg_need_value "$@"; _rg_railguard_conf=$2; shift 2 ;;
       --slurm-bin) _rg_need_value "$@"; _rg_slurm_bin=$2; shift 2 ;;
+      --slurm-prefix) _rg_need_value "$@"; _rg_slurm_prefix=$2; shift 2 ;;
+      --slurm-version)
+        _rg_need_value "$@"
+        [[ $2 =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+          _rg_usage_die "--slurm-version needs a release like 24.11.5, got '$2'"
+        _rg_slurm_prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-$2
+        shift 2
+        ;;
       --railctl) _rg_need_value "$@"; _rg_railctl=$2; shift 2 ;;
       --timeout) _rg_need_value "$@"; _rg_timeout=$2; shift 2 ;;
       --keep) _rg_keep=1; shift ;;
@@ -838,6 +853,13 @@ _rg_cmd_start() {
   if [ -n "$_rg_railguard_conf" ]; then
     [ -f "$_rg_railguard_conf" ] || _rg_die "--railguard-conf $_rg_railguard_conf not found"
   fi
+  if [ -n "$_rg_slurm_prefix" ]; then
+    [ -z "$_rg_slurm_bin" ] || _rg_usage_die "--slurm-bin and --slurm-prefix/--slurm-version exclude each other"
+    [ -x "$_rg_slurm_prefix/sbin/slurmctld" ] && [ -d "$_rg_slurm_prefix/lib/slurm" ] ||
+      _rg_die "$_rg_slurm_prefix has no sbin/slurmctld and lib/slurm (scripts/build_slurm.sh VERSION installs one)"
+    _rg_slurm_prefix=$(cd "$_rg_slurm_prefix" && pwd)
+    _rg_slurm_bin=$_rg_slurm_prefix
+  fi
   if [ -n "$_rg_slurm_bin" ]; then
     [ -d "$_rg_slurm_bin" ] || _rg_die "--slurm-bin $_rg_slurm_bin is not a directory"
     _rg_slurm_bin=$(cd "$_rg_slurm_bin" && pwd)
@@ -847,6 +869,9 @@ _rg_cmd_start() {
     path=$(_rg_find_tool "$tool")
     _rg_tool[$tool]=$path
   done
+  _rg_slurm_version=$("${_rg_tool[slurmctld]}" -V 2>/dev/null | awk '{ print $2 }')
+  [[ $_rg_slurm_version =~ ^[0-9]+\.[0-9]+ ]] ||
+    _rg_die "'${_rg_tool[slurmctld]} -V' printed no version (got '$_rg_slurm_version')"
   _rg_railctl=${_rg_railctl:-${RAILGUARD_BINARY_DIR:-$_RG_REPO/build}/railctl}
   [ -x "$_rg_railctl" ] ||
     _rg_die "railctl not found at $_rg_railctl (build it, set RAILGUARD_BINARY_DIR or pass --railctl)"
@@ -891,7 +916,7 @@ _rg_cmd_start() {
   _rg_claim_ports $((${#_rg_nodes[@]} + 1)) "$_rg_dir"
   _rg_write_conf
   _rg_log "run dir $_rg_dir: ${#_rg_nodes[@]} nodes, slurmctld port ${_rg_ports[0]}," \
-    "TopologyPlugin=topology/$_rg_topology_plugin"
+    "TopologyPlugin=topology/$_rg_topology_plugin, Slurm $_rg_slurm_version"
   _rg_start_munged
   _rg_start_slurmctld
   _rg_log "slurmctld up after $(_rg_elapsed) s; starting ${#_rg_nodes[@]} slurmd"
