@@ -11,81 +11,10 @@
 #   - a job that fits one SU waits for one rather than spreading over two, then runs in one.
 # Skips with one line when Slurm 24.11.5 or the 24.11 plugins are not built.
 set -euo pipefail
-src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-bin=${RAILGUARD_BINARY_DIR:-$src/build}
-name=$(basename "${0%.sh}")
-prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-24.11.5
-plugins=$bin/slurm-plugins-24.11.5
-if [ ! -x "$prefix/sbin/slurmctld" ] || [ ! -f "$plugins/topology_rail.so" ]; then
-  echo "$name: skipped: no Slurm 24.11.5 in $prefix or no $plugins/topology_rail.so" \
-    "(scripts/build_slurm.sh 24.11.5, then rebuild)"
-  exit 0
-fi
-checks=0
-fail() {
-  echo "$name: FAIL: $*" >&2
-  [ -z "${RAILGUARD_CLUSTER_DIR:-}" ] || tail -n 15 "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" >&2
-  exit 1
-}
-ok() {
-  checks=$((checks + 1))
-  echo "$name: ok: $*"
-}
-
-# shellcheck source=../harness/cluster.sh
-source "$src/tests/harness/cluster.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rgp-$name.XXXXXX")
-trap 'rg_cluster_stop || true; rm -rf -- "$tmp"' EXIT
-echo "topology: topology.yaml" >"$tmp/railguard.yaml" # healthy_feature: rail_healthy (default)
-echo "SchedulerParameters=bf_interval=2" >"$tmp/extra.conf"
-rg_cluster_start --no-trap --topo "$src/etc/dev-4su.yaml" --slurm-version 24.11.5 \
-  --topology-plugin rail --plugin-dir "$plugins" --railctl "$bin/railctl" \
-  --railguard-conf "$tmp/railguard.yaml" --conf-extra "$tmp/extra.conf" ||
-  fail "the 24.11.5 cluster with topology/rail did not start"
-
-# What etc/dev-4su.yaml says, written out here rather than read with the code under test.
-su_of() { echo "su$(((10#${1#n} - 1) / 8 + 1))"; }
-# job_field JOBID KEY: one field of `scontrol show job -o`.
-job_field() {
-  local tok
-  for tok in $(scontrol show job -o "$1"); do
-    [[ $tok != "$2="* ]] || { echo "${tok#*=}"; return 0; }
-  done
-}
-# sus_of_job JOBID: the SUs of the job's nodes, sorted, unique, on one line.
-sus_of_job() {
-  local n
-  for n in $(scontrol show hostnames "$(job_field "$1" NodeList)"); do su_of "$n"; done |
-    sort -u | tr '\n' ' ' | sed 's/ $//'
-}
+# shellcheck source=itest_2411_lib.sh
+source "$(dirname "$0")/itest_2411_lib.sh"
+start_2411
 submit() { sbatch --parsable --exclusive -o /dev/null "$@" --wrap 'sleep 300'; }
-# wait_state JOBID STATE: waits up to 20 s for the job to be in STATE.
-wait_state() {
-  local deadline=$((SECONDS + 20)) state=""
-  while [ "$SECONDS" -le "$deadline" ]; do
-    state=$(job_field "$1" JobState)
-    [ "$state" != "$2" ] || return 0
-    sleep 0.5
-  done
-  fail "job $1 is $state after 20 s, expected $2 ($(job_field "$1" Reason))"
-}
-# stays_pending JOBID WHY: the job is still pending after three backfill cycles.
-stays_pending() {
-  sleep 7
-  [ "$(job_field "$1" JobState)" = PENDING ] ||
-    fail "job $1 ($2) is $(job_field "$1" JobState) on $(job_field "$1" NodeList); expected it to wait"
-}
-# one_su JOBID [NOT-SU]: the running job holds nodes of exactly one SU (not NOT-SU), no n003.
-one_su() {
-  local sus nodes
-  wait_state "$1" RUNNING
-  sus=$(sus_of_job "$1")
-  nodes=$(job_field "$1" NodeList)
-  [[ $sus =~ ^su[1-4]$ ]] || fail "job $1 spans '$sus' ($nodes); expected one SU"
-  [ -z "${2:-}" ] || [ "$sus" != "$2" ] || fail "job $1 is in $2 ($nodes)"
-  ! scontrol show hostnames "$nodes" | grep -qx n003 || fail "job $1 runs on degraded n003"
-  echo "$sus"
-}
 
 grep -q 'topology/rail: loaded' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" ||
   fail "slurmctld did not log topology/rail loading the rail topology"
@@ -98,11 +27,7 @@ done
 ok "topology/rail loads into Slurm 24.11.5; scontrol show topology lists a leaf per SU"
 
 # Every node healthy (rail_healthy) but n003, as railcheck publishes it.
-for s in 1 2 3 4; do
-  scontrol update NodeName="n[$(printf '%03d' $((s * 8 - 7)))-$(printf '%03d' $((s * 8)))]" \
-    AvailableFeatures="su$s,rail_healthy" ActiveFeatures="su$s,rail_healthy"
-done
-scontrol update NodeName=n003 AvailableFeatures=su1 ActiveFeatures=su1
+set_healthy n003
 
 a=$(submit -N8)
 sa=$(one_su "$a" su1)
