@@ -8,13 +8,17 @@
 #   - a job that fits an SU waits while only the degraded node would complete one;
 #   - the degraded node serves a single-node job;
 #   - best fit: a job goes to the fullest SU that holds it;
-#   - a job that fits one SU waits for one rather than spreading over two, then runs in one.
+#   - a job that fits one SU waits for one rather than spreading over two, then runs in one;
+#   - a job that can never fit one SU (--nodelist over two, its partition) runs on two.
 # Skips with one line when Slurm 24.11.5 or the 24.11 plugins are not built.
 set -euo pipefail
 # shellcheck source=itest_2411_lib.sh
 source "$(dirname "$0")/itest_2411_lib.sh"
+echo "PartitionName=half Nodes=n[017-020,025-028] State=UP" >>"$tmp/extra.conf"
 start_2411
-submit() { sbatch --parsable --exclusive -o /dev/null "$@" --wrap 'sleep 300'; }
+submit() {
+  sbatch --parsable --exclusive -o /dev/null "$@" --wrap 'sleep 300' || fail "sbatch $* was refused"
+}
 
 grep -q 'topology/rail: loaded' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" ||
   fail "slurmctld did not log topology/rail loading the rail topology"
@@ -60,6 +64,17 @@ ok "a 3-node job waits while no SU has 3 free healthy nodes (4 free over two SUs
 scancel "$g"
 [ "$(one_su "$f")" = "$sa" ] || fail "3-node job $f is in $(sus_of_job "$f"), expected $sa"
 ok "once $sa is free the waiting 3-node job runs in it"
+
+scancel -u "$(id -un)"
+sleep 1
+w=$(submit -N2 -w n001,n009)
+wait_state "$w" RUNNING
+[ "$(sus_of_job "$w")" = "su1 su2" ] ||
+  fail "job $w with --nodelist n001,n009 is in '$(sus_of_job "$w")'"
+h=$(submit -N6 -p half)
+wait_state "$h" RUNNING
+[ "$(sus_of_job "$h")" = "su3 su4" ] || fail "job $h of partition half is in '$(sus_of_job "$h")'"
+ok "jobs that can never fit one SU run on the fewest: a --nodelist over two SUs, 6 nodes of a partition with 4 per SU"
 
 scancel -u "$(id -un)"
 echo "$name: PASS ($checks checks, ${SECONDS} s)"

@@ -54,15 +54,28 @@ static void _drop_degraded(bitstr_t *map, const char *feature) {
     if (!_has_feature(node_ptr->features_act, feature)) bit_clear(map, i);
 }
 
-/* The largest one-hop domain (leaf switch), in nodes. */
-static int _largest_domain(void) {
+/* The most nodes of `part` (the job's partition; NULL = all nodes) that one one-hop domain
+ * (leaf switch) holds. */
+static int _largest_domain(bitstr_t *part) {
   int most = 0;
 
   for (int i = 0; i < switch_record_cnt; i++) {
+    bitstr_t *nodes = switch_record_table[i].node_bitmap;
+
     if (switch_record_table[i].level != 0) continue;
-    most = MAX(most, bit_set_count(switch_record_table[i].node_bitmap));
+    most = MAX(most, part ? bit_overlap(nodes, part) : bit_set_count(nodes));
   }
   return most;
+}
+
+/* True when one domain holds all of `req` (the job's --nodelist), or there is no `req`. */
+static bool _req_in_one_domain(bitstr_t *req) {
+  if (!req) return true;
+  for (int i = 0; i < switch_record_cnt; i++)
+    if ((switch_record_table[i].level == 0) &&
+        bit_super_set(req, switch_record_table[i].node_bitmap))
+      return true;
+  return false;
 }
 
 /* Tries the job in one domain after another, fewest usable nodes first (best fit, so that
@@ -106,7 +119,8 @@ static int _eval_one_domain(topology_eval_t *topo_eval) {
 }
 
 /* topo_eval->eval_nodes: degraded nodes out of multi-node jobs; a job that fits one domain
- * in one domain; any other job on the fewest domains (tree's evaluation over the leaves). */
+ * of its partition in one domain; any other job on the fewest domains (tree's evaluation
+ * over the leaves). */
 static int _eval_rail(topology_eval_t *topo_eval) {
   bool multi = (topo_eval->min_nodes > 1) || (topo_eval->req_nodes > 1);
   char *healthy;
@@ -120,7 +134,12 @@ static int _eval_rail(topology_eval_t *topo_eval) {
       return SLURM_ERROR; /* --nodelist names a degraded node */
     if (bit_set_count(topo_eval->node_map) < (int)topo_eval->min_nodes) return SLURM_ERROR;
   }
-  if (multi && ((int)topo_eval->min_nodes <= _largest_domain()))
+  /* A job its partition cannot fit in one domain, or whose --nodelist spans domains, may
+   * never run in one: it gets the fewest domains instead of waiting forever. */
+  if (multi && _req_in_one_domain(topo_eval->job_ptr->details->req_node_bitmap) &&
+      ((int)topo_eval->min_nodes <=
+       _largest_domain(topo_eval->job_ptr->part_ptr ? topo_eval->job_ptr->part_ptr->node_bitmap
+                                                    : NULL)))
     return _eval_one_domain(topo_eval);
   return eval_nodes_tree(topo_eval);
 }
