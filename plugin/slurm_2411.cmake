@@ -37,8 +37,8 @@ set_source_files_properties(${rg_2411_slurm_eval} PROPERTIES COMPILE_OPTIONS "-w
 railguard_slurm_plugin(topology_rail_2411 SLURM_INTERNAL
   SLURM_SRC ${rg_2411} OUT_DIR ${RAILGUARD_PLUGIN_DIR_2411} OUTPUT_NAME topology_rail
   MAP ${here}/topology_rail/slurm_2411/topology_rail_2411.map
-  SOURCES topology_rail/slurm_2411/topology_rail_2411.c topology_rail/slurm_2411/topo_eval_2411.c
-          topology_rail/slurm_2411/topo_info_2411.c topology_rail/topo_slurm.c
+  SOURCES topology_rail/slurm_2411/topology_rail_2411.c topology_rail/topo_eval.c
+          topology_rail/topo_info.c topology_rail/topo_slurm.c
           topology_rail/topo_bridge.cc common/slurm_log.c ${rg_2411_slurm_eval})
 target_include_directories(topology_rail_2411 PRIVATE ${here}/topology_rail/slurm_2411)
 target_compile_definitions(topology_rail_2411 PRIVATE SLURM_PLUGIN_DEBUG)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* topology/rail for Slurm 24.11: the symbols src/interfaces/topology.c looks up, each routed
- * to topo_slurm.c (shared with 22.05) or to the 24.11 files (topo_slurm_2411.h). */
+ * to topo_slurm.c (shared with 22.05) or to topo_eval.h (shared with 25.11); and the
+ * switch table topology/tree's evaluation code reads, which topo_slurm.c fills. */
 
 // slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
 // clang-format off
@@ -11,8 +12,9 @@
 
 #include "slurm/slurm.h"
 #include "src/common/run_in_daemon.h"
-#include "plugin/topology_rail/slurm_2411/topo_slurm_2411.h"
+#include "plugin/topology_rail/topo_eval.h"
 #include "plugin/topology_rail/topo_slurm.h"
+#include "topo_version.h"
 // clang-format on
 
 const char plugin_name[] = "railguard rail topology plugin";
@@ -20,6 +22,11 @@ const char plugin_type[] = "topology/rail";
 /* Not one of slurm.h's TOPOLOGY_PLUGIN_* (100-103): a packed topology names its plugin. */
 const uint32_t plugin_id = 190;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* topology/tree's globals on 24.11 (its switch_record.c, not built in, defines them). */
+switch_record_t *switch_record_table = NULL;
+int switch_record_cnt = 0;
+int switch_levels = 0;
 
 /* Commands (scontrol, srun, sbatch) load the plugin too, only to unpack and print the
  * topology: they read no rail setup (nor log about it on the user's terminal). */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* topology/rail's `scontrol show topology` on Slurm 24.11 (see topo_slurm_2411.h): the switch
+/* topology/rail's `scontrol show topology` on Slurm 24.11 and 25.11 (see topo_eval.h): the switch
  * table (one leaf switch per one-hop domain) copied, packed, unpacked and printed in the
  * records and wire layout topology/tree uses (slurm.h's topo_info_t). */
 
@@ -16,9 +16,8 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/interfaces/topology.h"
-#include "src/plugins/topology/tree/switch_record.h"
-
-#include "plugin/topology_rail/slurm_2411/topo_slurm_2411.h"
+#include "plugin/topology_rail/topo_eval.h"
+#include "topo_version.h" /* the switch table: slurm_2411/, slurm_2511/ */
 // clang-format on
 
 /* What TOPO_DATA_TOPOLOGY_PTR hands out and topology_p_topology_unpack makes. */

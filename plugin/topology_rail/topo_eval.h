@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* topology/rail's entry points that exist only on Slurm 24.11 (topology_p_*): node selection
- * (topo_eval_2411.c) and the topology records of `scontrol show topology` (topo_info_2411.c).
+/* topology/rail's entry points that Slurm has since 24.05 (topology_p_*; built for 24.11 and
+ * 25.11): node selection (topo_eval.c) and the records of `scontrol show topology`
+ * (topo_info.c), on the switch table topo_slurm.c builds (reached through topo_version.h).
  * The entry points 22.05 has too (init, build_config, ranking, node address) stay in
  * topo_slurm.c. REQUIRES: src/common/slurm_xlator.h included first. */
-#ifndef RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_SLURM_2411_H_
-#define RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_SLURM_2411_H_
+#ifndef RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_EVAL_H_
+#define RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_EVAL_H_
 
 #include "src/common/bitstring.h"
 #include "src/common/hostlist.h"
@@ -40,4 +41,4 @@ int rail_topo_info_unpack(void **out, buf_t *buffer, uint16_t protocol_version);
 int rail_topo_info_print(void *info, char *name, char **out);
 int rail_topo_info_free(void *info);
 
-#endif /* RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_SLURM_2411_H_ */
+#endif /* RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_EVAL_H_ */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* topology/rail's node selection on Slurm 24.11 (see topo_slurm_2411.h). Resource accounting
+/* topology/rail's node selection on Slurm 24.11 and 25.11 (see topo_eval.h). Resource accounting
  * stays Slurm's: this file only narrows node_map to one-hop domains and healthy nodes, then
  * calls Slurm's own evaluation (topology/tree's eval_nodes_tree, built into the plugin from
- * the 24.11 tree) on the switch table topo_slurm.c built (one leaf switch per domain). */
+ * the matching tree) on the switch table topo_slurm.c built (one leaf switch per domain). */
 
 // slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
 // clang-format off
@@ -21,16 +21,10 @@
 #include "src/interfaces/topology.h"
 #include "src/plugins/topology/common/common_topo.h"
 #include "src/plugins/topology/tree/eval_nodes_tree.h"
-#include "src/plugins/topology/tree/switch_record.h"
-
-#include "plugin/topology_rail/slurm_2411/topo_slurm_2411.h"
 #include "plugin/topology_rail/topo_bridge.h"
+#include "plugin/topology_rail/topo_eval.h"
+#include "topo_version.h" /* the switch table: slurm_2411/, slurm_2511/ */
 // clang-format on
-
-/* topology/tree's switch table, which eval_nodes_tree reads; topo_slurm.c fills it. */
-switch_record_t *switch_record_table = NULL;
-int switch_record_cnt = 0;
-int switch_levels = 0;
 
 /* True when the comma list `list` names `feature`. */
 static bool _has_feature(const char *list, const char *feature) {
@@ -145,6 +139,7 @@ static int _eval_rail(topology_eval_t *topo_eval) {
 }
 
 extern int rail_topo_eval_nodes(topology_eval_t *topo_eval) {
+  RG_EVAL_CONTEXT(topo_eval);
   topo_eval->eval_nodes = _eval_rail;
   topo_eval->trump_others = true;
   return common_topo_choose_nodes(topo_eval);
