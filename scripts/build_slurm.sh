@@ -70,14 +70,15 @@ log "configure (prefix $prefix)"
 }
 
 # src/: libslurm, the daemons and the commands the harness and tests run; src/plugins/: the
-# plugin types those load (their "none" flavours are built into the daemons since 23.x).
+# plugin types those load (their "none" flavours are built into the daemons since 23.x;
+# 25.x adds certgen and http_parser, which its commands and slurmctld load).
 # doc/, testsuite/, contribs/ and the accounting daemon are not built.
 src_dirs="api bcast common conmgr interfaces plugins stepmgr slurmctld slurmd sbatch srun
   salloc sattach scancel scontrol sinfo squeue sprio sdiag sstat strigger sacct"
 plugin_dirs="accounting_storage acct_gather_energy acct_gather_profile acct_gather_interconnect
   acct_gather_filesystem auth certmgr cred gpu gres hash jobacct_gather job_submit mcs mpi
   node_features preempt prep priority proctrack sched select serializer site_factor switch
-  task tls topology cgroup"
+  task tls topology cgroup certgen http_parser"
 keep_dirs() {  # keep_dirs DIR WANTED...: the WANTED subfolders that exist in DIR
   local d=$1 w; shift
   for w in "$@"; do [ -f "$d/$w/Makefile" ] && printf '%s ' "$w"; done

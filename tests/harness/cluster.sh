@@ -122,10 +122,11 @@ start options:
   --railguard-conf FILE       copy FILE to <dir>/railguard.yaml (beside slurm.conf, where the
                               plugins look); with --topology-plugin rail and no FILE, a
                               one-line railguard.yaml naming <dir>/topology.yaml is written
+                              (rail-topology.yaml on Slurm 25.05+, which reads topology.yaml)
   --slurm-bin DIR             Slurm commands and daemons from DIR (or DIR/bin + DIR/sbin)
   --slurm-prefix DIR          a Slurm installed under DIR (scripts/build_slurm.sh): commands
                               and daemons from DIR/bin + DIR/sbin, PluginDir DIR/lib/slurm
-                              instead of the Debian plugin dir (24.11 takes the same slurm.conf)
+                              instead of the Debian plugin dir (see _rg_version_layout)
   --slurm-version VERSION     --slurm-prefix $RAILGUARD_SLURM_ROOT/slurm-VERSION (default
                               root /opt/railguard), e.g. 24.11.5
   --railctl PATH              railctl to use (default $RAILGUARD_BINARY_DIR/railctl, then
@@ -578,6 +579,20 @@ _rg_fake_gpus() {
     }' "$_rg_dir/dev-template" "${args[@]}" || _rg_die "could not create the fake GPU device files"
 }
 
+# _rg_version_layout: what differs between Slurm releases in the run directory, all in one
+# place. Sets _rg_topo_copy, the name of the rail topology's copy beside slurm.conf:
+# topology.yaml, except on 25.05 and later, which read a topology.yaml there as their own
+# topology config (so the copy is rail-topology.yaml, and a railguard.yaml naming
+# topology.yaml is pointed at it). slurm.conf itself is the same for 22.05, 24.11 and 25.11.
+_rg_version_layout() {
+  local major=${_rg_slurm_version%%.*} minor=${_rg_slurm_version#*.}
+  minor=${minor%%.*}
+  _rg_topo_copy=topology.yaml
+  if [ "$major" -gt 25 ] || { [ "$major" -eq 25 ] && [ "$((10#$minor))" -ge 5 ]; }; then
+    _rg_topo_copy=rail-topology.yaml
+  fi
+}
+
 # _rg_write_conf: writes slurm.conf, gres.conf, topology.conf and the fake GPU devices.
 _rg_write_conf() {
   local dir=$_rg_dir i node gpus last key line
@@ -904,12 +919,15 @@ _rg_cmd_start() {
     echo "$tool=${_rg_tool[$tool]}"
   done >"$_rg_dir/tools"
   [ -z "$_rg_slurm_bin" ] || dirname "${_rg_tool[sinfo]}" >"$_rg_dir/slurm-bin"
-  cp "$_rg_topo" "$_rg_dir/topology.yaml"
+  _rg_version_layout
+  cp "$_rg_topo" "$_rg_dir/$_rg_topo_copy"
   # railguard.yaml sits beside slurm.conf: the plugins find it through get_extra_conf_path().
   if [ -n "$_rg_railguard_conf" ]; then
     cp "$_rg_railguard_conf" "$_rg_dir/railguard.yaml"
+    [ "$_rg_topo_copy" = topology.yaml ] ||
+      sed -i "s|^topology: topology.yaml\$|topology: $_rg_topo_copy|" "$_rg_dir/railguard.yaml"
   elif [ "$_rg_topology_plugin" = rail ]; then
-    echo "topology: topology.yaml" >"$_rg_dir/railguard.yaml"
+    echo "topology: $_rg_topo_copy" >"$_rg_dir/railguard.yaml"
   fi
   printf '%s\n' "${_rg_nodes[@]}" >"$_rg_dir/nodes.txt"
 

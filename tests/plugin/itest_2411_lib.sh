@@ -1,19 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Shared by tests/plugin/*_2411_itest.sh (sourced, not run): the skip when Slurm 24.11.5 or
-# the 24.11 plugins are not built (one line, exit 0), a 24.11.5 cluster of
-# tests/harness/cluster.sh on etc/dev-4su.yaml with topology/rail from
-# build/slurm-plugins-24.11.5, and small job helpers.
+# Shared by tests/plugin/*_2411_itest.sh and *_2511_itest.sh (sourced, not run): the skip
+# when Slurm $rg_release (default 24.11.5) or its plugins are not built (one line, exit 0), a
+# cluster of that release (tests/harness/cluster.sh --slurm-version) on etc/dev-4su.yaml with
+# topology/rail from build/slurm-plugins-$rg_release, and small job helpers.
 # Env: RAILGUARD_SOURCE_DIR, RAILGUARD_BINARY_DIR (the build tree), RAILGUARD_SLURM_ROOT
 # (default /opt/railguard: scripts/build_slurm.sh's prefixes).
 # shellcheck shell=bash
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 bin=${RAILGUARD_BINARY_DIR:-$src/build}
 name=$(basename "${0%.sh}")
-prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-24.11.5
-plugins=$bin/slurm-plugins-24.11.5
+release=${rg_release:-24.11.5}
+prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-$release
+plugins=$bin/slurm-plugins-$release
 if [ ! -x "$prefix/sbin/slurmctld" ] || [ ! -f "$plugins/topology_rail.so" ]; then
-  echo "$name: skipped: no Slurm 24.11.5 in $prefix or no $plugins/topology_rail.so" \
-    "(scripts/build_slurm.sh 24.11.5, then rebuild)"
+  echo "$name: skipped: no Slurm $release in $prefix or no $plugins/topology_rail.so" \
+    "(scripts/build_slurm.sh $release, then rebuild)"
   exit 0
 fi
 checks=0
@@ -34,13 +35,13 @@ trap 'rg_cluster_stop || true; rm -rf -- "$tmp"' EXIT
 echo "topology: topology.yaml" >"$tmp/railguard.yaml" # healthy_feature: rail_healthy (default)
 echo "SchedulerParameters=bf_interval=2" >"$tmp/extra.conf"
 
-# start_2411 [HARNESS-OPTIONS...]: the 24.11.5 cluster with topology/rail, $tmp/railguard.yaml
+# start_release [HARNESS-OPTIONS...]: the $release cluster with topology/rail, $tmp/railguard.yaml
 # and $tmp/extra.conf (a test may rewrite both first).
-start_2411() {
-  rg_cluster_start --no-trap --topo "$src/etc/dev-4su.yaml" --slurm-version 24.11.5 \
+start_release() {
+  rg_cluster_start --no-trap --topo "$src/etc/dev-4su.yaml" --slurm-version "$release" \
     --topology-plugin rail --plugin-dir "$plugins" --railctl "$bin/railctl" \
     --railguard-conf "$tmp/railguard.yaml" --conf-extra "$tmp/extra.conf" "$@" ||
-    fail "the 24.11.5 cluster with topology/rail did not start"
+    fail "the $release cluster with topology/rail did not start"
 }
 
 # The node health railcheck publishes in Extra (format: wire/extra_json.h), healthy and

@@ -6,8 +6,10 @@
 #   - a strict 4-node job gets the railguard line, Features=rail_healthy and one switch from
 #     job_submit/rail, runs in one SU, and its environment has RAILGUARD_NCCL_IB_HCA (SPANK in
 #     slurmstepd) and SLURM_TOPOLOGY_ADDR <spine>.<su>.<node> (topology/rail in slurmd).
-# Skips with one line when Slurm 24.11.5 or the 24.11 plugins are not built.
+# Skips with one line when Slurm 24.11.5 ($rg_release) or its plugins are not built.
 set -euo pipefail
+# The release under test: 24.11.5 here; the *_2511_itest.sh run this file with 25.11.7.
+rg_release=${rg_release:-24.11.5}
 # shellcheck source=itest_2411_lib.sh
 source "$(dirname "$0")/itest_2411_lib.sh"
 [ -f "$plugins/job_submit_rail.so" ] && [ -f "$plugins/spank_railguard.so" ] ||
@@ -19,11 +21,11 @@ JobSubmitPlugins=rail
 SchedulerParameters=bf_interval=2,max_switch_wait=31536000
 PlugStackConfig=$tmp/plugstack.conf
 CONF
-start_2411
+start_release
 grep -q 'job_submit/rail: loaded' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" ||
   fail "slurmctld did not log job_submit/rail loading railguard.yaml"
 sbatch --help 2>&1 | grep -q -- '--rail-placement=' || fail "sbatch --help has no --rail-placement"
-ok "job_submit/rail loads into slurmctld 24.11.5; the 24.11 sbatch has --rail-placement"
+ok "job_submit/rail loads into slurmctld $release; its sbatch has --rail-placement"
 
 set_healthy
 job=$(sbatch --parsable -N4 --rail-placement=strict -o "$tmp/job.out" \

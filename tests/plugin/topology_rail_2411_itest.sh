@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# topology/rail on a real Slurm 24.11.5 cluster (tests/harness/cluster.sh --slurm-version, 32
-# slurmd on etc/dev-4su.yaml: 4 SUs of 8 nodes, one one-hop domain each), choosing nodes in
+# topology/rail on a real Slurm 24.11.5 ($rg_release) cluster (tests/harness/cluster.sh
+# --slurm-version, 32 slurmd on etc/dev-4su.yaml: 4 SUs of 8 nodes, one one-hop domain each), choosing nodes in
 # topology_p_eval_nodes with no job_submit plugin and no user flags besides -N/--exclusive:
 #   - the plugin loads and `scontrol show topology` shows one leaf per SU;
 #   - a multi-node job lands in one SU, never on the degraded node (no rail_healthy);
@@ -10,12 +10,14 @@
 #   - best fit: a job goes to the fullest SU that holds it;
 #   - a job that fits one SU waits for one rather than spreading over two, then runs in one;
 #   - a job that can never fit one SU (--nodelist over two, its partition) runs on two.
-# Skips with one line when Slurm 24.11.5 or the 24.11 plugins are not built.
+# Skips with one line when Slurm 24.11.5 ($rg_release) or its plugins are not built.
 set -euo pipefail
+# The release under test: 24.11.5 here; the *_2511_itest.sh run this file with 25.11.7.
+rg_release=${rg_release:-24.11.5}
 # shellcheck source=itest_2411_lib.sh
 source "$(dirname "$0")/itest_2411_lib.sh"
 echo "PartitionName=half Nodes=n[017-020,025-028] State=UP" >>"$tmp/extra.conf"
-start_2411
+start_release
 submit() {
   sbatch --parsable --exclusive -o /dev/null "$@" --wrap 'sleep 300' || fail "sbatch $* was refused"
 }
@@ -28,7 +30,7 @@ topo=$(scontrol show topology 2>&1)
 for su in su1 su2 su3 su4; do
   grep -q "^SwitchName=$su Level=0 .*Nodes=n" <<<"$topo" || fail "no leaf $su in: $topo"
 done
-ok "topology/rail loads into Slurm 24.11.5; scontrol show topology lists a leaf per SU"
+ok "topology/rail loads into Slurm $release; scontrol show topology lists a leaf per SU"
 
 # Every node healthy (rail_healthy) but n003, as railcheck publishes it.
 set_healthy n003

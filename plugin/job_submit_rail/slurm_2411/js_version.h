@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* job_submit/rail's Slurm-version differences, Slurm 24.11: the hostlist and list iterator
- * handle types and node_name2bitmap's arguments. js_slurm.c and js_keeper.c include it. */
+/* job_submit/rail's Slurm-version differences, Slurm 24.11 (and 25.11): the hostlist and list
+ * iterator handle types, node_name2bitmap's arguments, the job state reason text. js_slurm.c and js_keeper.c include it. */
 #ifndef RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_
 #define RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_
 
