@@ -86,4 +86,5 @@ log "Slurm $slurm_ver source ready at $SRC_ROOT/current"
 # skipped), cached by a stamp. libmunge-dev above is for their auth/munge, libhttp-parser-dev
 # for 25.11's http_parser plugin.
 bash "$(dirname "$0")/build_slurm.sh" 24.11.5
+bash "$(dirname "$0")/build_slurm.sh" 25.11.7
 log "done"
