@@ -16,6 +16,7 @@ PKGS=(
   libibverbs-dev rdma-core ibverbs-utils infiniband-diags
   libibmad-dev libibnetdisc-dev libibumad-dev opensm ibsim-utils libumad2sim0
   slurmctld slurmd slurm-client libslurm-dev munge
+  libmunge-dev libhttp-parser-dev
   dpkg-dev
   clang-14 libclang-rt-14-dev llvm-14
   debhelper lintian man-db
@@ -79,4 +80,11 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 log "Slurm $slurm_ver source ready at $SRC_ROOT/current"
+
+# --- Slurm releases besides the system one, each in a prefix of its own ---------------------
+# scripts/build_slurm.sh: from ../shared/slurm when present (else one line says it is
+# skipped), cached by a stamp. libmunge-dev above is for their auth/munge, libhttp-parser-dev
+# for 25.11's http_parser plugin.
+bash "$(dirname "$0")/build_slurm.sh" 24.11.5
+bash "$(dirname "$0")/build_slurm.sh" 25.11.7
 log "done"

@@ -33,6 +33,7 @@
 #include "plugin/common/slurm_log.h"
 #include "plugin/job_submit_rail/js_bridge.h"
 #include "plugin/job_submit_rail/js_keeper.h"
+#include "js_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
 // clang-format on
 
 #define PREFIX "railguard: job_submit/rail:"
@@ -122,7 +123,7 @@ static bool _keeper_any(const char *feature, bool restore) {
 }
 
 /* Logs one line for the nodes of `hl` (if any) and destroys it. */
-static void _keeper_log(hostlist_t hl, const char *feature, const char *what) {
+static void _keeper_log(rg_hostlist_t hl, const char *feature, const char *what) {
   if (hostlist_count(hl) > 0) {
     char *names = hostlist_ranged_string_xmalloc(hl);
     info("%s %s %s on %d nodes (%s): from the health railcheck published in their Extra",
@@ -137,7 +138,7 @@ static void _keeper_log(hostlist_t hl, const char *feature, const char *what) {
  * (those of the update-node RPC). */
 static int _keeper_apply(const char *feature, bool restore) {
   node_record_t *node_ptr;
-  hostlist_t given = hostlist_create(NULL), taken = hostlist_create(NULL);
+  rg_hostlist_t given = hostlist_create(NULL), taken = hostlist_create(NULL);
   int changed = 0;
 
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
@@ -216,7 +217,7 @@ static uint32_t _job_healthy(job_record_t *job_ptr, bitstr_t *healthy) {
 
   if (job_ptr->part_ptr_list) {
     part_record_t *part_ptr;
-    ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+    rg_list_itr_t it = list_iterator_create(job_ptr->part_ptr_list);
     while ((part_ptr = list_next(it))) {
       n = _part_healthy(part_ptr, job_ptr, healthy);
       if (n > best) best = n;
@@ -233,7 +234,7 @@ static uint32_t _job_healthy(job_record_t *job_ptr, bitstr_t *healthy) {
 static int _parked_collect(const char *feature, bool restore, _parked_t **out) {
   bitstr_t *healthy = NULL;
   job_record_t *job_ptr;
-  ListIterator it;
+  rg_list_itr_t it;
   int n = 0, cap = 0;
 
   *out = NULL;
@@ -314,7 +315,7 @@ static int _parked_apply(_parked_t *steps, int n) {
         xfree(job_ptr->admin_comment);
         job_ptr->admin_comment = xstrdup(steps[i].mark);
         info("%s took over %pJ, which Slurm parked (%s): %s", PREFIX, job_ptr,
-             job_reason_string(job_ptr->state_reason), steps[i].reason);
+             RG_JOB_REASON_STRING(job_ptr->state_reason), steps[i].reason);
         /* fall through */
       case RG_JS_PARKED_NOTE:
         xfree(job_ptr->state_desc);

@@ -29,6 +29,7 @@
 #include "plugin/common/slurm_log.h"
 #include "plugin/job_submit_rail/js_bridge.h"
 #include "plugin/job_submit_rail/js_keeper.h"
+#include "js_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
 #include "plugin/job_submit_rail/js_slurm.h"
 // clang-format on
 
@@ -88,7 +89,7 @@ static bitstr_t *_job_nodes(const _job_view_t *v) {
   }
   if (v->exc_nodes && v->exc_nodes[0]) {
     bitstr_t *exc = NULL;
-    if ((node_name2bitmap((char *)v->exc_nodes, false, &exc) == SLURM_SUCCESS) && exc)
+    if ((RG_NODE_NAME2BITMAP((char *)v->exc_nodes, false, &exc) == SLURM_SUCCESS) && exc)
       bit_and_not(nodes, exc);
     FREE_NULL_BITMAP(exc);
   }
@@ -97,7 +98,7 @@ static bitstr_t *_job_nodes(const _job_view_t *v) {
 
 /* How many nodes --nodelist names (0 for none). */
 static uint32_t _nodelist_count(const char *req_nodes) {
-  hostlist_t hl;
+  rg_hostlist_t hl;
   uint32_t n;
 
   if (!req_nodes || !req_nodes[0]) return 0;
@@ -256,7 +257,7 @@ static __thread char het_exc[HET_MAX][HET_EXC_MAX]; /* each component's own --ex
 
 /* Every node not in the chosen SU, with the component's own --exclude, as a hostlist. */
 static char *_het_exclude(const uint8_t *inside, const char *own) {
-  hostlist_t hl = hostlist_create((own && own[0]) ? own : NULL);
+  rg_hostlist_t hl = hostlist_create((own && own[0]) ? own : NULL);
   node_record_t *node_ptr;
   char *ranged;
 
@@ -393,7 +394,7 @@ static bool _update_touches_placement(const job_desc_msg_t *u) {
 
 extern int rail_job_modify(job_desc_msg_t *job_desc, void *job_ptr_v, uint32_t submit_uid) {
   job_record_t *job_ptr = job_ptr_v;
-  struct job_details *det;
+  __typeof__(((job_record_t *)0)->details) det; /* struct job_details, job_details_t */
   _job_view_t v;
   char *msg = NULL;
   uint32_t nodes;

@@ -202,3 +202,13 @@ extern "C" void rg_topo_fini(void) {
     return 0;
   });
 }
+
+extern "C" char* rg_topo_healthy_feature(void) {
+  try {
+    std::shared_ptr<const RailSetup> setup = State().current();
+    if (!setup || setup->config.placement.healthy_feature.empty()) return nullptr;
+    return Dup(setup->config.placement.healthy_feature);
+  } catch (...) {
+    return nullptr;
+  }
+}

@@ -65,6 +65,11 @@ int rg_topo_rank(const char *const *names, int count, int multi_node_jobs, const
 void rg_topo_note_order(const char *const *names, int count, const char *state_dir,
                         rg_log_fn log);
 
+/* The node feature that marks a node's rails healthy (placement.healthy_feature of the
+ * loaded setup), malloc'd (release with free()); NULL when nothing is loaded, the feature is
+ * "" (no health marking) or out of memory. */
+char *rg_topo_healthy_feature(void);
+
 /* Releases a plan from rg_topo_plan; NULL is fine. */
 void rg_topo_plan_free(rg_plan_t *plan);
 

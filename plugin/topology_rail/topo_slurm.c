@@ -17,7 +17,6 @@
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/run_in_daemon.h"
-#include "src/common/slurm_topology.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
@@ -25,6 +24,7 @@
 #include "plugin/common/slurm_log.h"
 #include "plugin/topology_rail/topo_bridge.h"
 #include "plugin/topology_rail/topo_slurm.h"
+#include "topo_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
 // clang-format on
 
 #define PREFIX "railguard: topology/rail:"
@@ -114,7 +114,7 @@ static void _install(const rg_plan_t *plan, node_record_t **nodes) {
     s->name = xstrdup(p->name);
     s->level = p->level;
     s->link_speed = p->link_speed;
-    s->parent = (uint16_t)p->parent;
+    s->parent = (p->parent == i) ? RG_TOP_PARENT(i) : (uint16_t)p->parent;
     s->node_bitmap = bit_alloc(node_record_count);
     for (int k = 0; k < p->node_cnt; k++) bit_set(s->node_bitmap, nodes[p->nodes[k]]->index);
     s->num_switches = (uint16_t)p->child_cnt;
@@ -248,7 +248,8 @@ extern int rail_topo_get_node_addr(char *node_name, char **addr, char **pattern)
   /* Leaf first, then each parent, until the switch that is its own parent. */
   while ((sw >= 0) && (depth < 64)) {
     chain[depth++] = sw;
-    if (switch_record_table[sw].parent == sw) break;
+    if ((switch_record_table[sw].parent == sw) || (switch_record_table[sw].parent >= switch_record_cnt))
+      break;
     sw = switch_record_table[sw].parent;
   }
   *addr = NULL;

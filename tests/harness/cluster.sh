@@ -122,7 +122,13 @@ start options:
   --railguard-conf FILE       copy FILE to <dir>/railguard.yaml (beside slurm.conf, where the
                               plugins look); with --topology-plugin rail and no FILE, a
                               one-line railguard.yaml naming <dir>/topology.yaml is written
+                              (rail-topology.yaml on Slurm 25.05+, which reads topology.yaml)
   --slurm-bin DIR             Slurm commands and daemons from DIR (or DIR/bin + DIR/sbin)
+  --slurm-prefix DIR          a Slurm installed under DIR (scripts/build_slurm.sh): commands
+                              and daemons from DIR/bin + DIR/sbin, PluginDir DIR/lib/slurm
+                              instead of the Debian plugin dir (see _rg_version_layout)
+  --slurm-version VERSION     --slurm-prefix $RAILGUARD_SLURM_ROOT/slurm-VERSION (default
+                              root /opt/railguard), e.g. 24.11.5
   --railctl PATH              railctl to use (default $RAILGUARD_BINARY_DIR/railctl, then
                               <repo>/build/railctl)
   --timeout SECONDS           how long to wait for every node to be idle (default 90)
@@ -573,10 +579,25 @@ _rg_fake_gpus() {
     }' "$_rg_dir/dev-template" "${args[@]}" || _rg_die "could not create the fake GPU device files"
 }
 
+# _rg_version_layout: what differs between Slurm releases in the run directory, all in one
+# place. Sets _rg_topo_copy, the name of the rail topology's copy beside slurm.conf:
+# topology.yaml, except on 25.05 and later, which read a topology.yaml there as their own
+# topology config (so the copy is rail-topology.yaml, and a railguard.yaml naming
+# topology.yaml is pointed at it). slurm.conf itself is the same for 22.05, 24.11 and 25.11.
+_rg_version_layout() {
+  local major=${_rg_slurm_version%%.*} minor=${_rg_slurm_version#*.}
+  minor=${minor%%.*}
+  _rg_topo_copy=topology.yaml
+  if [ "$major" -gt 25 ] || { [ "$major" -eq 25 ] && [ "$((10#$minor))" -ge 5 ]; }; then
+    _rg_topo_copy=rail-topology.yaml
+  fi
+}
+
 # _rg_write_conf: writes slurm.conf, gres.conf, topology.conf and the fake GPU devices.
 _rg_write_conf() {
   local dir=$_rg_dir i node gpus last key line
   local conf="$dir/slurm.conf.base" plugin_path=$_RG_DEBIAN_PLUGIN_DIR topo_plugin
+  [ -z "$_rg_slurm_prefix" ] || plugin_path=$_rg_slurm_prefix/lib/slurm
   [ -z "$_rg_plugin_dir" ] || plugin_path="$_rg_plugin_dir:$plugin_path"
   case $_rg_topology_plugin in
     tree) topo_plugin=topology/tree ;;
@@ -803,6 +824,7 @@ _rg_cmd_start() {
   _rg_topo="" _rg_dir="" _rg_topology_plugin=tree _rg_plugin_dir="" _rg_conf_extra=""
   _rg_railguard_conf=""
   _rg_slurm_bin="" _rg_railctl="" _rg_timeout=90 _rg_keep=0 _rg_started=0
+  _rg_slurm_prefix="" _rg_slurm_version=""
   while [ $# -gt 0 ]; do
     case $1 in
       --topo) _rg_need_value "$@"; _rg_topo=$2; shift 2 ;;
@@ -812,6 +834,14 @@ _rg_cmd_start() {
       --conf-extra) _rg_need_value "$@"; _rg_conf_extra=$2; shift 2 ;;
       --railguard-conf) _rg_need_value "$@"; _rg_railguard_conf=$2; shift 2 ;;
       --slurm-bin) _rg_need_value "$@"; _rg_slurm_bin=$2; shift 2 ;;
+      --slurm-prefix) _rg_need_value "$@"; _rg_slurm_prefix=$2; shift 2 ;;
+      --slurm-version)
+        _rg_need_value "$@"
+        [[ $2 =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+          _rg_usage_die "--slurm-version needs a release like 24.11.5, got '$2'"
+        _rg_slurm_prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-$2
+        shift 2
+        ;;
       --railctl) _rg_need_value "$@"; _rg_railctl=$2; shift 2 ;;
       --timeout) _rg_need_value "$@"; _rg_timeout=$2; shift 2 ;;
       --keep) _rg_keep=1; shift ;;
@@ -838,6 +868,13 @@ _rg_cmd_start() {
   if [ -n "$_rg_railguard_conf" ]; then
     [ -f "$_rg_railguard_conf" ] || _rg_die "--railguard-conf $_rg_railguard_conf not found"
   fi
+  if [ -n "$_rg_slurm_prefix" ]; then
+    [ -z "$_rg_slurm_bin" ] || _rg_usage_die "--slurm-bin and --slurm-prefix/--slurm-version exclude each other"
+    [ -x "$_rg_slurm_prefix/sbin/slurmctld" ] && [ -d "$_rg_slurm_prefix/lib/slurm" ] ||
+      _rg_die "$_rg_slurm_prefix has no sbin/slurmctld and lib/slurm (scripts/build_slurm.sh VERSION installs one)"
+    _rg_slurm_prefix=$(cd "$_rg_slurm_prefix" && pwd)
+    _rg_slurm_bin=$_rg_slurm_prefix
+  fi
   if [ -n "$_rg_slurm_bin" ]; then
     [ -d "$_rg_slurm_bin" ] || _rg_die "--slurm-bin $_rg_slurm_bin is not a directory"
     _rg_slurm_bin=$(cd "$_rg_slurm_bin" && pwd)
@@ -847,6 +884,9 @@ _rg_cmd_start() {
     path=$(_rg_find_tool "$tool")
     _rg_tool[$tool]=$path
   done
+  _rg_slurm_version=$("${_rg_tool[slurmctld]}" -V 2>/dev/null | awk '{ print $2 }')
+  [[ $_rg_slurm_version =~ ^[0-9]+\.[0-9]+ ]] ||
+    _rg_die "'${_rg_tool[slurmctld]} -V' printed no version (got '$_rg_slurm_version')"
   _rg_railctl=${_rg_railctl:-${RAILGUARD_BINARY_DIR:-$_RG_REPO/build}/railctl}
   [ -x "$_rg_railctl" ] ||
     _rg_die "railctl not found at $_rg_railctl (build it, set RAILGUARD_BINARY_DIR or pass --railctl)"
@@ -879,19 +919,22 @@ _rg_cmd_start() {
     echo "$tool=${_rg_tool[$tool]}"
   done >"$_rg_dir/tools"
   [ -z "$_rg_slurm_bin" ] || dirname "${_rg_tool[sinfo]}" >"$_rg_dir/slurm-bin"
-  cp "$_rg_topo" "$_rg_dir/topology.yaml"
+  _rg_version_layout
+  cp "$_rg_topo" "$_rg_dir/$_rg_topo_copy"
   # railguard.yaml sits beside slurm.conf: the plugins find it through get_extra_conf_path().
   if [ -n "$_rg_railguard_conf" ]; then
     cp "$_rg_railguard_conf" "$_rg_dir/railguard.yaml"
+    [ "$_rg_topo_copy" = topology.yaml ] ||
+      sed -i "s|^topology: topology.yaml\$|topology: $_rg_topo_copy|" "$_rg_dir/railguard.yaml"
   elif [ "$_rg_topology_plugin" = rail ]; then
-    echo "topology: topology.yaml" >"$_rg_dir/railguard.yaml"
+    echo "topology: $_rg_topo_copy" >"$_rg_dir/railguard.yaml"
   fi
   printf '%s\n' "${_rg_nodes[@]}" >"$_rg_dir/nodes.txt"
 
   _rg_claim_ports $((${#_rg_nodes[@]} + 1)) "$_rg_dir"
   _rg_write_conf
   _rg_log "run dir $_rg_dir: ${#_rg_nodes[@]} nodes, slurmctld port ${_rg_ports[0]}," \
-    "TopologyPlugin=topology/$_rg_topology_plugin"
+    "TopologyPlugin=topology/$_rg_topology_plugin, Slurm $_rg_slurm_version"
   _rg_start_munged
   _rg_start_slurmctld
   _rg_log "slurmctld up after $(_rg_elapsed) s; starting ${#_rg_nodes[@]} slurmd"

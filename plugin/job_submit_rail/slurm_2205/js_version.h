@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* job_submit/rail's Slurm-version differences, Slurm 22.05: the hostlist and list iterator
+ * handle types and node_name2bitmap's arguments. js_slurm.c and js_keeper.c include it. */
+#ifndef RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_
+#define RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_
+
+typedef hostlist_t rg_hostlist_t;   /* 22.05: hostlist_t is already a pointer */
+typedef ListIterator rg_list_itr_t; /* 22.05: ListIterator is already a pointer */
+
+/* node_name2bitmap without the list of invalid names (24.11 added it). */
+#define RG_NODE_NAME2BITMAP(names, best_effort, bitmap) \
+  node_name2bitmap((names), (best_effort), (bitmap))
+
+/* The text of a job state reason. */
+#define RG_JOB_REASON_STRING(reason) job_reason_string(reason)
+
+#endif /* RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_ */

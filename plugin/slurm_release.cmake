@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The railguard plugins for a Slurm release besides the installed one (24.11, 25.11), from
+# the configured source tree scripts/build_slurm.sh leaves: its config.h and internal headers,
+# and its topology/common and topology/tree evaluation code, compiled into topology_rail.so
+# as Slurm's tree plugin links them. They go to ${CMAKE_BINARY_DIR}/slurm-plugins-<version>,
+# apart from the plugins of the installed Slurm: Slurm loads a plugin only into the exact
+# version it was built for. What differs per release sits in the slurm_<series>/ folders
+# (topo_version.h, js_version.h, the topology entry file and its export map).
+
+# railguard_release_plugins(SERIES SOURCE-TREE): SERIES is "2411" or "2511"; the tree must
+# hold that series (checked). Without a configured tree it says so once and builds nothing.
+function(railguard_release_plugins series tree)
+  string(REGEX REPLACE "^(..)(..)$" "\\1.\\2" dotted ${series})
+  if(NOT tree OR NOT EXISTS "${tree}/config.h" OR
+     NOT EXISTS "${tree}/src/plugins/topology/common/eval_nodes.c")
+    message(STATUS "railguard: no configured Slurm ${dotted} tree at '${tree}' "
+                   "(scripts/build_slurm.sh ${dotted}.x makes one); not building its plugins")
+    return()
+  endif()
+  file(STRINGS "${tree}/config.h" version REGEX "^#define SLURM_VERSION_STRING")
+  string(REGEX REPLACE ".*\"(.*)\".*" "\\1" version "${version}")
+  if(NOT version MATCHES "^${dotted}\\.")
+    message(FATAL_ERROR "railguard: ${tree} holds Slurm '${version}', not ${dotted}")
+  endif()
+  set(out "${CMAKE_BINARY_DIR}/slurm-plugins-${version}")
+  set(here ${CMAKE_CURRENT_SOURCE_DIR})
+  set(ver ${here}/topology_rail/slurm_${series})
+
+  # Slurm's own evaluation code, compiled as Slurm compiles it (not held to our warnings).
+  set(slurm_eval
+      ${tree}/src/plugins/topology/common/common_topo.c
+      ${tree}/src/plugins/topology/common/eval_nodes.c
+      ${tree}/src/plugins/topology/common/gres_filter.c
+      ${tree}/src/plugins/topology/common/gres_sched.c
+      ${tree}/src/plugins/topology/tree/eval_nodes_tree.c)
+  set_source_files_properties(${slurm_eval} PROPERTIES COMPILE_OPTIONS "-w")
+
+  railguard_slurm_plugin(topology_rail_${series} SLURM_INTERNAL
+    SLURM_SRC ${tree} OUT_DIR ${out} OUTPUT_NAME topology_rail
+    MAP ${ver}/topology_rail_${series}.map
+    SOURCES ${ver}/topology_rail_${series}.c topology_rail/topo_eval.c topology_rail/topo_info.c
+            topology_rail/topo_slurm.c topology_rail/topo_bridge.cc common/slurm_log.c
+            ${slurm_eval})
+  target_include_directories(topology_rail_${series} PRIVATE ${ver})
+  target_compile_definitions(topology_rail_${series} PRIVATE SLURM_PLUGIN_DEBUG)
+
+  railguard_slurm_plugin(job_submit_rail_${series} SLURM_INTERNAL
+    SLURM_SRC ${tree} OUT_DIR ${out} OUTPUT_NAME job_submit_rail
+    MAP ${here}/job_submit_rail/job_submit_rail.map
+    SOURCES job_submit_rail/job_submit_rail.c job_submit_rail/js_slurm.c
+            job_submit_rail/js_keeper.c job_submit_rail/js_bridge.cc common/slurm_log.c)
+  # js_version.h: a release without its own folder takes the one before (25.11 = 24.11's).
+  set(js_ver ${here}/job_submit_rail/slurm_${series})
+  if(NOT EXISTS ${js_ver})
+    set(js_ver ${here}/job_submit_rail/slurm_2411)
+  endif()
+  target_include_directories(job_submit_rail_${series} PRIVATE ${js_ver})
+
+  # The SPANK plugin needs only <slurm/spank.h>, but the release's: its major.minor is checked.
+  railguard_slurm_plugin(spank_railguard_${series}
+    OUT_DIR ${out} OUTPUT_NAME spank_railguard
+    MAP ${here}/spank_railguard/spank_railguard.map
+    SOURCES spank_railguard/spank_railguard.c spank_railguard/spank_bridge.cc)
+  target_include_directories(spank_railguard_${series} BEFORE PRIVATE ${tree})
+
+  message(STATUS "railguard: Slurm ${version} plugins go to ${out} (Slurm source ${tree})")
+endfunction()
+
+set(RAILGUARD_SLURM_2411_SRC "/opt/railguard/src/slurm-24.11.5" CACHE PATH
+    "Configured Slurm 24.11 source tree (scripts/build_slurm.sh 24.11.5); empty = none")
+set(RAILGUARD_SLURM_2511_SRC "/opt/railguard/src/slurm-25.11.7" CACHE PATH
+    "Configured Slurm 25.11 source tree (scripts/build_slurm.sh 25.11.7); empty = none")
+railguard_release_plugins(2411 "${RAILGUARD_SLURM_2411_SRC}")
+railguard_release_plugins(2511 "${RAILGUARD_SLURM_2511_SRC}")

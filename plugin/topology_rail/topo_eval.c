@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* topology/rail's node selection on Slurm 24.11 and 25.11 (see topo_eval.h). Resource accounting
+ * stays Slurm's: this file only narrows node_map to one-hop domains and healthy nodes, then
+ * calls Slurm's own evaluation (topology/tree's eval_nodes_tree, built into the plugin from
+ * the matching tree) on the switch table topo_slurm.c built (one leaf switch per domain). */
+
+// slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
+// clang-format off
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm_errno.h"
+#include "src/common/bitstring.h"
+#include "src/common/core_array.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/interfaces/topology.h"
+#include "src/plugins/topology/common/common_topo.h"
+#include "src/plugins/topology/tree/eval_nodes_tree.h"
+#include "plugin/topology_rail/topo_bridge.h"
+#include "plugin/topology_rail/topo_eval.h"
+#include "topo_version.h" /* the switch table: slurm_2411/, slurm_2511/ */
+// clang-format on
+
+/* True when the comma list `list` names `feature`. */
+static bool _has_feature(const char *list, const char *feature) {
+  size_t len = strlen(feature);
+
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+
+    if ((n == len) && !strncmp(p, feature, len)) return true;
+    p = end ? end + 1 : NULL;
+  }
+  return false;
+}
+
+/* Clears from `map` every node without `feature` (its rails are degraded). */
+static void _drop_degraded(bitstr_t *map, const char *feature) {
+  node_record_t *node_ptr;
+
+  for (int i = 0; (node_ptr = next_node_bitmap(map, &i)); i++)
+    if (!_has_feature(node_ptr->features_act, feature)) bit_clear(map, i);
+}
+
+/* The most nodes of `part` (the job's partition; NULL = all nodes) that one one-hop domain
+ * (leaf switch) holds. */
+static int _largest_domain(bitstr_t *part) {
+  int most = 0;
+
+  for (int i = 0; i < switch_record_cnt; i++) {
+    bitstr_t *nodes = switch_record_table[i].node_bitmap;
+
+    if (switch_record_table[i].level != 0) continue;
+    most = MAX(most, part ? bit_overlap(nodes, part) : bit_set_count(nodes));
+  }
+  return most;
+}
+
+/* True when one domain holds all of `req` (the job's --nodelist), or there is no `req`. */
+static bool _req_in_one_domain(bitstr_t *req) {
+  if (!req) return true;
+  for (int i = 0; i < switch_record_cnt; i++)
+    if ((switch_record_table[i].level == 0) &&
+        bit_super_set(req, switch_record_table[i].node_bitmap))
+      return true;
+  return false;
+}
+
+/* Tries the job in one domain after another, fewest usable nodes first (best fit, so that
+ * whole domains stay free for large jobs). Each try sees node_map narrowed to the domain;
+ * a failed try restores node_map and avail_core. Returns SLURM_SUCCESS with node_map = the
+ * chosen nodes, else SLURM_ERROR (the job waits for a domain; it never spreads). */
+static int _eval_one_domain(topology_eval_t *topo_eval) {
+  bitstr_t *orig_map = bit_copy(topo_eval->node_map);
+  bitstr_t **orig_core = copy_core_array(topo_eval->avail_core);
+  bitstr_t *tried = bit_alloc(switch_record_cnt);
+  bitstr_t *req = topo_eval->job_ptr->details->req_node_bitmap;
+  int rc = SLURM_ERROR;
+
+  for (;;) {
+    int best = -1, best_cnt = 0;
+
+    for (int i = 0; i < switch_record_cnt; i++) {
+      const switch_record_t *sw = &switch_record_table[i];
+      int cnt;
+
+      if ((sw->level != 0) || bit_test(tried, i)) continue;
+      if (req && !bit_super_set(req, sw->node_bitmap)) continue;
+      cnt = bit_overlap(sw->node_bitmap, orig_map);
+      if ((cnt < (int)topo_eval->min_nodes) || ((best >= 0) && (cnt >= best_cnt))) continue;
+      best = i;
+      best_cnt = cnt;
+    }
+    if (best < 0) break;
+    bit_set(tried, best);
+    bit_and(topo_eval->node_map, switch_record_table[best].node_bitmap);
+    rc = eval_nodes_tree(topo_eval);
+    if (rc == SLURM_SUCCESS) break;
+    bit_copybits(topo_eval->node_map, orig_map);
+    core_array_or(topo_eval->avail_core, orig_core);
+    if (rc == ESLURM_NOT_SUPPORTED) break; /* e.g. --contiguous: Slurm's common algorithms */
+  }
+  FREE_NULL_BITMAP(tried);
+  FREE_NULL_BITMAP(orig_map);
+  free_core_array(&orig_core);
+  return (rc == SLURM_SUCCESS || rc == ESLURM_NOT_SUPPORTED) ? rc : SLURM_ERROR;
+}
+
+/* topo_eval->eval_nodes: degraded nodes out of multi-node jobs; a job that fits one domain
+ * of its partition in one domain; any other job on the fewest domains (tree's evaluation
+ * over the leaves). */
+static int _eval_rail(topology_eval_t *topo_eval) {
+  bool multi = (topo_eval->min_nodes > 1) || (topo_eval->req_nodes > 1);
+  char *healthy;
+
+  if (!switch_record_cnt) return ESLURM_NOT_SUPPORTED; /* no topology: Slurm's own choice */
+  if (multi && (healthy = rg_topo_healthy_feature())) {
+    _drop_degraded(topo_eval->node_map, healthy);
+    free(healthy);
+    if (topo_eval->job_ptr->details->req_node_bitmap &&
+        !bit_super_set(topo_eval->job_ptr->details->req_node_bitmap, topo_eval->node_map))
+      return SLURM_ERROR; /* --nodelist names a degraded node */
+    if (bit_set_count(topo_eval->node_map) < (int)topo_eval->min_nodes) return SLURM_ERROR;
+  }
+  /* A job its partition cannot fit in one domain, or whose --nodelist spans domains, may
+   * never run in one: it gets the fewest domains instead of waiting forever. */
+  if (multi && _req_in_one_domain(topo_eval->job_ptr->details->req_node_bitmap) &&
+      ((int)topo_eval->min_nodes <=
+       _largest_domain(topo_eval->job_ptr->part_ptr ? topo_eval->job_ptr->part_ptr->node_bitmap
+                                                    : NULL)))
+    return _eval_one_domain(topo_eval);
+  return eval_nodes_tree(topo_eval);
+}
+
+extern int rail_topo_eval_nodes(topology_eval_t *topo_eval) {
+  RG_EVAL_CONTEXT(topo_eval);
+  topo_eval->eval_nodes = _eval_rail;
+  topo_eval->trump_others = true;
+  return common_topo_choose_nodes(topo_eval);
+}
+
+extern int rail_topo_whole_topo(bitstr_t *node_mask) {
+  for (int i = 0; i < switch_record_cnt; i++)
+    if ((switch_record_table[i].level == 0) &&
+        bit_overlap_any(switch_record_table[i].node_bitmap, node_mask))
+      bit_or(node_mask, switch_record_table[i].node_bitmap);
+  return SLURM_SUCCESS;
+}
+
+extern bitstr_t *rail_topo_get_bitmap(char *name) {
+  for (int i = 0; i < switch_record_cnt; i++)
+    if (!xstrcmp(switch_record_table[i].name, name)) return switch_record_table[i].node_bitmap;
+  return NULL;
+}
+
+extern int rail_topo_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count,
+                                    uint16_t tree_width) {
+  return common_topo_split_hostlist_treewidth(hl, sp_hl, count, tree_width);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* topology/rail's entry points that Slurm has since 24.05 (topology_p_*; built for 24.11 and
+ * 25.11): node selection (topo_eval.c) and the records of `scontrol show topology`
+ * (topo_info.c), on the switch table topo_slurm.c builds (reached through topo_version.h).
+ * The entry points 22.05 has too (init, build_config, ranking, node address) stay in
+ * topo_slurm.c. REQUIRES: src/common/slurm_xlator.h included first. */
+#ifndef RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_EVAL_H_
+#define RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_EVAL_H_
+
+#include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/pack.h"
+#include "src/interfaces/topology.h"
+
+/* Selects the job's nodes into topo_eval->node_map through Slurm's common evaluation
+ * (common_topo_choose_nodes, tree's eval_nodes_tree): a job of more than one node never gets
+ * a node without the healthy feature; one that fits a one-hop domain gets one domain (the
+ * fullest that holds it) or nothing (it waits); a larger one the fewest domains. Without a
+ * switch table Slurm's own algorithms choose. Returns Slurm's result. */
+int rail_topo_eval_nodes(topology_eval_t *topo_eval);
+
+/* Adds to node_mask every node of each domain it touches. SLURM_SUCCESS. */
+int rail_topo_whole_topo(bitstr_t *node_mask);
+
+/* The nodes of the switch named `name` (not to be freed), NULL if there is none. */
+bitstr_t *rail_topo_get_bitmap(char *name);
+
+/* Message fan-out: Slurm's tree-width split (common_topo_split_hostlist_treewidth). */
+int rail_topo_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count,
+                             uint16_t tree_width);
+
+/* topology_p_get: TOPO_DATA_TOPOLOGY_PTR (a copy of the switch table tagged with plugin id
+ * `id`, freed by rail_topo_info_free), TOPO_DATA_REC_CNT, TOPO_DATA_EXCLUSIVE_TOPO (0). */
+int rail_topo_get(topology_data_t type, void *data, uint32_t id);
+
+/* Packs, unpacks, prints and frees what rail_topo_get hands out (tree's wire layout).
+ * Unpack returns SLURM_ERROR with *out NULL on a short buffer. Print: every switch, the
+ * switch named `name`, or the leaves holding the nodes `name`; xmalloc'd into *out. */
+int rail_topo_info_pack(void *info, buf_t *buffer, uint16_t protocol_version);
+int rail_topo_info_unpack(void **out, buf_t *buffer, uint16_t protocol_version);
+int rail_topo_info_print(void *info, char *name, char **out);
+int rail_topo_info_free(void *info);
+
+#endif /* RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_EVAL_H_ */

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Builds one Slurm release from ../shared/slurm into a prefix of its own, beside Debian's
+# system Slurm: only the daemons, commands, libslurm and plugins that railguard and its
+# tests use. The configured source tree is kept (the plugins build against its config.h
+# and internal headers); a stamp makes a second run cost nothing.
+#
+# Usage: scripts/build_slurm.sh VERSION          e.g. 24.11.5
+# Env:   RAILGUARD_SLURM_TARBALLS  folder with slurm-VERSION.tar.xz + SHA256SUMS
+#                                  (default <repo>/../shared/slurm)
+#        RAILGUARD_SLURM_ROOT      where trees and prefixes go (default /opt/railguard)
+#        RAILGUARD_JOBS            make -j (default 2)
+# Result: prefix  $ROOT/slurm-VERSION        (bin/, sbin/, lib/, lib/slurm/, include/)
+#         source  $ROOT/src/slurm-VERSION    (configured; what RAILGUARD_SLURM_SRC names)
+# Exit 0 also when the tarball folder is absent (one line says so); 1 on any failure.
+set -euo pipefail
+
+version=${1:-}
+if ! [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+  echo "usage: scripts/build_slurm.sh VERSION   (e.g. 24.11.5; got '${version}')" >&2
+  exit 2
+fi
+repo=$(cd "$(dirname "$0")/.." && pwd)
+tarballs=${RAILGUARD_SLURM_TARBALLS:-$repo/../shared/slurm}
+root=${RAILGUARD_SLURM_ROOT:-/opt/railguard}
+jobs=${RAILGUARD_JOBS:-2}
+prefix=$root/slurm-$version
+src=$root/src/slurm-$version
+tarball=$tarballs/slurm-$version.tar.xz
+stamp=$prefix/.railguard-built
+log() { echo "build_slurm $version: $*"; }
+
+if [ ! -f "$tarball" ]; then
+  log "skipped: no $tarball (the Slurm release tarballs are not in this checkout)"
+  exit 0
+fi
+# The stamp holds the tarball's checksum: a different tarball means a rebuild.
+sum=$(cd "$tarballs" && grep " slurm-$version.tar.xz\$" SHA256SUMS | cut -d' ' -f1 || true)
+if [ -z "$sum" ]; then
+  echo "build_slurm $version: $tarballs/SHA256SUMS has no line for slurm-$version.tar.xz" >&2
+  exit 1
+fi
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ] && [ -f "$src/config.h" ]; then
+  log "already built in $prefix (0 s)"
+  exit 0
+fi
+( cd "$tarballs" && grep " slurm-$version.tar.xz\$" SHA256SUMS | sha256sum -c --quiet - ) || {
+  echo "build_slurm $version: $tarball does not match $tarballs/SHA256SUMS" >&2
+  exit 1
+}
+
+start=$SECONDS
+log "unpacking into $src"
+rm -rf "$src" "$prefix"
+mkdir -p "$root/src"
+tar -xJf "$tarball" -C "$root/src"
+[ -f "$src/configure" ] || { echo "build_slurm $version: $tarball has no slurm-$version/configure" >&2; exit 1; }
+
+# Multiple slurmd: the harness runs one `slurmd -N node` per node on one host. Optional
+# libraries the tests do not use are left out so that their plugins are not built.
+log "configure (prefix $prefix)"
+( cd "$src" && ./configure --quiet --prefix="$prefix" --sysconfdir="$prefix/etc" \
+    --enable-multiple-slurmd --disable-static --disable-debug --without-pmix \
+    --without-hdf5 --without-rdkafka --without-lua --without-ucx --without-nvml \
+    --without-rsmi --without-oneapi --without-freeipmi --without-jwt --without-libcurl \
+    --without-s2n --without-bpf >"$src/railguard-configure.log" 2>&1 ) || {
+  echo "build_slurm $version: configure failed; see $src/railguard-configure.log" >&2
+  tail -n 15 "$src/railguard-configure.log" >&2
+  exit 1
+}
+
+# src/: libslurm, the daemons and the commands the harness and tests run; src/plugins/: the
+# plugin types those load (their "none" flavours are built into the daemons since 23.x;
+# 25.x adds certgen and http_parser, which its commands and slurmctld load).
+# doc/, testsuite/, contribs/ and the accounting daemon are not built.
+src_dirs="api bcast common conmgr interfaces plugins stepmgr slurmctld slurmd sbatch srun
+  salloc sattach scancel scontrol sinfo squeue sprio sdiag sstat strigger sacct"
+plugin_dirs="accounting_storage acct_gather_energy acct_gather_profile acct_gather_interconnect
+  acct_gather_filesystem auth certmgr cred gpu gres hash jobacct_gather job_submit mcs mpi
+  node_features preempt prep priority proctrack sched select serializer site_factor switch
+  task tls topology cgroup certgen http_parser"
+keep_dirs() {  # keep_dirs DIR WANTED...: the WANTED subfolders that exist in DIR
+  local d=$1 w; shift
+  for w in "$@"; do [ -f "$d/$w/Makefile" ] && printf '%s ' "$w"; done
+}
+# shellcheck disable=SC2086
+src_subdirs=$(keep_dirs "$src/src" $src_dirs)
+# shellcheck disable=SC2086
+plugin_subdirs=$(keep_dirs "$src/src/plugins" $plugin_dirs)
+build_log=$src/railguard-make.log
+# One folder at a time in Slurm's own order (a SUBDIRS override would reach every sub-make).
+make_dirs() {  # make_dirs TARGET FOLDER...: `make TARGET` in each FOLDER, in order
+  local target=$1 d; shift
+  for d in "$@"; do make -C "$d" -j"$jobs" "$target" || return 1; done
+}
+src_paths=() plugin_paths=()
+for d in $src_subdirs; do [ "$d" = plugins ] || src_paths+=("$src/src/$d"); done
+for d in $plugin_subdirs; do plugin_paths+=("$src/src/plugins/$d"); done
+log "make -j$jobs (log $build_log)"
+{
+  make -C "$src/src/common" -j"$jobs" \
+    && make_dirs all "${src_paths[@]}" && make_dirs all "${plugin_paths[@]}" \
+    && make_dirs install "${src_paths[@]}" "${plugin_paths[@]}" \
+    && make -C "$src" install-pkgincludeHEADERS
+} >"$build_log" 2>&1 </dev/null || {
+  echo "build_slurm $version: make failed; see $build_log" >&2
+  grep -E 'error|Error' "$build_log" | tail -n 15 >&2
+  exit 1
+}
+echo "$sum" >"$stamp"
+log "installed in $prefix ($((SECONDS - start)) s)"
