@@ -342,3 +342,55 @@ for l in e.get("leaves", []): print("  leaf %s (%s, rail%s): %s of %s ports erri
 else
   echo "(the simulated fabric did not come up: ibsim-utils, libumad2sim0 and opensm come from scripts/setup.sh)"
 fi
+
+step "14. One-hop domains: the DGX B300 layout (64-node SUs, two leaves per rail), simulated and discovered back"
+echo "Each B300 SU has 16 leaves, two per rail of 32 nodes each: nodes of one SU may meet only at"
+echo "a spine, so placement keeps jobs inside a one-hop domain (nodes that share every rail leaf)."
+"$railctl" topology show etc/superpod-b300.yaml | sed -n '/^SU /,$p'
+run "$railctl" topology simulate etc/superpod-b300.yaml -o "$tmp/b300.topo"
+run "$railctl" topology discover "$tmp/b300.topo" --cluster superpod-b300 --node-type dgx-b300 \
+  -o "$tmp/b300.yaml"
+if diff <("$railctl" topology show etc/superpod-b300.yaml) <("$railctl" topology show "$tmp/b300.yaml") \
+  >/dev/null; then
+  echo "Discovery grouped the 4 one-hop domains back into 2 SUs by their leaf names (su1-r0-a,"
+  echo "su1-r0-b, ...): the discovered layout is the source layout, domain for domain."
+else
+  echo "(the discovered layout differs from etc/superpod-b300.yaml)"
+fi
+
+step "15. Slurm 24.11.5: topology/rail chooses the nodes itself (topology_p_eval_nodes)"
+prefix=/opt/railguard/slurm-24.11.5
+plugins_2411="$build/slurm-plugins-24.11.5"
+if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2411/topology_rail.so" ]; then
+  echo "Starting a Slurm 24.11.5 cluster (built by scripts/build_slurm.sh from ../shared/slurm)"
+  echo "with topology/rail only: no job_submit plugin, no --switches. n003 is degraded."
+  echo "topology: topology.yaml" >"$tmp/railguard-2411.yaml"
+  cluster_up=1
+  rg_cluster_start --no-trap --topo etc/dev-4su.yaml --slurm-version 24.11.5 \
+    --topology-plugin rail --plugin-dir "$plugins_2411" --railctl "$railctl" \
+    --railguard-conf "$tmp/railguard-2411.yaml"
+  for s in 1 2 3 4; do
+    scontrol update NodeName="n[$(printf '%03d' $((s * 8 - 7)))-$(printf '%03d' $((s * 8)))]" \
+      AvailableFeatures="su$s,rail_healthy" ActiveFeatures="su$s,rail_healthy"
+  done
+  scontrol update NodeName=n003 AvailableFeatures=su1 ActiveFeatures=su1
+  run scontrol show topology
+  echo "Submitting 5-, 8-, 8- and 3-node exclusive jobs and one single-node job on n003 ..."
+  for n in 5 8 8 3; do sbatch -N "$n" --exclusive -o /dev/null --wrap 'sleep 30' >/dev/null; done
+  sbatch -N1 -w n003 -o /dev/null --wrap 'sleep 30' >/dev/null
+  sleep 4
+  printf '%-6s %-6s %-10s %-16s %s\n' JOBID NODES STATE NODELIST "SCALABLE UNITS"
+  squeue -h -o '%i %D %T %N' | while read -r id n state list; do
+    sus=$(scontrol show hostnames "$list" | awk 'NR==FNR {su[$1]=$2; next} {print su[$1]}' \
+            "$tmp/nodes" - | sort -u | paste -sd, -)
+    printf '%-6s %-6s %-10s %-16s %s\n' "$id" "$n" "$state" "$list" "$sus"
+  done
+  echo "Best fit: the 5-node job takes su1 (7 healthy nodes: n003 is left out), the 8-node jobs take"
+  echo "whole SUs, the 3-node job the SU still free; n003 still runs the single-node job. A job"
+  echo "that fits one SU waits for one rather than spread (tests/plugin/topology_rail_2411_itest.sh)."
+  echo "Slurm's own evaluation code, built into the plugin, still counts cores, memory and GPUs."
+  scancel --user="$(id -un)"
+  rg_cluster_stop >/dev/null 2>&1; cluster_up=0
+else
+  echo "demo: step 15 left out: Slurm 24.11.5 is not built ($prefix; scripts/build_slurm.sh 24.11.5 needs ../shared/slurm)"
+fi
