@@ -16,6 +16,15 @@ trap 'exit 130' INT TERM
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@" || printf '(exit %d)\n' "$?"; }
+# job_table: the queue, one job a line, with the SUs of its nodes ($tmp/nodes: node SU).
+job_table() {
+  printf '%-6s %-6s %-10s %-16s %s\n' JOBID NODES STATE NODELIST "SCALABLE UNITS"
+  squeue -h -o '%i %D %T %N' | while read -r id n state list; do
+    sus=$(scontrol show hostnames "$list" | awk 'NR==FNR {su[$1]=$2; next} {print su[$1]}' \
+            "$tmp/nodes" - | sort -u | paste -sd, -)
+    printf '%-6s %-6s %-10s %-16s %s\n' "$id" "$n" "$state" "$list" "$sus"
+  done
+}
 cd "$here"
 
 step "1. The DGX H100 SuperPOD reference layout validates"
@@ -63,12 +72,7 @@ for n in 2 4 8 12; do
   sbatch -N "$n" --gpus-per-node=8 --switches=1@60 -o /dev/null --wrap 'sleep 30' >/dev/null
 done
 sleep 3
-printf '%-6s %-6s %-10s %-16s %s\n' JOBID NODES STATE NODELIST "SCALABLE UNITS"
-squeue -h -o '%i %D %T %N' | while read -r id n state list; do
-  sus=$(scontrol show hostnames "$list" | awk 'NR==FNR {su[$1]=$2; next} {print su[$1]}' \
-          "$tmp/nodes" - | sort -u | paste -sd, -)
-  printf '%-6s %-6s %-10s %-16s %s\n' "$id" "$n" "$state" "$list" "$sus"
-done
+job_table
 echo "With the exported topology and --switches=1, jobs that fit one SU land in one SU. The"
 echo "12-node job cannot fit one SU and idles until its 60 s switch wait runs out: stock Slurm"
 echo "makes every user pick --switches by hand; job_submit/rail (next step) picks it per job."
@@ -379,12 +383,7 @@ if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2411/topology_rail.so" ]; t
   for n in 5 8 8 3; do sbatch -N "$n" --exclusive -o /dev/null --wrap 'sleep 30' >/dev/null; done
   sbatch -N1 -w n003 -o /dev/null --wrap 'sleep 30' >/dev/null
   sleep 4
-  printf '%-6s %-6s %-10s %-16s %s\n' JOBID NODES STATE NODELIST "SCALABLE UNITS"
-  squeue -h -o '%i %D %T %N' | while read -r id n state list; do
-    sus=$(scontrol show hostnames "$list" | awk 'NR==FNR {su[$1]=$2; next} {print su[$1]}' \
-            "$tmp/nodes" - | sort -u | paste -sd, -)
-    printf '%-6s %-6s %-10s %-16s %s\n' "$id" "$n" "$state" "$list" "$sus"
-  done
+  job_table
   echo "Best fit: the 5-node job takes su1 (7 healthy nodes: n003 is left out), the 8-node jobs take"
   echo "whole SUs, the 3-node job the SU still free; n003 still runs the single-node job. A job"
   echo "that fits one SU waits for one rather than spread (tests/plugin/topology_rail_2411_itest.sh)."
