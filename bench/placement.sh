@@ -11,6 +11,8 @@
 #   railguard (strict)  topology/rail + job_submit/rail (default placement config: strict) +
 #                       the SPANK plugin
 #   railguard (strict, written out) / railguard (prefer)   --policies ...,strict / ...,prefer
+#   stock block         (--policies ...,block, Slurm >= 24.05 only: --slurm-version) stock
+#                       topology/block with railctl's block export, no user flags
 # Every node has the healthy feature; mid-replay a fault takes it from some nodes the way
 # railcheck restricts a node (and sets their Extra), and the jobs started on them after it
 # are counted.
@@ -51,6 +53,10 @@ verdicts, and the plugins' cost.
                       run times do not (1: the trace's own load)
   --max-duration S    cap each job's run time at S benchmark seconds
   --topo YAML         the layout (default etc/superpod-h100.yaml: 4 SUs, 127 nodes)
+  --slurm-version V   run every policy on clusters of Slurm V as scripts/build_slurm.sh
+                      installs it (tests/harness/cluster.sh --slurm-version V), with the
+                      railguard plugins of build/slurm-plugins-V (default: the system Slurm
+                      and build/slurm-plugins)
   --policies LIST     comma-separated, run in this order (default tree,switches,rail):
                         tree      stock topology/tree, no --switches
                         switches  stock topology/tree, every multi-node job with
@@ -58,8 +64,11 @@ verdicts, and the plugins' cost.
                         rail      railguard's plugins, default placement config (strict)
                         strict    railguard's plugins with default_mode: strict written out
                         prefer    railguard's plugins with default_mode: prefer
+                        block     stock topology/block, topology.conf from railctl's
+                                  block export (one block per one-hop domain), no
+                                  --switches or --segment (Slurm >= 24.05: --slurm-version)
                       The verdicts compare each railguard policy with switches when it runs,
-                      else with the first policy.
+                      else with block when it runs, else with the first policy.
   --switch-wait S     the switches policy's wait bound in seconds (default 300, quick
                       --long-queue 60); its slurm.conf gets max_switch_wait=max(S,300)
   --rail-max-switch-wait S
@@ -91,13 +100,13 @@ log() { echo "placement.sh: $*" >&2; }
 
 quick=0 trace="" format=auto skip="" jobs="" compress="" load="" max_duration="" topo=""
 policies=tree,switches,rail latency="" cost=1 out="" long_queue=0 switch_wait=""
-rail_max_switch_wait="" fault=1 fault_at="" fault_nodes=2
+rail_max_switch_wait="" fault=1 fault_at="" fault_nodes=2 slurm_version="" jobcomp=filetxt
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1; shift ;;
     --trace | --format | --skip | --jobs | --compress | --load | --max-duration | --topo | \
       --policies | --latency | --out | --build | --switch-wait | --rail-max-switch-wait | \
-      --fault-at | --fault-nodes)
+      --fault-at | --fault-nodes | --slurm-version)
       [ $# -ge 2 ] || { echo "placement.sh: $1 needs a value" >&2; exit 2; }
       case $1 in
         --trace) trace=$2 ;;
@@ -116,6 +125,7 @@ while [ $# -gt 0 ]; do
         --rail-max-switch-wait) rail_max_switch_wait=$2 ;;
         --fault-at) fault_at=$2 ;;
         --fault-nodes) fault_nodes=$2 ;;
+        --slurm-version) slurm_version=$2 ;;
       esac
       shift 2 ;;
     --no-cost) cost=0; shift ;;
@@ -168,13 +178,37 @@ IFS=, read -ra policy_list <<<"$policies"
 declare -A seen_policy=()
 for p in "${policy_list[@]}"; do
   case $p in
-    tree | switches | rail | strict | prefer) ;;
-    *) die "--policies: unknown policy '$p'; expected tree, switches, rail, strict or prefer" ;;
+    tree | switches | rail | strict | prefer | block) ;;
+    *) die "--policies: unknown policy '$p'; expected tree, switches, rail, strict, prefer or block" ;;
   esac
   [ -z "${seen_policy[$p]:-}" ] || die "--policies: $p given twice"
   seen_policy[$p]=1
 done
 [ "${#policy_list[@]}" -gt 0 ] || die "--policies: no policy"
+# The Slurm every cluster runs: --slurm-version's prefix, else the system Slurm.
+harness_slurm=() plugin_dir_name=slurm-plugins
+if [ -n "$slurm_version" ]; then
+  [[ $slurm_version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+    die "--slurm-version needs a release like 24.11.5, got '$slurm_version'"
+  slurm_prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-$slurm_version
+  [ -x "$slurm_prefix/sbin/slurmctld" ] ||
+    die "--slurm-version $slurm_version: no $slurm_prefix/sbin/slurmctld (scripts/build_slurm.sh $slurm_version installs it)"
+  harness_slurm=(--slurm-version "$slurm_version") plugin_dir_name=slurm-plugins-$slurm_version
+  # scripts/build_slurm.sh installs no jobcomp plugins: then the records come from slurmctld
+  # (finished jobs kept a day, dumped with scontrol in jobcomp/filetxt's form, see dump_jobs).
+  [ -f "$slurm_prefix/lib/slurm/jobcomp_filetxt.so" ] || jobcomp=scontrol
+  slurm_release=$slurm_version
+else
+  # What the harness starts by default (it reads the release the same way).
+  slurm_release=$(slurmctld -V 2>/dev/null | awk '{ print $2 }' || true)
+fi
+if [ -n "${seen_policy[block]:-}" ]; then
+  IFS=. read -r rel_major rel_minor _ <<<"$slurm_release"
+  [ "$((10#${rel_major:-0} * 100 + 10#${rel_minor:-0}))" -ge 2405 ] ||
+    die "--policies block: stock topology/block with BlockSizes (railctl's block export) needs" \
+      "Slurm >= 24.05 (topology/block came in 23.11), these clusters run Slurm" \
+      "${slurm_release:-of unknown release}; give --slurm-version 24.11.5 (scripts/build_slurm.sh)"
+fi
 [ -f "$trace" ] || die "trace $trace not found (--trace FILE)"
 [ -f "$topo" ] || die "layout $topo not found (--topo YAML)"
 topo=$(cd "$(dirname "$topo")" && pwd)/$(basename "$topo")
@@ -184,8 +218,8 @@ for f in railctl bench_placement bench_plugin_cost; do
 done
 if [ -n "${seen_policy[rail]:-}${seen_policy[strict]:-}${seen_policy[prefer]:-}" ]; then
   for f in topology_rail.so job_submit_rail.so spank_railguard.so; do
-    [ -f "$bin/slurm-plugins/$f" ] ||
-      die "$bin/slurm-plugins/$f not built (the plugins need scripts/setup.sh's Slurm source)"
+    [ -f "$bin/$plugin_dir_name/$f" ] ||
+      die "$bin/$plugin_dir_name/$f not built (the plugins need scripts/setup.sh's Slurm source)"
   done
 fi
 
@@ -343,11 +377,27 @@ submit_stream() {
   log "$policy: submitted $n jobs; sbatch returned at most $max_lag ms after a job's time"
 }
 
+# dump_jobs POLICY: without jobcomp/filetxt, the finished jobs slurmctld still holds
+# (MinJobAge) written to $out/jobcomp-POLICY.txt as jobcomp/filetxt records.
+dump_jobs() {
+  scontrol show job -o | awk '
+    function field(k,   i) {
+      for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2)
+      return ""
+    }
+    field("JobName") ~ /^rgb-/ && field("JobState") !~ /^(PENDING|RUNNING|COMPLETING|CONFIGURING)$/ {
+      printf "JobId=%s Name=%s JobState=%s SubmitTime=%s StartTime=%s EndTime=%s NodeList=%s\n",
+        field("JobId"), field("JobName"), field("JobState"), field("SubmitTime"),
+        field("StartTime"), field("EndTime"), field("NodeList")
+    }' >"$out/jobcomp-$1.txt" || die "$1: scontrol show job failed"
+}
+
 # wait_done POLICY SUBMITTED: waits until no job is left and jobcomp has every record.
 wait_done() {
   local policy=$1 want=$2 left records deadline=$((SECONDS + 1200))
   while :; do
     left=$(squeue -h -o %i | wc -l)
+    [ "$jobcomp" = filetxt ] || [ "$left" -gt 0 ] || dump_jobs "$policy"
     records=$(grep -c 'Name=rgb-' "$out/jobcomp-$policy.txt" 2>/dev/null || true)
     [ "$left" -gt 0 ] || [ "${records:-0}" -lt "$want" ] || return 0
     [ "$SECONDS" -le "$deadline" ] ||
@@ -384,7 +434,33 @@ set_job_submit() {
   set_healthy  # reconfigure resets node features
 }
 
-# run_policy tree|rail|strict|prefer
+# use_block CONF: the harness starts topology/tree; this makes the running cluster stock
+# topology/block: CONF (railctl's block export) as its topology.conf, TopologyPlugin changed
+# in slurm.conf, slurmctld stopped and started again (a plugin change needs a restart), then
+# every node idle again.
+use_block() {
+  local dir=$RAILGUARD_CLUSTER_DIR i states
+  cp "$1" "$dir/topology.conf"
+  sed -i 's|^TopologyPlugin=topology/tree$|TopologyPlugin=topology/block|' "$dir/slurm.conf"
+  grep -q '^TopologyPlugin=topology/block$' "$dir/slurm.conf" ||
+    die "block: no TopologyPlugin=topology/tree line in $dir/slurm.conf to change"
+  bash "$src/tests/harness/cluster.sh" kill --dir "$dir" slurmctld TERM >&2 ||
+    die "block: stopping slurmctld failed"
+  bash "$src/tests/harness/cluster.sh" respawn --dir "$dir" slurmctld >&2 ||
+    die "block: slurmctld with topology/block did not start (see $dir/ctld/slurmctld.log)"
+  for ((i = 0; i < 120; i++)); do
+    states=$(sinfo -h -o %t 2>/dev/null | sort -u | paste -sd,)
+    [ "$states" != idle ] || break
+    sleep 0.5
+  done
+  [ "$states" = idle ] || die "block: nodes not idle 60 s after the restart: $states"
+  scontrol show config | grep -q '^TopologyPlugin *= *topology/block' ||
+    die "block: slurmctld does not run topology/block"
+  log "block: slurmctld restarted with topology/block ($(grep -c '^BlockName=' "$1") blocks," \
+    "$(sed -n 's/^BlockSizes=//p' "$1"))"
+}
+
+# run_policy tree|switches|block|rail|strict|prefer
 run_policy() {
   local policy=$1 rounds=5 r per max_wait=300
   local -a opts=(--topo "$topo" --railctl "$bin/railctl" --timeout 180)
@@ -394,29 +470,38 @@ run_policy() {
     rail | strict | prefer) max_wait=$rail_max_switch_wait ;;
   esac
   {
-    echo "JobCompType=jobcomp/filetxt"
-    echo "JobCompLoc=$out/jobcomp-$policy.txt"
+    if [ "$jobcomp" = filetxt ]; then
+      echo "JobCompType=jobcomp/filetxt"
+      echo "JobCompLoc=$out/jobcomp-$policy.txt"
+    else
+      echo "MinJobAge=86400"
+    fi
     echo "SchedulerParameters=bf_interval=2,max_switch_wait=$max_wait"
   } >"$out/extra-$policy.conf"
-  if [ "$policy" != tree ] && [ "$policy" != switches ]; then
+  if [ "$policy" = block ]; then
+    "$bin/railctl" topology export "$topo" --format block -o "$out/topology-block.conf" ||
+      die "block: railctl topology export $topo --format block failed"
+    opts+=(--topology-plugin tree)
+  elif [ "$policy" != tree ] && [ "$policy" != switches ]; then
     echo "topology: topology.yaml" >"$out/railguard.yaml"  # default placement config
     [ "$policy" = rail ] ||
       printf 'placement:\n  default_mode: %s\n' "$policy" >>"$out/railguard.yaml"
     echo "topology: $topo" >"$out/spank-railguard.yaml"
-    echo "optional $bin/slurm-plugins/spank_railguard.so config=$out/spank-railguard.yaml" \
+    echo "optional $bin/$plugin_dir_name/spank_railguard.so config=$out/spank-railguard.yaml" \
       >"$out/plugstack.conf"
     {
       echo "JobSubmitPlugins=rail"
       echo "PlugStackConfig=$out/plugstack.conf"
     } >>"$out/extra-$policy.conf"
-    opts+=(--topology-plugin rail --plugin-dir "$bin/slurm-plugins"
+    opts+=(--topology-plugin rail --plugin-dir "$bin/$plugin_dir_name"
       --railguard-conf "$out/railguard.yaml")
   else
     opts+=(--topology-plugin tree)
   fi
-  opts+=(--conf-extra "$out/extra-$policy.conf")
-  log "$policy: starting $node_count nodes"
+  opts+=(--conf-extra "$out/extra-$policy.conf" "${harness_slurm[@]}")
+  log "$policy: starting $node_count nodes (Slurm $slurm_release)"
   rg_cluster_start --no-trap "${opts[@]}" || die "$policy: the cluster did not start"
+  [ "$policy" != block ] || use_block "$out/topology-block.conf"
   set_healthy  # on every policy: the same feature lists, and the fault takes it the same way
   local t0=$SECONDS load0 load1
   read -r load0 _ </proc/loadavg
@@ -428,7 +513,8 @@ run_policy() {
     "sbatch returned at most $(sort -k3 -n "$out/submit-$policy.txt" | tail -n 1 |
       awk '{ print $3 }') ms after a job's time" >"$out/host-$policy.txt"
   # The sbatch latency: on the first railguard cluster.
-  if [ "$policy" != tree ] && [ "$policy" != switches ] && [ "$latency" -gt 0 ] &&
+  if [ "$policy" != tree ] && [ "$policy" != switches ] && [ "$policy" != block ] &&
+    [ "$latency" -gt 0 ] &&
     [ ! -s "$out/latency-rail.txt" ]; then
     # Alternate with and without job_submit/rail, a few rounds, to spread drift evenly.
     per=$(((latency + rounds - 1) / rounds))
@@ -455,7 +541,10 @@ percentiles() {  # FILE: "p50 p99 mean" in ms of microsecond samples
 
 {
   echo "== placement benchmark"
+  echo "slurm:   $slurm_release${slurm_version:+ ($slurm_prefix)}"
   echo "layout:  $topo ($su_count SUs, $node_count nodes, 8 GPUs each)"
+  [ "$jobcomp" = filetxt ] ||
+    echo "records: scontrol show job (this Slurm has no jobcomp/filetxt; MinJobAge=86400)"
   echo "stream:  $(sed -n '1s/^# //p' "$out/stream.txt")"
   echo "         $(cat "$out/stream.summary")"
   echo "runs:    one live cluster per policy; times are benchmark seconds" \
@@ -471,13 +560,17 @@ percentiles() {  # FILE: "p50 p99 mean" in ms of microsecond samples
   report=(--topo "$topo" --stream "$out/stream.txt" --details)
   declare -A title=([tree]="stock tree" [switches]="tree + --switches"
     [rail]="railguard (strict)" [strict]="railguard (strict, written out)"
-    [prefer]="railguard (prefer)")
+    [prefer]="railguard (prefer)" [block]="stock block")
   for p in "${policy_list[@]}"; do
     report+=(--run "${title[$p]}=$out/jobcomp-$p.txt")
     [ ! -s "$out/fault-$p.txt" ] || report+=(--fault "${title[$p]}=$out/fault-$p.txt")
     case $p in rail | strict | prefer) report+=(--verdict "${title[$p]}") ;; esac
   done
-  [ -z "${seen_policy[switches]:-}" ] || report+=(--baseline "${title[switches]}")
+  if [ -n "${seen_policy[switches]:-}" ]; then
+    report+=(--baseline "${title[switches]}")
+  elif [ -n "${seen_policy[block]:-}" ]; then
+    report+=(--baseline "${title[block]}")
+  fi
   "$bin/bench_placement" report "${report[@]}"
   for p in "${policy_list[@]}"; do cat "$out/host-$p.txt"; done
   if [ -s "$out/latency-rail.txt" ]; then
