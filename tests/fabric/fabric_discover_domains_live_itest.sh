@@ -14,20 +14,13 @@ source "$here/fabric_itest_lib.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/railguard-fabric-itest.XXXXXX")
 trap 'rg_fabric_stop; rm -rf "$work"' EXIT
-sed 's/rate_gbps: 800, width: 4X, speed: XDR/rate_gbps: 200, width: 4X, speed: HDR/' \
-  "$RGF_SRC/tests/data/topo/b300-2su.yaml" >"$work/topo.yaml"
+rgf_hdr_topology "$work/topo.yaml" "$RGF_SRC/tests/data/topo/b300-2su.yaml"
 printf 'spines:\n  - {name: spine1}\n  - {name: spine2}\n' >>"$work/topo.yaml"
-grep -q 'speed: HDR' "$work/topo.yaml" || rgf_fail "could not make an HDR variant of b300-2su.yaml"
 "$RGF_RAILCTL" topology simulate "$work/topo.yaml" --swap n017:0:1 -o "$work/fabric.net"
 rg_fabric_start --no-trap "$work/fabric.net" || rgf_fail "the simulated fabric did not come up"
 
 opts=(--cluster b300dev --node-type dgx-b300)
-rg_fabric_run ibnetdiscover >"$work/dump.txt" 2>"$work/dump.err" ||
-  rgf_fail "ibnetdiscover failed: $(cat "$work/dump.err")"
-rc=0
-"$RGF_RAILCTL" topology discover "$work/dump.txt" "${opts[@]}" -o "$work/text.yaml" \
-  2>"$work/text.err" || rc=$?
-rgf_expect_eq "exit of discover on the dump (findings)" "$rc" 1
+rgf_discover_dump "${opts[@]}"
 rc=0
 rg_fabric_run "$RGF_RAILCTL" topology discover --live "${opts[@]}" -o "$work/live.yaml" \
   2>"$work/live.err" || rc=$?

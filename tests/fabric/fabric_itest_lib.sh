@@ -23,12 +23,26 @@ rgf_expect_eq() {
   [ "$2" = "$3" ] || rgf_fail "$1: got '$2', expected '$3'"
 }
 
-# rgf_hdr_topology OUT: etc/dev-4su.yaml with its rails at 4X HDR. Debian 12's ibsim (0.10)
-# models link speeds up to HDR: an NDR port comes up at 4xSDR ("cannot parse speed").
+# rgf_hdr_topology OUT [SRC]: SRC (default etc/dev-4su.yaml) with its NDR or XDR rails at 4X
+# HDR. Debian 12's ibsim (0.10) models link speeds up to HDR: an NDR port comes up at 4xSDR
+# ("cannot parse speed").
 rgf_hdr_topology() {
-  sed 's/rate_gbps: 400, width: 4X, speed: NDR/rate_gbps: 200, width: 4X, speed: HDR/' \
-    "$RGF_SRC/etc/dev-4su.yaml" >"$1"
-  grep -q 'speed: HDR' "$1" || rgf_fail "could not make an HDR variant of etc/dev-4su.yaml"
+  local src=${2:-$RGF_SRC/etc/dev-4su.yaml}
+  sed -E 's/rate_gbps: [0-9]+, width: 4X, speed: (NDR|XDR)/rate_gbps: 200, width: 4X, speed: HDR/' \
+    "$src" >"$1"
+  grep -q 'speed: HDR' "$1" || rgf_fail "could not make an HDR variant of $src"
+}
+
+# rgf_discover_dump OPT...: ibnetdiscover's dump of the running fabric into $work/dump.txt,
+# then `railctl topology discover` of it with OPT... into $work/text.yaml (stderr in
+# $work/text.err), which must exit 1 (the fabric has findings).
+rgf_discover_dump() {
+  local rc=0
+  rg_fabric_run ibnetdiscover >"$work/dump.txt" 2>"$work/dump.err" ||
+    rgf_fail "ibnetdiscover failed: $(cat "$work/dump.err")"
+  "$RGF_RAILCTL" topology discover "$work/dump.txt" "$@" -o "$work/text.yaml" \
+    2>"$work/text.err" || rc=$?
+  rgf_expect_eq "exit of discover on the dump (findings)" "$rc" 1
 }
 
 # rgf_start_dev4su: a work directory ($work, removed on exit with the fabric), the HDR dev-4su
