@@ -7,7 +7,6 @@
 // slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
 // clang-format off
 #include <stdlib.h>
-#include <string.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -15,7 +14,9 @@
 #include "src/common/bitstring.h"
 #include "src/common/core_array.h"
 #include "src/common/log.h"
+#include "src/common/list.h"
 #include "src/common/node_conf.h"
+#include "src/common/node_features.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/interfaces/topology.h"
@@ -26,26 +27,21 @@
 #include "topo_version.h" /* the switch table: slurm_2411/, slurm_2511/ */
 // clang-format on
 
-/* True when the comma list `list` names `feature`. */
-static bool _has_feature(const char *list, const char *feature) {
-  size_t len = strlen(feature);
-
-  for (const char *p = list; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-
-    if ((n == len) && !strncmp(p, feature, len)) return true;
-    p = end ? end + 1 : NULL;
-  }
-  return false;
-}
-
-/* Clears from `map` every node without `feature` (its rails are degraded). */
+/* Clears from `map` every node without active `feature` (its rails are degraded), with the
+ * node bitmap slurmctld keeps per active feature (node_features.h: active_feature_list, kept
+ * by every node update, including job_submit/rail's and an admin's scontrol update): no
+ * string scan of each node's features per evaluation. The list holds each node's features_act,
+ * as the scan read them (slurmctld's read_config sets them to the configured features). No
+ * list or no such feature: no node has it. */
 static void _drop_degraded(bitstr_t *map, const char *feature) {
-  node_record_t *node_ptr;
+  node_feature_t *f = active_feature_list ? list_find_first_ro(active_feature_list,
+                                                               list_find_feature, (void *)feature)
+                                          : NULL;
 
-  for (int i = 0; (node_ptr = next_node_bitmap(map, &i)); i++)
-    if (!_has_feature(node_ptr->features_act, feature)) bit_clear(map, i);
+  if (f && f->node_bitmap)
+    bit_and(map, f->node_bitmap);
+  else
+    bit_clear_all(map);
 }
 
 /* The most nodes of `part` (the job's partition; NULL = all nodes) that one one-hop domain
