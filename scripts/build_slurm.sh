@@ -79,9 +79,12 @@ plugin_dirs="accounting_storage acct_gather_energy acct_gather_profile acct_gath
   acct_gather_filesystem auth certmgr cred gpu gres hash jobacct_gather job_submit mcs mpi
   node_features preempt prep priority proctrack sched select serializer site_factor switch
   task tls topology cgroup certgen http_parser"
-keep_dirs() {  # keep_dirs DIR WANTED...: the WANTED subfolders that exist in DIR
+keep_dirs() {  # keep_dirs DIR WANTED...: the WANTED subfolders that exist in DIR (exit 0
+  # also when the last one does not: 24.11 has no http_parser, and set -e would stop here)
   local d=$1 w; shift
-  for w in "$@"; do [ -f "$d/$w/Makefile" ] && printf '%s ' "$w"; done
+  for w in "$@"; do
+    if [ -f "$d/$w/Makefile" ]; then printf '%s ' "$w"; fi
+  done
 }
 # shellcheck disable=SC2086
 src_subdirs=$(keep_dirs "$src/src" $src_dirs)
