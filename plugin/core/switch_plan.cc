@@ -109,6 +109,7 @@ SwitchPlan PlanSwitches(const topo::Topology& topo, const std::vector<std::strin
     std::sort(unmapped.begin(), unmapped.end(), HostLess);
     PlannedSwitch leaf;
     leaf.name = UniqueName(topo.cluster + "-unmapped", &taken);
+    leaf.unmapped = true;
     for (const std::string& node : unmapped) {
       const int i = index.at(node);
       leaf.nodes.push_back(i);

@@ -30,6 +30,8 @@ struct PlannedSwitch {
   int parent = -1;               // the parent's index; the top switch names itself
   std::vector<int> descendants;  // every switch below this one
   std::vector<uint32_t> dist;    // hops to every switch of the plan (0 to itself)
+  bool unmapped = false;         // true: the leaf of the nodes the rail topology does not
+                                 // list (CPU or login nodes), not a one-hop domain
 };
 
 // One line for the daemon's log.

@@ -94,6 +94,7 @@ extern "C" int rg_topo_plan(const char* const* names, int count, rg_log_fn log, 
           sw.descendants = DupArray<int>(ps.descendants);
           sw.desc_cnt = static_cast<int>(ps.descendants.size());
           sw.dist = DupArray<uint32_t>(ps.dist);
+          sw.unmapped = ps.unmapped ? 1 : 0;
         }
         *out = plan;
         return 0;

@@ -28,6 +28,8 @@ typedef struct {
   int *descendants;    /* all switches below */
   int desc_cnt;
   uint32_t *dist; /* hops to each switch of the plan */
+  int unmapped;   /* 1: the leaf of the nodes the rail topology does not list (not a
+                   * one-hop domain); 0: a one-hop domain, an SU's or the top switch */
 } rg_switch_t;
 
 typedef struct {

@@ -24,6 +24,7 @@
 #include "src/plugins/topology/tree/eval_nodes_tree.h"
 #include "plugin/topology_rail/topo_bridge.h"
 #include "plugin/topology_rail/topo_eval.h"
+#include "plugin/topology_rail/topo_slurm.h"
 #include "topo_version.h" /* the switch table: slurm_2411/, slurm_2511/ */
 // clang-format on
 
@@ -44,15 +45,31 @@ static void _drop_degraded(bitstr_t *map, const char *feature) {
     bit_clear_all(map);
 }
 
+/* True when switch i is a one-hop domain: a leaf, not the one of the nodes the rail topology
+ * does not list. */
+static bool _is_domain(int i) {
+  return (switch_record_table[i].level == 0) && (i != rg_unmapped_leaf);
+}
+
+/* True when `part` (the job's partition; NULL = all nodes) holds a node of the rail topology.
+ * A partition that holds none (CPU nodes only) is left to Slurm's own selection, as if its
+ * topology were flat: no healthy feature asked, no domain. */
+static bool _rail_partition(bitstr_t *part) {
+  for (int i = 0; i < switch_record_cnt; i++)
+    if (_is_domain(i) && (!part || bit_overlap_any(switch_record_table[i].node_bitmap, part)))
+      return true;
+  return false;
+}
+
 /* The most nodes of `part` (the job's partition; NULL = all nodes) that one one-hop domain
- * (leaf switch) holds. */
+ * holds. */
 static int _largest_domain(bitstr_t *part) {
   int most = 0;
 
   for (int i = 0; i < switch_record_cnt; i++) {
     bitstr_t *nodes = switch_record_table[i].node_bitmap;
 
-    if (switch_record_table[i].level != 0) continue;
+    if (!_is_domain(i)) continue;
     most = MAX(most, part ? bit_overlap(nodes, part) : bit_set_count(nodes));
   }
   return most;
@@ -62,9 +79,7 @@ static int _largest_domain(bitstr_t *part) {
 static bool _req_in_one_domain(bitstr_t *req) {
   if (!req) return true;
   for (int i = 0; i < switch_record_cnt; i++)
-    if ((switch_record_table[i].level == 0) &&
-        bit_super_set(req, switch_record_table[i].node_bitmap))
-      return true;
+    if (_is_domain(i) && bit_super_set(req, switch_record_table[i].node_bitmap)) return true;
   return false;
 }
 
@@ -86,7 +101,7 @@ static int _eval_one_domain(topology_eval_t *topo_eval) {
       const switch_record_t *sw = &switch_record_table[i];
       int cnt;
 
-      if ((sw->level != 0) || bit_test(tried, i)) continue;
+      if (!_is_domain(i) || bit_test(tried, i)) continue;
       if (req && !bit_super_set(req, sw->node_bitmap)) continue;
       cnt = bit_overlap(sw->node_bitmap, orig_map);
       if ((cnt < (int)topo_eval->min_nodes) || ((best >= 0) && (cnt >= best_cnt))) continue;
@@ -108,28 +123,37 @@ static int _eval_one_domain(topology_eval_t *topo_eval) {
   return (rc == SLURM_SUCCESS || rc == ESLURM_NOT_SUPPORTED) ? rc : SLURM_ERROR;
 }
 
-/* topo_eval->eval_nodes: degraded nodes out of multi-node jobs; a job that fits one domain
- * of its partition in one domain; any other job on the fewest domains (tree's evaluation
- * over the leaves). */
+/* topo_eval->eval_nodes: a partition without rail nodes is Slurm's (flat); in one with them,
+ * multi-node jobs keep to rail nodes and leave degraded ones out; a job that fits one domain
+ * of its partition gets one domain; any other job the fewest domains (tree's evaluation over
+ * the leaves). */
 static int _eval_rail(topology_eval_t *topo_eval) {
   bool multi = (topo_eval->min_nodes > 1) || (topo_eval->req_nodes > 1);
+  job_record_t *job_ptr = topo_eval->job_ptr;
+  bitstr_t *req = job_ptr->details->req_node_bitmap;
   char *healthy;
 
   if (!switch_record_cnt) return ESLURM_NOT_SUPPORTED; /* no topology: Slurm's own choice */
-  if (multi && (healthy = rg_topo_healthy_feature())) {
-    _drop_degraded(topo_eval->node_map, healthy);
-    free(healthy);
-    if (topo_eval->job_ptr->details->req_node_bitmap &&
-        !bit_super_set(topo_eval->job_ptr->details->req_node_bitmap, topo_eval->node_map))
-      return SLURM_ERROR; /* --nodelist names a degraded node */
+  if (!_rail_partition(job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap : NULL))
+    return ESLURM_NOT_SUPPORTED; /* CPU-only partition: Slurm's own choice */
+  if (multi) {
+    /* Rail nodes only (a partition of GPU and CPU nodes keeps its multi-node jobs on the
+     * GPU nodes), and of those the healthy ones. */
+    if (rg_unmapped_leaf >= 0)
+      bit_and_not(topo_eval->node_map, switch_record_table[rg_unmapped_leaf].node_bitmap);
+    if ((healthy = rg_topo_healthy_feature())) {
+      _drop_degraded(topo_eval->node_map, healthy);
+      free(healthy);
+    }
+    if (req && !bit_super_set(req, topo_eval->node_map))
+      return SLURM_ERROR; /* --nodelist names a degraded node or one outside the rails */
     if (bit_set_count(topo_eval->node_map) < (int)topo_eval->min_nodes) return SLURM_ERROR;
   }
   /* A job its partition cannot fit in one domain, or whose --nodelist spans domains, may
    * never run in one: it gets the fewest domains instead of waiting forever. */
-  if (multi && _req_in_one_domain(topo_eval->job_ptr->details->req_node_bitmap) &&
+  if (multi && _req_in_one_domain(req) &&
       ((int)topo_eval->min_nodes <=
-       _largest_domain(topo_eval->job_ptr->part_ptr ? topo_eval->job_ptr->part_ptr->node_bitmap
-                                                    : NULL)))
+       _largest_domain(job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap : NULL)))
     return _eval_one_domain(topo_eval);
   return eval_nodes_tree(topo_eval);
 }
@@ -143,8 +167,7 @@ extern int rail_topo_eval_nodes(topology_eval_t *topo_eval) {
 
 extern int rail_topo_whole_topo(bitstr_t *node_mask) {
   for (int i = 0; i < switch_record_cnt; i++)
-    if ((switch_record_table[i].level == 0) &&
-        bit_overlap_any(switch_record_table[i].node_bitmap, node_mask))
+    if (_is_domain(i) && bit_overlap_any(switch_record_table[i].node_bitmap, node_mask))
       bit_or(node_mask, switch_record_table[i].node_bitmap);
   return SLURM_SUCCESS;
 }

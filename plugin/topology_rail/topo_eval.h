@@ -13,10 +13,12 @@
 #include "src/interfaces/topology.h"
 
 /* Selects the job's nodes into topo_eval->node_map through Slurm's common evaluation
- * (common_topo_choose_nodes, tree's eval_nodes_tree): a job of more than one node never gets
- * a node without the healthy feature; one that fits a one-hop domain gets one domain (the
- * fullest that holds it) or nothing (it waits); a larger one the fewest domains. Without a
- * switch table Slurm's own algorithms choose. Returns Slurm's result. */
+ * (common_topo_choose_nodes, tree's eval_nodes_tree). In a partition that holds nodes of the
+ * rail topology, a job of more than one node gets only rail nodes with the healthy feature;
+ * one that fits a one-hop domain gets one domain (the fullest that holds it) or nothing (it
+ * waits); a larger one the fewest domains. A partition without rail nodes (CPU nodes only),
+ * or no switch table, is left to Slurm's own algorithms, as topology/flat would. Returns
+ * Slurm's result. */
 int rail_topo_eval_nodes(topology_eval_t *topo_eval);
 
 /* Adds to node_mask every node of each domain it touches. SLURM_SUCCESS. */

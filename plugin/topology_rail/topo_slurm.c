@@ -38,6 +38,8 @@
  * so its reconfiguration reloads in build. */
 static bool loaded_since_build = false;
 
+int rg_unmapped_leaf = -1;
+
 static void _log(int level, const char *msg) { rg_slurm_log(PREFIX, level, msg); }
 
 /* Loads the setup; returns the rg_topo_load result. */
@@ -99,6 +101,7 @@ static void _free_table(void) {
   }
   xfree(switch_record_table);
   switch_record_cnt = 0;
+  rg_unmapped_leaf = -1;
   switch_levels = 0;
 }
 
@@ -135,6 +138,8 @@ static void _install(const rg_plan_t *plan, node_record_t **nodes) {
   switch_record_table = table;
   switch_record_cnt = cnt;
   switch_levels = plan->levels;
+  for (int i = 0; i < cnt; i++)
+    if (plan->switches[i].unmapped) rg_unmapped_leaf = i;
 }
 
 extern int rail_topo_init(void) {

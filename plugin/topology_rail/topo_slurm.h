@@ -13,6 +13,12 @@
  * it is logged and topology addresses fall back to node names. */
 int rail_topo_init(void);
 
+/* The index in the switch table of the leaf that holds the nodes the rail topology does not
+ * list (CPU, login nodes: "<cluster>-unmapped"), or -1 when every node is in a one-hop domain
+ * or there is no table. Set with the table by rail_topo_build_config. (One per plugin: Slurm
+ * 25.11's topology.yaml cannot name topology/rail, so it never has more than one context.) */
+extern int rg_unmapped_leaf;
+
 /* Releases the switch table and the loaded setup. */
 int rail_topo_fini(void);
 

@@ -63,6 +63,25 @@ set_healthy() {
   done
 }
 
+# write_gpu_3su FILE: etc/dev-4su.yaml without su4, for tests of GPU and CPU nodes: su4's nodes
+# n025-n032 stay in slurm.conf (the harness starts a slurmd for every node of dev-4su.yaml) but
+# are in no rail topology, as CPU nodes are.
+write_gpu_3su() {
+  python3 - "$src/etc/dev-4su.yaml" "$1" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+cut = text.index("  - name: su4")
+rest = text.index("\nspines:")
+open(sys.argv[2], "w").write(text[:cut] + text[rest + 1:])
+PY
+  grep -q 'name: su3' "$1" && ! grep -q 'name: su4' "$1" || fail "could not write $1 (dev-4su.yaml without su4)"
+}
+
+# submit SBATCH-OPTIONS...: an exclusive 300 s job; prints its id.
+submit() {
+  sbatch --parsable --exclusive -o /dev/null "$@" --wrap 'sleep 300' || fail "sbatch $* was refused"
+}
+
 # What etc/dev-4su.yaml says, written out here rather than read with the code under test.
 su_of() { echo "su$(((10#${1#n} - 1) / 8 + 1))"; }
 # job_field JOBID KEY: one field of `scontrol show job -o`.

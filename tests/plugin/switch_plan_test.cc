@@ -83,6 +83,9 @@ TEST(SwitchPlan, NodesOnOneSideOnlyAreNamedAndUnknownNodesStayUsable) {
   EXPECT_EQ(NodesOf(plan, nodes, 1), "n[010-016]");
   EXPECT_EQ(plan.switches[3].name, "raildev-unmapped");
   EXPECT_EQ(plan.switches[3].level, 0);
+  EXPECT_TRUE(plan.switches[3].unmapped);  // not a one-hop domain: placement skips it
+  EXPECT_FALSE(plan.switches[0].unmapped);
+  EXPECT_FALSE(plan.switches[4].unmapped);
   EXPECT_EQ(NodesOf(plan, nodes, 3), "login[1-2]");
   EXPECT_EQ(plan.switches[4].children_expr, "su[1-3],raildev-unmapped");
   // Unmapped nodes rank after every SU node, in sorted order.

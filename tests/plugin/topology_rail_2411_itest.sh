@@ -18,9 +18,6 @@ rg_release=${rg_release:-24.11.5}
 source "$(dirname "$0")/itest_2411_lib.sh"
 echo "PartitionName=half Nodes=n[017-020,025-028] State=UP" >>"$tmp/extra.conf"
 start_release
-submit() {
-  sbatch --parsable --exclusive -o /dev/null "$@" --wrap 'sleep 300' || fail "sbatch $* was refused"
-}
 
 grep -q 'topology/rail: loaded' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" ||
   fail "slurmctld did not log topology/rail loading the rail topology"
