@@ -120,9 +120,11 @@ const char kShowUsage[] =
     "Exit: 0 ok, 1 invalid file or unknown node, 2 usage error.\n";
 
 const char kExportUsage[] =
-    "usage: railctl topology export FILE.yaml --format tree|block|yaml [-o OUT]\n"
-    "  tree   topology.conf for TopologyPlugin=topology/tree (any Slurm)\n"
-    "  block  topology.conf for TopologyPlugin=topology/block (Slurm >= 24.05)\n"
+    "usage: railctl topology export FILE.yaml --format tree|block|slurm-yaml|yaml [-o OUT]\n"
+    "  tree        topology.conf for TopologyPlugin=topology/tree (any Slurm)\n"
+    "  block       topology.conf for TopologyPlugin=topology/block (Slurm >= 24.05)\n"
+    "  slurm-yaml  topology.yaml (Slurm >= 25.05): flat (cluster default), <cluster>-tree and\n"
+    "              <cluster>-block, for partitions to pick with Topology=<name>\n"
     "  yaml   the topology in canonical form\n"
     "OUT is written atomically; without -o the result goes to stdout.\n"
     "Exit: 0 ok, 1 invalid file or write error, 2 usage error.\n";
@@ -197,14 +199,15 @@ int TopologyExport(int argc, char** argv) {
   if (int rc = h.ExpectOne("FILE.yaml")) return rc;
   const Args& args = h.args();
   const std::string format = args.Get("format");
-  if (format != "tree" && format != "block" && format != "yaml")
-    return h.UsageError("--format must be tree, block or yaml");
+  if (format != "tree" && format != "block" && format != "slurm-yaml" && format != "yaml")
+    return h.UsageError("--format must be tree, block, slurm-yaml or yaml");
   const std::string path = args.positional()[0];
   topo::Topology t;
   if (!LoadTopologyOrReport(path, &t)) return 1;
   std::string text;
   if (format == "tree") text = topo::ExportTreeConf(t, path);
   if (format == "block") text = topo::ExportBlockConf(t, path);
+  if (format == "slurm-yaml") text = topo::ExportTopologyYaml(t, path);
   if (format == "yaml") text = topo::EmitTopologyYaml(t);
   return h.Write(args.Get("output"), text);
 }

@@ -34,12 +34,14 @@ if [ ! -f "$tarball" ]; then
   log "skipped: no $tarball (the Slurm release tarballs are not in this checkout)"
   exit 0
 fi
-# The stamp holds the tarball's checksum: a different tarball means a rebuild.
-sum=$(cd "$tarballs" && grep " slurm-$version.tar.xz\$" SHA256SUMS | cut -d' ' -f1 || true)
-if [ -z "$sum" ]; then
+# The stamp holds the tarball's checksum and this script's: a different tarball, or a change
+# in what is configured and built here, means a rebuild.
+tar_sum=$(cd "$tarballs" && grep " slurm-$version.tar.xz\$" SHA256SUMS | cut -d' ' -f1 || true)
+if [ -z "$tar_sum" ]; then
   echo "build_slurm $version: $tarballs/SHA256SUMS has no line for slurm-$version.tar.xz" >&2
   exit 1
 fi
+sum="$tar_sum $(sha256sum "$0" | cut -d' ' -f1)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ] && [ -f "$src/config.h" ]; then
   log "already built in $prefix (0 s)"
   exit 0
@@ -71,14 +73,17 @@ log "configure (prefix $prefix)"
 
 # src/: libslurm, the daemons and the commands the harness and tests run; src/plugins/: the
 # plugin types those load (their "none" flavours are built into the daemons since 23.x;
-# 25.x adds certgen and http_parser, which its commands and slurmctld load).
+# 25.x adds certgen and http_parser, which its commands and slurmctld load). serializer/json,
+# serializer/yaml (libjson-c, libyaml: setup.sh installs them) and data_parser: 25.05+ reads
+# topology.yaml through them (without them slurmctld stops: "serializer_required: could not
+# find plugin for application/json").
 # doc/, testsuite/, contribs/ and the accounting daemon are not built.
 src_dirs="api bcast common conmgr interfaces plugins stepmgr slurmctld slurmd sbatch srun
   salloc sattach scancel scontrol sinfo squeue sprio sdiag sstat strigger sacct"
 plugin_dirs="accounting_storage acct_gather_energy acct_gather_profile acct_gather_interconnect
   acct_gather_filesystem auth certmgr cred gpu gres hash jobacct_gather job_submit mcs mpi
   node_features preempt prep priority proctrack sched select serializer site_factor switch
-  task tls topology cgroup certgen http_parser"
+  task tls topology cgroup certgen http_parser data_parser"
 keep_dirs() {  # keep_dirs DIR WANTED...: the WANTED subfolders that exist in DIR (exit 0
   # also when the last one does not: 24.11 has no http_parser, and set -e would stop here)
   local d=$1 w; shift
@@ -98,7 +103,14 @@ make_dirs() {  # make_dirs TARGET FOLDER...: `make TARGET` in each FOLDER, in or
 }
 src_paths=() plugin_paths=()
 for d in $src_subdirs; do [ "$d" = plugins ] || src_paths+=("$src/src/$d"); done
-for d in $plugin_subdirs; do plugin_paths+=("$src/src/plugins/$d"); done
+for d in $plugin_subdirs; do
+  if [ "$d" = data_parser ]; then
+    # Only the newest data parser: the one the release's own code asks for (the older ones
+    # serve slurmrestd clients of older API versions) and about half of the build otherwise.
+    d=data_parser/$(cd "$src/src/plugins/data_parser" && ls -d v[0-9]* | sort -V | tail -n 1)
+  fi
+  plugin_paths+=("$src/src/plugins/$d")
+done
 log "make -j$jobs (log $build_log)"
 {
   make -C "$src/src/common" -j"$jobs" \

@@ -16,7 +16,7 @@ PKGS=(
   libibverbs-dev rdma-core ibverbs-utils infiniband-diags
   libibmad-dev libibnetdisc-dev libibumad-dev opensm ibsim-utils libumad2sim0
   slurmctld slurmd slurm-client libslurm-dev munge
-  libmunge-dev libhttp-parser-dev
+  libmunge-dev libhttp-parser-dev libjson-c-dev libyaml-dev
   dpkg-dev
   clang-14 libclang-rt-14-dev llvm-14
   debhelper lintian man-db

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Exports of the rail topology for stock Slurm: topology.conf for topology/tree and for
-// topology/block (Slurm >= 24.05).
+// topology/block (Slurm >= 24.05), and topology.yaml (Slurm >= 25.05) holding both and flat.
 #pragma once
 
 #include <string>
@@ -25,5 +25,13 @@ std::string ExportTreeConf(const Topology& topo, const std::string& source);
 // the biggest power-of-two multiple of B that the domains can hold together.
 // REQUIRES: `topo` loaded and validated.
 std::string ExportBlockConf(const Topology& topo, const std::string& source);
+
+// topology.yaml for Slurm >= 25.05 (topology.yaml(5)), where each partition picks a topology
+// (PartitionName=... Topology=<name>): "flat" (cluster_default: true, for CPU partitions and
+// what no partition owns), "<cluster>-tree" (the switches of ExportTreeConf) and
+// "<cluster>-block" (the blocks and sizes of ExportBlockConf). Names and hostlists are YAML
+// double-quoted scalars. `source` goes into the header comment.
+// REQUIRES: `topo` loaded and validated.
+std::string ExportTopologyYaml(const Topology& topo, const std::string& source);
 
 }  // namespace railguard::topo

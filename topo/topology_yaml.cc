@@ -588,26 +588,18 @@ bool Loader::Load(const std::string& text, Topology* out) {
   return errors() == 0;
 }
 
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 // A name (letters, digits, '-', '_', '.') as a YAML scalar that reads back as that name:
 // plain, except "-" (a sequence entry) and the spellings of null.
 std::string NameScalar(const std::string& name) {
-  if (name == "-" || name == "null" || name == "Null" || name == "NULL") return Quote(name);
+  if (name == "-" || name == "null" || name == "Null" || name == "NULL") return QuoteYaml(name);
   return name;
 }
 
 std::string SwitchFields(const Switch& sw, const std::string& default_name) {
   std::string out;
   if (!sw.name.empty() && sw.name != default_name) out += ", name: " + NameScalar(sw.name);
-  if (!sw.guid.empty()) out += ", guid: " + Quote(sw.guid);
+  if (!sw.guid.empty()) out += ", guid: " + QuoteYaml(sw.guid);
   if (sw.ports > 0) out += ", ports: " + std::to_string(sw.ports);
   return out;
 }
@@ -644,7 +636,7 @@ std::string EmitTopologyYaml(const Topology& t) {
     auto list = [&](const char* key, const std::vector<std::string>& v) {
       if (v.empty() && std::string(key) != "nics") return;
       y += std::string("    ") + key + ": [";
-      for (size_t i = 0; i < v.size(); ++i) y += (i ? ", " : "") + Quote(v[i]);
+      for (size_t i = 0; i < v.size(); ++i) y += (i ? ", " : "") + QuoteYaml(v[i]);
       y += "]\n";
     };
     list("nics", nt.nics);
@@ -654,14 +646,14 @@ std::string EmitTopologyYaml(const Topology& t) {
   y += "scalable_units:\n";
   for (const ScalableUnit& su : t.sus) {
     y += "  - name: " + NameScalar(su.name) + "\n";
-    y += "    nodes: " + Quote(CompressHostlistSorted(su.nodes)) + "\n";
+    y += "    nodes: " + QuoteYaml(CompressHostlistSorted(su.nodes)) + "\n";
     y += "    node_type: " + NameScalar(su.node_type) + "\n";
     y += "    leaves:\n";
     for (const Leaf& leaf : su.leaves) {
       Leaf unnamed;
       unnamed.rail = leaf.rail;
       y += "      - {rail: " + std::to_string(leaf.rail) + SwitchFields(leaf.sw, LeafName(su, unnamed));
-      if (!leaf.nodes.empty()) y += ", nodes: " + Quote(CompressHostlistSorted(leaf.nodes));
+      if (!leaf.nodes.empty()) y += ", nodes: " + QuoteYaml(CompressHostlistSorted(leaf.nodes));
       y += "}\n";
     }
   }
@@ -673,6 +665,15 @@ std::string EmitTopologyYaml(const Topology& t) {
     }
   }
   return y;
+}
+
+std::string QuoteYaml(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
 }
 
 }  // namespace railguard::topo

@@ -25,4 +25,8 @@ bool LoadTopologyFile(const std::string& path, Topology* out, Diags* diags);
 // defaults left out. Emit(Load(Emit(t))) == Emit(t).
 std::string EmitTopologyYaml(const Topology& topo);
 
+// `s` as a YAML double-quoted scalar ('"' and '\\' escaped), which reads back as `s` for
+// the printable text of names and hostlists.
+std::string QuoteYaml(const std::string& s);
+
 }  // namespace railguard::topo

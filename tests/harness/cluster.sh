@@ -129,6 +129,9 @@ start options:
                               instead of the Debian plugin dir (see _rg_version_layout)
   --slurm-version VERSION     --slurm-prefix $RAILGUARD_SLURM_ROOT/slurm-VERSION (default
                               root /opt/railguard), e.g. 24.11.5
+  --slurm-topology-yaml FILE  Slurm 25.05+: copy FILE to <dir>/topology.yaml, Slurm's own
+                              topology file (it then ignores TopologyPlugin and topology.conf;
+                              partitions pick one of its topologies with Topology=)
   --railctl PATH              railctl to use (default $RAILGUARD_BINARY_DIR/railctl, then
                               <repo>/build/railctl)
   --timeout SECONDS           how long to wait for every node to be idle (default 90)
@@ -822,7 +825,7 @@ _rg_cmd_start() {
   local print=env foreground=0 i
   _rg_t0=${EPOCHREALTIME/./}
   _rg_topo="" _rg_dir="" _rg_topology_plugin=tree _rg_plugin_dir="" _rg_conf_extra=""
-  _rg_railguard_conf=""
+  _rg_railguard_conf="" _rg_slurm_topology_yaml=""
   _rg_slurm_bin="" _rg_railctl="" _rg_timeout=90 _rg_keep=0 _rg_started=0
   _rg_slurm_prefix="" _rg_slurm_version=""
   while [ $# -gt 0 ]; do
@@ -833,6 +836,7 @@ _rg_cmd_start() {
       --plugin-dir) _rg_need_value "$@"; _rg_plugin_dir=$2; shift 2 ;;
       --conf-extra) _rg_need_value "$@"; _rg_conf_extra=$2; shift 2 ;;
       --railguard-conf) _rg_need_value "$@"; _rg_railguard_conf=$2; shift 2 ;;
+      --slurm-topology-yaml) _rg_need_value "$@"; _rg_slurm_topology_yaml=$2; shift 2 ;;
       --slurm-bin) _rg_need_value "$@"; _rg_slurm_bin=$2; shift 2 ;;
       --slurm-prefix) _rg_need_value "$@"; _rg_slurm_prefix=$2; shift 2 ;;
       --slurm-version)
@@ -867,6 +871,9 @@ _rg_cmd_start() {
   fi
   if [ -n "$_rg_railguard_conf" ]; then
     [ -f "$_rg_railguard_conf" ] || _rg_die "--railguard-conf $_rg_railguard_conf not found"
+  fi
+  if [ -n "$_rg_slurm_topology_yaml" ]; then
+    [ -f "$_rg_slurm_topology_yaml" ] || _rg_die "--slurm-topology-yaml $_rg_slurm_topology_yaml not found"
   fi
   if [ -n "$_rg_slurm_prefix" ]; then
     [ -z "$_rg_slurm_bin" ] || _rg_usage_die "--slurm-bin and --slurm-prefix/--slurm-version exclude each other"
@@ -928,6 +935,11 @@ _rg_cmd_start() {
       sed -i "s|^topology: topology.yaml\$|topology: $_rg_topo_copy|" "$_rg_dir/railguard.yaml"
   elif [ "$_rg_topology_plugin" = rail ]; then
     echo "topology: $_rg_topo_copy" >"$_rg_dir/railguard.yaml"
+  fi
+  if [ -n "$_rg_slurm_topology_yaml" ]; then
+    [ "$_rg_topo_copy" != topology.yaml ] ||
+      _rg_die "--slurm-topology-yaml needs Slurm 25.05 or later (this is $_rg_slurm_version)"
+    cp "$_rg_slurm_topology_yaml" "$_rg_dir/topology.yaml"
   fi
   printf '%s\n' "${_rg_nodes[@]}" >"$_rg_dir/nodes.txt"
 
