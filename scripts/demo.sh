@@ -16,12 +16,14 @@ trap 'exit 130' INT TERM
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@" || printf '(exit %d)\n' "$?"; }
-# job_table: the queue, one job a line, with the SUs of its nodes ($tmp/nodes: node SU).
+# job_table [NODES]: the queue, one job a line, with the SUs of its nodes (NODES, default
+# $tmp/nodes: "node SU" lines).
 job_table() {
+  local nodes=${1:-$tmp/nodes}
   printf '%-6s %-6s %-10s %-16s %s\n' JOBID NODES STATE NODELIST "SCALABLE UNITS"
   squeue -h -o '%i %D %T %N' | while read -r id n state list; do
     sus=$(scontrol show hostnames "$list" | awk 'NR==FNR {su[$1]=$2; next} {print su[$1]}' \
-            "$tmp/nodes" - | sort -u | paste -sd, -)
+            "$nodes" - | sort -u | paste -sd, -)
     printf '%-6s %-6s %-10s %-16s %s\n' "$id" "$n" "$state" "$list" "$sus"
   done
 }
@@ -392,4 +394,46 @@ if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2411/topology_rail.so" ]; t
   rg_cluster_stop >/dev/null 2>&1; cluster_up=0
 else
   echo "demo: step 15 left out: Slurm 24.11.5 is not built ($prefix; scripts/build_slurm.sh 24.11.5 needs ../shared/slurm)"
+fi
+
+step "16. Slurm 25.11.7: a GPU partition with rail placement, a CPU partition with Slurm's own"
+prefix=/opt/railguard/slurm-25.11.7
+plugins_2511="$build/slurm-plugins-25.11.7"
+if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2511/topology_rail.so" ]; then
+  echo "Slurm 25.11's topology.yaml gives each partition a topology (Topology=), but it names only"
+  echo "Slurm's own block, flat and tree plugins: an entry for topology/rail stops slurmctld. So"
+  echo "topology/rail scopes itself: a partition without rail nodes is left to Slurm (flat)."
+  echo "Here the rail topology lists su1-su3 (n001-n024); n025-n032 stand for CPU nodes."
+  sed '/- name: su4/,/leaves: \*leaves8/d' etc/dev-4su.yaml >"$tmp/gpu-3su.yaml"
+  echo "topology: $tmp/gpu-3su.yaml" >"$tmp/railguard-2511.yaml"
+  printf '%s\n' "PartitionName=gpu Nodes=n[001-024] State=UP" \
+    "PartitionName=cpu Nodes=n[025-032] State=UP" >"$tmp/partitions-2511.conf"
+  echo "Starting a Slurm 25.11.7 cluster with topology/rail, partitions gpu and cpu ..."
+  cluster_up=1
+  rg_cluster_start --no-trap --topo etc/dev-4su.yaml --slurm-version 25.11.7 \
+    --topology-plugin rail --plugin-dir "$plugins_2511" --railctl "$railctl" \
+    --railguard-conf "$tmp/railguard-2511.yaml" --conf-extra "$tmp/partitions-2511.conf"
+  for s in 1 2 3; do
+    scontrol update NodeName="n[$(printf '%03d' $((s * 8 - 7)))-$(printf '%03d' $((s * 8)))]" \
+      AvailableFeatures="su$s,rail_healthy" ActiveFeatures="su$s,rail_healthy"
+  done
+  run scontrol show topology
+  echo "Submitting an 8-node job to cpu (no rail_healthy there), 8- and 5-node jobs to gpu ..."
+  for job in "cpu 8" "gpu 8" "gpu 5"; do
+    sbatch -p "${job% *}" -N "${job#* }" --exclusive -o /dev/null --wrap 'sleep 30' >/dev/null
+  done
+  sleep 4
+  sed 's/ su4 / cpu /' "$tmp/nodes" >"$tmp/nodes-2511"
+  job_table "$tmp/nodes-2511"
+  echo "The CPU job runs on n[025-032] although no CPU node has rail_healthy; the GPU jobs each"
+  echo "get one SU (tests/plugin/topology_rail_partitions_2411_itest.sh, _2511_itest.sh)."
+  scancel --user="$(id -un)"
+  rg_cluster_stop >/dev/null 2>&1; cluster_up=0
+  echo
+  echo "For stock Slurm 25.05+, railctl writes topology.yaml: flat as the cluster default, and"
+  echo "the one-hop domains as a tree and a block topology for GPU partitions to pick:"
+  "$railctl" topology export "$tmp/gpu-3su.yaml" --format slurm-yaml | sed -n '1,16p'
+  echo "  ... (PartitionName=gpu ... Topology=raildev-block; tests/plugin/slurm_topology_yaml_2511_itest.sh)"
+else
+  echo "demo: step 16 left out: Slurm 25.11.7 is not built ($prefix; scripts/build_slurm.sh 25.11.7 needs ../shared/slurm)"
 fi
