@@ -434,32 +434,6 @@ set_job_submit() {
   set_healthy  # reconfigure resets node features
 }
 
-# use_block CONF: the harness starts topology/tree; this makes the running cluster stock
-# topology/block: CONF (railctl's block export) as its topology.conf, TopologyPlugin changed
-# in slurm.conf, slurmctld stopped and started again (a plugin change needs a restart), then
-# every node idle again.
-use_block() {
-  local dir=$RAILGUARD_CLUSTER_DIR i states
-  cp "$1" "$dir/topology.conf"
-  sed -i 's|^TopologyPlugin=topology/tree$|TopologyPlugin=topology/block|' "$dir/slurm.conf"
-  grep -q '^TopologyPlugin=topology/block$' "$dir/slurm.conf" ||
-    die "block: no TopologyPlugin=topology/tree line in $dir/slurm.conf to change"
-  bash "$src/tests/harness/cluster.sh" kill --dir "$dir" slurmctld TERM >&2 ||
-    die "block: stopping slurmctld failed"
-  bash "$src/tests/harness/cluster.sh" respawn --dir "$dir" slurmctld >&2 ||
-    die "block: slurmctld with topology/block did not start (see $dir/ctld/slurmctld.log)"
-  for ((i = 0; i < 120; i++)); do
-    states=$(sinfo -h -o %t 2>/dev/null | sort -u | paste -sd,)
-    [ "$states" != idle ] || break
-    sleep 0.5
-  done
-  [ "$states" = idle ] || die "block: nodes not idle 60 s after the restart: $states"
-  scontrol show config | grep -q '^TopologyPlugin *= *topology/block' ||
-    die "block: slurmctld does not run topology/block"
-  log "block: slurmctld restarted with topology/block ($(grep -c '^BlockName=' "$1") blocks," \
-    "$(sed -n 's/^BlockSizes=//p' "$1"))"
-}
-
 # run_policy tree|switches|block|rail|strict|prefer
 run_policy() {
   local policy=$1 rounds=5 r per max_wait=300
@@ -479,9 +453,7 @@ run_policy() {
     echo "SchedulerParameters=bf_interval=2,max_switch_wait=$max_wait"
   } >"$out/extra-$policy.conf"
   if [ "$policy" = block ]; then
-    "$bin/railctl" topology export "$topo" --format block -o "$out/topology-block.conf" ||
-      die "block: railctl topology export $topo --format block failed"
-    opts+=(--topology-plugin tree)
+    opts+=(--topology-plugin block)  # the harness writes railctl's block export
   elif [ "$policy" != tree ] && [ "$policy" != switches ]; then
     echo "topology: topology.yaml" >"$out/railguard.yaml"  # default placement config
     [ "$policy" = rail ] ||
@@ -501,7 +473,13 @@ run_policy() {
   opts+=(--conf-extra "$out/extra-$policy.conf" "${harness_slurm[@]}")
   log "$policy: starting $node_count nodes (Slurm $slurm_release)"
   rg_cluster_start --no-trap "${opts[@]}" || die "$policy: the cluster did not start"
-  [ "$policy" != block ] || use_block "$out/topology-block.conf"
+  if [ "$policy" = block ]; then
+    scontrol show config | grep -q '^TopologyPlugin *= *topology/block' ||
+      die "block: slurmctld does not run topology/block"
+    cp "$RAILGUARD_CLUSTER_DIR/topology.conf" "$out/topology-block.conf"  # what Slurm read
+    log "block: topology/block with $(grep -c '^BlockName=' "$out/topology-block.conf")" \
+      "blocks, $(sed -n 's/^BlockSizes=//p' "$out/topology-block.conf")"
+  fi
   set_healthy  # on every policy: the same feature lists, and the fault takes it the same way
   local t0=$SECONDS load0 load1
   read -r load0 _ </proc/loadavg

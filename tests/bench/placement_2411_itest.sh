@@ -65,7 +65,7 @@ echo "$name: ok: both policies ran all $jobs jobs on Slurm $release"
 grep -q '^BlockName=' "$out/bench/topology-block.conf" || fail "no block export"
 grep -q '^BlockSizes=8,16,32$' "$out/bench/topology-block.conf" ||
   fail "unexpected BlockSizes: $(grep BlockSizes "$out/bench/topology-block.conf")"
-grep -q "restarted with topology/block (4 blocks, 8,16,32)" "$out/run.txt" ||
+grep -q "block: topology/block with 4 blocks, 8,16,32" "$out/run.txt" ||
   fail "the block cluster did not run topology/block with the 4 blocks of the export"
 echo "$name: ok: the block policy ran topology/block with railctl's block export"
 

@@ -114,9 +114,10 @@ usage: cluster.sh start --topo FILE.yaml [options]    start; print lines to eval
 start options:
   --topo FILE.yaml            rail topology; nodes come from `railctl topology show --format nodes`
   --dir DIR                   run directory (must be empty or absent; default mktemp under /tmp)
-  --topology-plugin tree|none|rail
+  --topology-plugin tree|block|none|rail
                               tree (default): topology.conf from `railctl topology export
-                              --format tree`; none: topology/none; rail: topology/rail
+                              --format tree`; block (Slurm 23.11+): topology/block with
+                              `--format block`; none: topology/none; rail: topology/rail
   --plugin-dir DIR            put DIR first in PluginDir (before the Debian plugin dir)
   --conf-extra FILE           append FILE to slurm.conf; its keys replace the generated ones
   --railguard-conf FILE       copy FILE to <dir>/railguard.yaml (beside slurm.conf, where the
@@ -587,12 +588,17 @@ _rg_fake_gpus() {
 # topology.yaml, except on 25.05 and later, which read a topology.yaml there as their own
 # topology config (so the copy is rail-topology.yaml, and a railguard.yaml naming
 # topology.yaml is pointed at it). slurm.conf itself is the same for 22.05, 24.11 and 25.11.
+# Refuses topology/block before 23.11, which has none.
 _rg_version_layout() {
   local major=${_rg_slurm_version%%.*} minor=${_rg_slurm_version#*.}
   minor=${minor%%.*}
   _rg_topo_copy=topology.yaml
   if [ "$major" -gt 25 ] || { [ "$major" -eq 25 ] && [ "$((10#$minor))" -ge 5 ]; }; then
     _rg_topo_copy=rail-topology.yaml
+  fi
+  if [ "$_rg_topology_plugin" = block ] &&
+    { [ "$major" -lt 23 ] || { [ "$major" -eq 23 ] && [ "$((10#$minor))" -lt 11 ]; }; }; then
+    _rg_die "--topology-plugin block needs Slurm 23.11 or later (topology/block); this is $_rg_slurm_version"
   fi
 }
 
@@ -604,6 +610,7 @@ _rg_write_conf() {
   [ -z "$_rg_plugin_dir" ] || plugin_path="$_rg_plugin_dir:$plugin_path"
   case $_rg_topology_plugin in
     tree) topo_plugin=topology/tree ;;
+    block) topo_plugin=topology/block ;;
     none) topo_plugin=topology/none ;;
     rail) topo_plugin=topology/rail ;;
   esac
@@ -677,11 +684,11 @@ EOF
   done
   echo "PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$conf"
 
-  if [ "$_rg_topology_plugin" = tree ]; then
-    "$_rg_railctl" topology export "$_rg_topo" --format tree >"$dir/topology.conf" ||
-      _rg_die "'$_rg_railctl topology export $_rg_topo --format tree' failed (exit $?)"
-    grep -q '^[[:space:]]*SwitchName=' "$dir/topology.conf" ||
-      _rg_die "railctl topology export --format tree wrote no SwitchName= line"
+  if [ "$_rg_topology_plugin" = tree ] || [ "$_rg_topology_plugin" = block ]; then
+    "$_rg_railctl" topology export "$_rg_topo" --format "$_rg_topology_plugin" >"$dir/topology.conf" ||
+      _rg_die "'$_rg_railctl topology export $_rg_topo --format $_rg_topology_plugin' failed (exit $?)"
+    grep -q '^[[:space:]]*\(SwitchName\|BlockName\)=' "$dir/topology.conf" ||
+      _rg_die "railctl topology export --format $_rg_topology_plugin wrote no SwitchName= or BlockName= line"
   fi
 
   # --conf-extra: appended; generated single-valued keys it sets are commented out so that
@@ -858,8 +865,8 @@ _rg_cmd_start() {
   [ -f "$_rg_topo" ] || _rg_die "topology file $_rg_topo not found"
   _rg_topo=$(_rg_abspath "$_rg_topo")
   case $_rg_topology_plugin in
-    tree | none | rail) ;;
-    *) _rg_usage_die "--topology-plugin must be tree, none or rail, got '$_rg_topology_plugin'" ;;
+    tree | block | none | rail) ;;
+    *) _rg_usage_die "--topology-plugin must be tree, block, none or rail, got '$_rg_topology_plugin'" ;;
   esac
   [[ $_rg_timeout =~ ^[0-9]+$ ]] || _rg_usage_die "--timeout needs whole seconds, got '$_rg_timeout'"
   if [ -n "$_rg_plugin_dir" ]; then
