@@ -83,19 +83,38 @@ static bool _req_in_one_domain(bitstr_t *req) {
   return false;
 }
 
+/* Copies of the core bitmaps of the nodes of `nodes` (one domain); NULL for every other node.
+ * Release with free_core_array. */
+static bitstr_t **_save_cores(bitstr_t **cores, bitstr_t *nodes) {
+  bitstr_t **saved = xcalloc(node_record_count, sizeof(bitstr_t *));
+
+  for (int i = 0; next_node_bitmap(nodes, &i); i++)
+    if (cores[i]) saved[i] = bit_copy(cores[i]);
+  return saved;
+}
+
+/* Gives the nodes of `nodes` back the cores `saved` holds (Slurm's evaluation only clears). */
+static void _restore_cores(bitstr_t **cores, bitstr_t **saved, bitstr_t *nodes) {
+  for (int i = 0; next_node_bitmap(nodes, &i); i++)
+    if (cores[i] && saved[i]) bit_or(cores[i], saved[i]);
+}
+
 /* Tries the job in one domain after another, fewest usable nodes first (best fit, so that
  * whole domains stay free for large jobs). Each try sees node_map narrowed to the domain;
- * a failed try restores node_map and avail_core. Returns SLURM_SUCCESS with node_map = the
- * chosen nodes, else SLURM_ERROR (the job waits for a domain; it never spreads). */
+ * a failed try restores node_map and the cores of the domain's nodes (Slurm's evaluation
+ * touches only the nodes of node_map: copying the cores of that one domain instead of every
+ * node's keeps the cost of a try to the domain's size). Returns SLURM_SUCCESS with node_map =
+ * the chosen nodes, else SLURM_ERROR (the job waits for a domain; it never spreads). */
 static int _eval_one_domain(topology_eval_t *topo_eval) {
   bitstr_t *orig_map = bit_copy(topo_eval->node_map);
-  bitstr_t **orig_core = copy_core_array(topo_eval->avail_core);
+  bitstr_t *try_map = bit_alloc(bit_size(orig_map));
   bitstr_t *tried = bit_alloc(switch_record_cnt);
   bitstr_t *req = topo_eval->job_ptr->details->req_node_bitmap;
   int rc = SLURM_ERROR;
 
   for (;;) {
     int best = -1, best_cnt = 0;
+    bitstr_t **saved;
 
     for (int i = 0; i < switch_record_cnt; i++) {
       const switch_record_t *sw = &switch_record_table[i];
@@ -111,15 +130,20 @@ static int _eval_one_domain(topology_eval_t *topo_eval) {
     if (best < 0) break;
     bit_set(tried, best);
     bit_and(topo_eval->node_map, switch_record_table[best].node_bitmap);
+    bit_copybits(try_map, topo_eval->node_map); /* eval_nodes_tree narrows node_map */
+    saved = _save_cores(topo_eval->avail_core, try_map);
     rc = eval_nodes_tree(topo_eval);
+    if (rc != SLURM_SUCCESS) {
+      bit_copybits(topo_eval->node_map, orig_map);
+      _restore_cores(topo_eval->avail_core, saved, try_map);
+    }
+    free_core_array(&saved);
     if (rc == SLURM_SUCCESS) break;
-    bit_copybits(topo_eval->node_map, orig_map);
-    core_array_or(topo_eval->avail_core, orig_core);
     if (rc == ESLURM_NOT_SUPPORTED) break; /* e.g. --contiguous: Slurm's common algorithms */
   }
+  FREE_NULL_BITMAP(try_map);
   FREE_NULL_BITMAP(tried);
   FREE_NULL_BITMAP(orig_map);
-  free_core_array(&orig_core);
   return (rc == SLURM_SUCCESS || rc == ESLURM_NOT_SUPPORTED) ? rc : SLURM_ERROR;
 }
 
