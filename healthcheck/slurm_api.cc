@@ -5,13 +5,15 @@
 #include <slurm/slurm_errno.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <utility>
 #include <vector>
 
 namespace railguard::health {
 namespace {
 
-std::string SlurmError() { return slurm_strerror(slurm_get_errno()); }
+// libslurm reports its errors in errno (slurm_get_errno(), gone since 23.02, only read it).
+std::string SlurmError() { return slurm_strerror(errno); }
 
 // The node state flags railcheck respects (act.h, SlurmNode::held_flags), named as scontrol
 // names them (slurm.h NODE_STATE_*; node_state_string()).

@@ -6,15 +6,24 @@
 # apart from the plugins of the installed Slurm: Slurm loads a plugin only into the exact
 # version it was built for. What differs per release sits in the slurm_<series>/ folders
 # (topo_version.h, js_version.h, the topology entry file and its export map).
+#
+# railcheck and railctl talk to slurmctld through libslurm, whose RPCs a slurmctld refuses
+# from more than three releases back: they too are built per release, into
+# ${CMAKE_BINARY_DIR}/slurm-tools-<version>, against the release's installed public headers
+# and libslurm (railguard_release_tools below).
 
-# railguard_release_plugins(SERIES SOURCE-TREE): SERIES is "2411" or "2511"; the tree must
-# hold that series (checked). Without a configured tree it says so once and builds nothing.
-function(railguard_release_plugins series tree)
+# railguard_slurm_release(SERIES SOURCE-TREE WHAT): the Slurm release SERIES ("2411", "2511")
+# that the configured tree holds (checked), as RG_VERSION ("24.11.5") and RG_PREFIX (where
+# it is installed) in the caller's scope; both empty, with one line that says WHAT is not
+# built, when there is no configured tree.
+function(railguard_slurm_release series tree what)
   string(REGEX REPLACE "^(..)(..)$" "\\1.\\2" dotted ${series})
+  set(RG_VERSION "" PARENT_SCOPE)
+  set(RG_PREFIX "" PARENT_SCOPE)
   if(NOT tree OR NOT EXISTS "${tree}/config.h" OR
      NOT EXISTS "${tree}/src/plugins/topology/common/eval_nodes.c")
     message(STATUS "railguard: no configured Slurm ${dotted} tree at '${tree}' "
-                   "(scripts/build_slurm.sh ${dotted}.x makes one); not building its plugins")
+                   "(scripts/build_slurm.sh ${dotted}.x makes one); not building ${what}")
     return()
   endif()
   file(STRINGS "${tree}/config.h" version REGEX "^#define SLURM_VERSION_STRING")
@@ -22,6 +31,19 @@ function(railguard_release_plugins series tree)
   if(NOT version MATCHES "^${dotted}\\.")
     message(FATAL_ERROR "railguard: ${tree} holds Slurm '${version}', not ${dotted}")
   endif()
+  file(STRINGS "${tree}/config.h" prefix REGEX "^#define SLURM_PREFIX ")
+  string(REGEX REPLACE ".*\"(.*)\".*" "\\1" prefix "${prefix}")
+  set(RG_VERSION "${version}" PARENT_SCOPE)
+  set(RG_PREFIX "${prefix}" PARENT_SCOPE)
+endfunction()
+
+# railguard_release_plugins(SERIES SOURCE-TREE): the three plugins of that release.
+function(railguard_release_plugins series tree)
+  railguard_slurm_release(${series} "${tree}" "its plugins")
+  if(NOT RG_VERSION)
+    return()
+  endif()
+  set(version ${RG_VERSION})
   set(out "${CMAKE_BINARY_DIR}/slurm-plugins-${version}")
   set(here ${CMAKE_CURRENT_SOURCE_DIR})
   set(ver ${here}/topology_rail/slurm_${series})
@@ -70,5 +92,40 @@ set(RAILGUARD_SLURM_2411_SRC "/opt/railguard/src/slurm-24.11.5" CACHE PATH
     "Configured Slurm 24.11 source tree (scripts/build_slurm.sh 24.11.5); empty = none")
 set(RAILGUARD_SLURM_2511_SRC "/opt/railguard/src/slurm-25.11.7" CACHE PATH
     "Configured Slurm 25.11 source tree (scripts/build_slurm.sh 25.11.7); empty = none")
-railguard_release_plugins(2411 "${RAILGUARD_SLURM_2411_SRC}")
-railguard_release_plugins(2511 "${RAILGUARD_SLURM_2511_SRC}")
+
+# railguard_release_tools(SERIES SOURCE-TREE): railcheck_<series> and railctl_<series>, named
+# railcheck and railctl in slurm-tools-<version>/ (with railcheck's -prolog, -epilog and
+# -periodic links), linked to the release's libslurm with an RPATH to it. Only the Slurm
+# client (railguard_slurm_client) is compiled again; everything else is the system build's.
+# Needs railcheck's targets (healthcheck/): called at the end of the top directory.
+function(railguard_release_tools series tree)
+  railguard_slurm_release(${series} "${tree}" "its railcheck and railctl")
+  if(NOT RG_VERSION)
+    return()
+  endif()
+  set(lib "${RG_PREFIX}/lib")
+  if(NOT EXISTS "${RG_PREFIX}/include/slurm/slurm.h" OR NOT EXISTS "${lib}/libslurm.so")
+    message(STATUS "railguard: Slurm ${RG_VERSION} is not installed in ${RG_PREFIX} "
+                   "(scripts/build_slurm.sh ${RG_VERSION}); not building its railcheck and railctl")
+    return()
+  endif()
+  set(out "${CMAKE_BINARY_DIR}/slurm-tools-${RG_VERSION}")
+  railguard_slurm_client(railguard_slurm_${series} ${series} "${RG_PREFIX}/include"
+                         "${lib}/libslurm.so")
+  railguard_railcheck(railcheck_${series} railguard_slurm_${series})
+  add_executable(railctl_${series} $<TARGET_OBJECTS:railctl_main>)
+  target_link_libraries(railctl_${series} PRIVATE railguard_cli railguard_slurm_${series})
+  foreach(tool railcheck railctl)
+    set_target_properties(${tool}_${series} PROPERTIES
+      OUTPUT_NAME ${tool} RUNTIME_OUTPUT_DIRECTORY "${out}"
+      BUILD_RPATH "${lib}" INSTALL_RPATH "${lib}")
+  endforeach()
+  message(STATUS "railguard: Slurm ${RG_VERSION} railcheck and railctl go to ${out} "
+                 "(libslurm ${lib})")
+endfunction()
+
+foreach(series 2411 2511)
+  railguard_release_plugins(${series} "${RAILGUARD_SLURM_${series}_SRC}")
+  cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${CMAKE_SOURCE_DIR}]] CALL
+    railguard_release_tools ${series} [[${RAILGUARD_SLURM_${series}_SRC}]])")
+endforeach()

@@ -7,13 +7,17 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <vector>
+
+#include "source_version.h"  // report/slurm_<series>/: what differs between Slurm releases
 
 namespace railguard::report {
 namespace {
 
-std::string SlurmError() { return slurm_strerror(slurm_get_errno()); }
+// libslurm reports its errors in errno (slurm_get_errno(), gone since 23.02, only read it).
+std::string SlurmError() { return slurm_strerror(errno); }
 
 std::string Str(const char* s) { return s ? s : ""; }
 
@@ -128,7 +132,7 @@ class SlurmSource : public ClusterSource {
       const std::string state = JobStateName(ji.job_state);
       if (state.empty() || !ji.nodes || !*ji.nodes) continue;
       JobSnapshot j;
-      j.id = ji.job_id;
+      j.id = SlurmJobId(ji);
       j.name = Str(ji.name);
       j.user = ji.user_name ? std::string(ji.user_name) : UserName(ji.user_id);
       j.state = state;

@@ -90,6 +90,31 @@ rg_cluster_respawn() {
   bash "$_RG_HARNESS_SELF" respawn --dir "${RAILGUARD_CLUSTER_DIR:?no cluster}" "$@"
 }
 
+# rg_release_tools VERSION: the folder of railctl and railcheck built for Slurm release
+# VERSION (their libslurm must be that release's: slurmctld refuses older RPCs):
+# $RAILGUARD_TOOLS_DIR when set (to try other builds), else slurm-tools-VERSION of
+# $RAILGUARD_BINARY_DIR (default <repo>/build).
+rg_release_tools() {
+  echo "${RAILGUARD_TOOLS_DIR:-${RAILGUARD_BINARY_DIR:-$_RG_REPO/build}/slurm-tools-$1}"
+}
+
+# rg_skip_unbuilt NAME VERSION PATH...: for test NAME on Slurm release VERSION. When that
+# release is not installed under $RAILGUARD_SLURM_ROOT (default /opt/railguard) or a PATH
+# (what railguard builds for it) is missing, prints one line "NAME: skipped: ..." and exits 0.
+rg_skip_unbuilt() {
+  local name=$1 version=$2 path
+  local prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-$2
+  local -a missing=()
+  shift 2
+  [ -x "$prefix/sbin/slurmctld" ] || missing+=("Slurm $version in $prefix")
+  for path in "$@"; do
+    [ -e "$path" ] || missing+=("$path")
+  done
+  [ "${#missing[@]}" -gt 0 ] || return 0
+  echo "$name: skipped: no ${missing[*]} (scripts/build_slurm.sh $version, then rebuild)"
+  exit 0
+}
+
 # ----------------------------------------------------------------------------- helpers
 
 _rg_log() { echo "cluster.sh: $*" >&2; }
@@ -133,8 +158,9 @@ start options:
   --slurm-topology-yaml FILE  Slurm 25.05+: copy FILE to <dir>/topology.yaml, Slurm's own
                               topology file (it then ignores TopologyPlugin and topology.conf;
                               partitions pick one of its topologies with Topology=)
-  --railctl PATH              railctl to use (default $RAILGUARD_BINARY_DIR/railctl, then
-                              <repo>/build/railctl)
+  --railctl PATH              railctl to use (default: with --slurm-prefix/--slurm-version,
+                              that release's slurm-tools-VERSION/railctl when built; else
+                              $RAILGUARD_BINARY_DIR/railctl, then <repo>/build/railctl)
   --timeout SECONDS           how long to wait for every node to be idle (default 90)
   --keep                      keep the run directory when the start fails (for its logs)
   --foreground                stay in the foreground after printing; Ctrl-C or TERM stops
@@ -901,6 +927,11 @@ _rg_cmd_start() {
   _rg_slurm_version=$("${_rg_tool[slurmctld]}" -V 2>/dev/null | awk '{ print $2 }')
   [[ $_rg_slurm_version =~ ^[0-9]+\.[0-9]+ ]] ||
     _rg_die "'${_rg_tool[slurmctld]} -V' printed no version (got '$_rg_slurm_version')"
+  # A release's own railctl when it is built (it is the one that can read this cluster).
+  if [ -z "$_rg_railctl" ] && [ -n "$_rg_slurm_prefix" ] &&
+    [ -x "$(rg_release_tools "$_rg_slurm_version")/railctl" ]; then
+    _rg_railctl=$(rg_release_tools "$_rg_slurm_version")/railctl
+  fi
   _rg_railctl=${_rg_railctl:-${RAILGUARD_BINARY_DIR:-$_RG_REPO/build}/railctl}
   [ -x "$_rg_railctl" ] ||
     _rg_die "railctl not found at $_rg_railctl (build it, set RAILGUARD_BINARY_DIR or pass --railctl)"

@@ -8,6 +8,8 @@
 # reconfigure dropped, is back on every node. Every change is in the event log
 # (health.events_log), and `railctl report --config` reads it from there: n002's drain shows in
 # its history while drained and after the resume.
+# On the system Slurm; railcheck_drain_2411_itest.sh and _2511_ run it on another release
+# (rg_release: tests/plugin/itest_lib.sh), with that release's railcheck and railctl.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=railcheck_itest_lib.sh
@@ -52,7 +54,7 @@ rgp_ok "rail_healthy on $nodes, not on n002"
 # report_json EXPR: EXPR (Python, over the JSON report `r`) of `railctl report --config` on
 # the live cluster; the history comes from the config's events_log, no --history given.
 report_json() {
-  "$rgp_bin/railctl" report --config "$RAILGUARD_CLUSTER_DIR/railguard.yaml" --json \
+  "$rgp_railctl" report --config "$RAILGUARD_CLUSTER_DIR/railguard.yaml" --json \
     >"$rgp_tmp/report.json" 2>"$rgp_tmp/report.err" ||
     rgp_fail "railctl report failed: $(cat "$rgp_tmp/report.err")"
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
@@ -60,7 +62,7 @@ report_json() {
 }
 # report_text: the text report, the same way.
 report_text() {
-  "$rgp_bin/railctl" report --config "$RAILGUARD_CLUSTER_DIR/railguard.yaml" \
+  "$rgp_railctl" report --config "$RAILGUARD_CLUSTER_DIR/railguard.yaml" \
     2>"$rgp_tmp/report.err" || rgp_fail "railctl report failed: $(cat "$rgp_tmp/report.err")"
 }
 

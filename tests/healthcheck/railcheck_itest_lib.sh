@@ -5,17 +5,17 @@
 # (health.sysfs_root: <tmp>/sys/%n), keeps its own state (health.state_dir) and appends to
 # one shared event log (health.events_log).
 #
-# Env: as tests/plugin/itest_lib.sh; the build tree must hold healthcheck/railcheck and its
-# railcheck-prolog/-epilog/-periodic links.
+# Env: as tests/plugin/itest_lib.sh (rg_release too); the build tree must hold railcheck and
+# its railcheck-prolog/-epilog/-periodic links: healthcheck/, or slurm-tools-<release>/.
 # shellcheck shell=bash
 
 # shellcheck source=../plugin/itest_lib.sh
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../plugin" && pwd)/itest_lib.sh"
 
 # shellcheck disable=SC2034  # used by the tests that source this file
-rgh_railcheck=$rgp_bin/healthcheck/railcheck
+rgh_railcheck=$rgp_railcheck_dir/railcheck
 for f in railcheck railcheck-prolog railcheck-epilog railcheck-periodic; do
-  [ -x "$rgp_bin/healthcheck/$f" ] || rgp_fail "$rgp_bin/healthcheck/$f not built"
+  [ -x "$rgp_railcheck_dir/$f" ] || rgp_fail "$rgp_railcheck_dir/$f not built"
 done
 rgh_make_sysfs=$rgp_src/tests/data/sysfs/make_sysfs.py
 rgh_sys=$rgp_tmp/sys
@@ -74,15 +74,15 @@ rgh_configs() {
   # slurm.conf lives in the run directory.
   cat >"$rgp_tmp/healthcheck.sh" <<EOS
 #!/bin/sh
-SLURM_CONF=$rgh_dir/slurm.conf exec $rgp_bin/healthcheck/railcheck-periodic
+SLURM_CONF=$rgh_dir/slurm.conf exec $rgp_railcheck_dir/railcheck-periodic
 EOS
   chmod 755 "$rgp_tmp/healthcheck.sh"
   sed -i '/^SchedulerParameters=/d' "$rgp_tmp/extra.conf"
   cat >>"$rgp_tmp/extra.conf" <<EOS
 SchedulerParameters=bf_interval=2,max_switch_wait=31536000,nohold_on_prolog_fail
 AuthInfo=socket=$rgh_dir/munge/munge.socket,cred_expire=10
-Prolog=$rgp_bin/healthcheck/railcheck-prolog
-Epilog=$rgp_bin/healthcheck/railcheck-epilog
+Prolog=$rgp_railcheck_dir/railcheck-prolog
+Epilog=$rgp_railcheck_dir/railcheck-epilog
 PrologFlags=Alloc
 EOS
 }
@@ -111,7 +111,7 @@ rgh_start() {
 # /etc/slurm). Output in $rgp_tmp/periodic-NODE.out; returns railcheck's exit code.
 rgh_periodic() {
   env -i PATH=/usr/bin:/bin SLURMD_NODENAME="$1" SLURM_CONF="$RAILGUARD_CLUSTER_DIR/slurm.conf" \
-    "$rgp_bin/healthcheck/railcheck-periodic" >"$rgp_tmp/periodic-$1.out" 2>&1
+    "$rgp_railcheck_dir/railcheck-periodic" >"$rgp_tmp/periodic-$1.out" 2>&1
 }
 
 # rgh_checked_healthy [NODE...]: one periodic railcheck run on each node (default all 32),

@@ -10,13 +10,10 @@ src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 bin=${RAILGUARD_BINARY_DIR:-$src/build}
 name=$(basename "${0%.sh}")
 release=${rg_release:-24.11.5}
-prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-$release
 plugins=$bin/slurm-plugins-$release
-if [ ! -x "$prefix/sbin/slurmctld" ] || [ ! -f "$plugins/topology_rail.so" ]; then
-  echo "$name: skipped: no Slurm $release in $prefix or no $plugins/topology_rail.so" \
-    "(scripts/build_slurm.sh $release, then rebuild)"
-  exit 0
-fi
+# shellcheck source=../harness/cluster.sh
+source "$src/tests/harness/cluster.sh"
+rg_skip_unbuilt "$name" "$release" "$plugins/topology_rail.so"
 checks=0
 fail() {
   echo "$name: FAIL: $*" >&2
@@ -28,18 +25,17 @@ ok() {
   echo "$name: ok: $*"
 }
 
-# shellcheck source=../harness/cluster.sh
-source "$src/tests/harness/cluster.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rgp-$name.XXXXXX")
 trap 'rg_cluster_stop || true; rm -rf -- "$tmp"' EXIT
 echo "topology: topology.yaml" >"$tmp/railguard.yaml" # healthy_feature: rail_healthy (default)
 echo "SchedulerParameters=bf_interval=2" >"$tmp/extra.conf"
 
 # start_release [HARNESS-OPTIONS...]: the $release cluster with topology/rail, $tmp/railguard.yaml
-# and $tmp/extra.conf (a test may rewrite both first).
+# and $tmp/extra.conf (a test may rewrite both first); the harness takes the release's railctl
+# (slurm-tools-$release) when it is built.
 start_release() {
   rg_cluster_start --no-trap --topo "$src/etc/dev-4su.yaml" --slurm-version "$release" \
-    --topology-plugin rail --plugin-dir "$plugins" --railctl "$bin/railctl" \
+    --topology-plugin rail --plugin-dir "$plugins" \
     --railguard-conf "$tmp/railguard.yaml" --conf-extra "$tmp/extra.conf" "$@" ||
     fail "the $release cluster with topology/rail did not start"
 }

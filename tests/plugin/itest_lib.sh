@@ -5,13 +5,32 @@
 #
 # Env: RAILGUARD_SOURCE_DIR (default: this checkout), RAILGUARD_BINARY_DIR (the build tree:
 # railctl and slurm-plugins/), RAILGUARD_KEEP_CLUSTER=1 keeps the run directory for its logs.
+#
+# The Slurm release under test: the system Slurm, or rg_release (set before sourcing, e.g.
+# 24.11.5: scripts/build_slurm.sh's prefix) with the plugins of slurm-plugins-<release>/ and
+# railctl and railcheck of slurm-tools-<release>/ (RAILGUARD_TOOLS_DIR: other ones); the test
+# skips with one line when those are not built.
 # shellcheck shell=bash
 
 rgp_src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 rgp_bin=${RAILGUARD_BINARY_DIR:-$rgp_src/build}
-rgp_plugins=$rgp_bin/slurm-plugins
 rgp_name=$(basename "${0%.sh}")
 rgp_checks=0
+rgp_harness=$rgp_src/tests/harness/cluster.sh
+# shellcheck source=../harness/cluster.sh
+source "$rgp_harness"
+rgp_release=${rg_release:-}
+if [ -n "$rgp_release" ]; then
+  rgp_plugins=$rgp_bin/slurm-plugins-$rgp_release
+  rgp_railcheck_dir=$(rg_release_tools "$rgp_release")
+  rgp_railctl=$rgp_railcheck_dir/railctl
+  rg_skip_unbuilt "$rgp_name" "$rgp_release" "$rgp_plugins/topology_rail.so" "$rgp_railctl" \
+    "$rgp_railcheck_dir/railcheck"
+else
+  rgp_plugins=$rgp_bin/slurm-plugins
+  rgp_railcheck_dir=$rgp_bin/healthcheck
+  rgp_railctl=$rgp_bin/railctl
+fi
 
 # rgp_fail MESSAGE: reports a failed check with the end of slurmctld's log, and exits 1.
 rgp_fail() {
@@ -51,11 +70,7 @@ for f in topology_rail.so job_submit_rail.so spank_railguard.so; do
   [ -f "$rgp_plugins/$f" ] ||
     rgp_fail "$rgp_plugins/$f not built (cmake --build $rgp_bin; the plugins need scripts/setup.sh's Slurm source)"
 done
-[ -x "$rgp_bin/railctl" ] || rgp_fail "$rgp_bin/railctl not built"
-
-rgp_harness=$rgp_src/tests/harness/cluster.sh
-# shellcheck source=../harness/cluster.sh
-source "$rgp_harness"
+[ -x "$rgp_railctl" ] || rgp_fail "$rgp_railctl not built"
 
 # Scratch files of this test (configs, job output); removed at exit with the cluster.
 rgp_tmp=$(mktemp -d "${TMPDIR:-/tmp}/rgp-${rgp_name}.XXXXXX")
@@ -91,8 +106,8 @@ EOF
 # Returns 1 if the start failed.
 rgp_start() {
   local -a opts=(--topo "$rgp_src/etc/dev-4su.yaml" --topology-plugin rail
-    --plugin-dir "$rgp_plugins" --conf-extra "$rgp_tmp/extra.conf" --railctl "$rgp_bin/railctl"
-    --railguard-conf "$rgp_tmp/railguard.yaml")
+    --plugin-dir "$rgp_plugins" --conf-extra "$rgp_tmp/extra.conf" --railctl "$rgp_railctl"
+    --railguard-conf "$rgp_tmp/railguard.yaml" ${rgp_release:+--slurm-version "$rgp_release"})
   trap 'exit 130' INT
   trap 'exit 143' TERM
   trap 'exit 129' HUP

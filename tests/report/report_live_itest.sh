@@ -10,16 +10,26 @@
 #     name the node, the rail, its NIC (mlx5_10), the leaf (su2-rail6) and the port (5).
 # (railcheck sets Extra itself on a real cluster; here scontrol does, as railcheck would.)
 # Env: RAILGUARD_SOURCE_DIR (default: this checkout), RAILGUARD_BINARY_DIR (railctl's folder).
+# On the system Slurm; report_live_2411_itest.sh and _2511_ set rg_release (e.g. 24.11.5) and
+# run it on that release (tests/harness/cluster.sh --slurm-version) with the railctl of
+# slurm-tools-<release>/ (RAILGUARD_TOOLS_DIR: another), skipping when those are not built.
 set -euo pipefail
 
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 bin=${RAILGUARD_BINARY_DIR:-$src/build}
-name=report_live_itest
+name=$(basename "${0%.sh}")
 checks=0
 yaml=$src/etc/dev-4su.yaml
 
 # shellcheck source-path=SCRIPTDIR source=../harness/cluster.sh
 source "$src/tests/harness/cluster.sh"
+railctl=$bin/railctl
+release=()
+if [ -n "${rg_release:-}" ]; then
+  railctl=$(rg_release_tools "$rg_release")/railctl
+  rg_skip_unbuilt "$name" "$rg_release" "$railctl"
+  release=(--slurm-version "$rg_release")
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rg-report-itest.XXXXXX")
 cleanup() {
@@ -40,7 +50,7 @@ ok() {
   echo "$name: ok: $*"
 }
 
-[ -x "$bin/railctl" ] || fail "$bin/railctl not built"
+[ -x "$railctl" ] || fail "$railctl not built"
 command -v python3 >/dev/null || fail "python3 is needed to read the JSON report"
 
 # extra STATES VERDICT FAILED: railcheck's Extra JSON, STATES like "ok ok ok degraded ...".
@@ -57,7 +67,8 @@ json() {
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-rg_cluster_start --topo "$yaml" --topology-plugin tree --no-trap ||
+rg_cluster_start --topo "$yaml" --topology-plugin tree --railctl "$railctl" "${release[@]}" \
+  --no-trap ||
   fail "the cluster did not start (see the messages above)"
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
@@ -83,7 +94,7 @@ for _ in $(seq 1 60); do
 done
 [ "$running" -eq 2 ] || fail "jobs $job1, $job2 did not start: $(squeue)"
 
-"$bin/railctl" report --topology "$yaml" --no-history --json >"$tmp/healthy.json" 2>"$tmp/err" ||
+"$railctl" report --topology "$yaml" --no-history --json >"$tmp/healthy.json" 2>"$tmp/err" ||
   fail "railctl report on the healthy cluster failed: $(cat "$tmp/err")"
 [ "$(json "$tmp/healthy.json" 'r["summary"]["health"]["healthy"]')" = 32 ] ||
   fail "healthy cluster: $(json "$tmp/healthy.json" 'r["summary"]')"
@@ -101,7 +112,7 @@ scontrol update nodename='n[009-016]' \
 scontrol update nodename='n[009-016]' state=drain \
   reason='railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s' || fail "scontrol drain failed"
 
-"$bin/railctl" report --topology "$yaml" --no-history --json --save-snapshot "$tmp/leaf.snap" \
+"$railctl" report --topology "$yaml" --no-history --json --save-snapshot "$tmp/leaf.snap" \
   >"$tmp/leaf.json" 2>"$tmp/err" || fail "railctl report --json failed: $(cat "$tmp/err")"
 r=$tmp/leaf.json
 [ "$(json "$r" 'r["suspects"][0]["kind"]')" = leaf ] ||
@@ -125,7 +136,7 @@ r=$tmp/leaf.json
   fail "largest job: $(json "$r" 'r["summary"]["largest_job"]')"
 ok "JSON: top suspect leaf su2-rail3 explains n[009-016] (1 suspect), job $job2 on a degraded path, largest job 8 in su3"
 
-"$bin/railctl" report --topology "$yaml" --no-history >"$tmp/leaf.txt" 2>"$tmp/err" ||
+"$railctl" report --topology "$yaml" --no-history >"$tmp/leaf.txt" 2>"$tmp/err" ||
   fail "railctl report (text) failed: $(cat "$tmp/err")"
 grep -q '^ 1\. \[high\] leaf switch su2-rail3 (su2, rail3) or its uplinks: 8 of 8 nodes bad on rail3$' \
   "$tmp/leaf.txt" || fail "text: suspect 1 is not the leaf: $(grep -A2 SUSPECTS "$tmp/leaf.txt")"
@@ -135,7 +146,7 @@ grep -q '^su2      8  ok   ok   ok   8d   ok   ok   ok   ok$' "$tmp/leaf.txt" ||
 awk 'length($0) > 100 { exit 1 }' "$tmp/leaf.txt" || fail "a text line is wider than 100 columns"
 ok "text: suspect 1 is leaf su2-rail3, only suspect; matrix su2 R3 = 8d; within 100 columns"
 
-"$bin/railctl" report --topology "$yaml" --no-history --html -o "$tmp/leaf.html" 2>"$tmp/err" ||
+"$railctl" report --topology "$yaml" --no-history --html -o "$tmp/leaf.html" 2>"$tmp/err" ||
   fail "railctl report --html failed: $(cat "$tmp/err")"
 grep -q '<td class="cell degraded most" data-su="su2" data-rail="3" data-leaf="su2-rail3" data-ok="0" data-degraded="8"' \
   "$tmp/leaf.html" || fail "html: no degraded heatmap cell for su2 rail 3"
@@ -143,7 +154,7 @@ grep -q 'data-rank="1" data-kind="leaf" data-component="su2-rail3"' "$tmp/leaf.h
   fail "html: suspect 1 is not leaf su2-rail3"
 ok "html: heatmap cell su2/rail3 degraded 8, suspect 1 leaf su2-rail3"
 
-"$bin/railctl" report --topology "$yaml" --no-history --prometheus -o "$tmp/leaf.prom" \
+"$railctl" report --topology "$yaml" --no-history --prometheus -o "$tmp/leaf.prom" \
   2>"$tmp/err" || fail "railctl report --prometheus failed: $(cat "$tmp/err")"
 grep -Eq '^railguard_suspect_nodes\{cluster="raildev",rank="1",kind="leaf",component="su2-rail3",confidence="high",end="unknown"\} 8$' \
   "$tmp/leaf.prom" || fail "prometheus: no rank-1 leaf suspect su2-rail3: $(grep suspect "$tmp/leaf.prom")"
@@ -156,7 +167,7 @@ bad=$(grep -Ev '^(# HELP railguard_[a-z_]+ .+|# TYPE railguard_[a-z_]+ gauge|rai
 [ -z "$bad" ] || fail "prometheus lines not in the exposition format: $bad"
 ok "prometheus: rank-1 suspect leaf su2-rail3 (8 nodes), su2 rail3 8 degraded, every line well-formed"
 
-"$bin/railctl" report --topology "$yaml" --no-history --json --snapshot "$tmp/leaf.snap" \
+"$railctl" report --topology "$yaml" --no-history --json --snapshot "$tmp/leaf.snap" \
   >"$tmp/again.json" 2>"$tmp/err" || fail "report from the saved snapshot failed: $(cat "$tmp/err")"
 cmp -s "$tmp/leaf.json" "$tmp/again.json" ||
   fail "the saved snapshot gives a different report: $(diff <(tr ',' '\n' <"$tmp/leaf.json") <(tr ',' '\n' <"$tmp/again.json") | head)"
@@ -177,7 +188,7 @@ for k in 1 2 3; do
     $((now - k * 7200)) "$k" $((k + 1)) $((k + 1))
 done >"$tmp/events.log"
 
-"$bin/railctl" report --topology "$yaml" --history "$tmp/events.log" --json >"$tmp/cable.json" \
+"$railctl" report --topology "$yaml" --history "$tmp/events.log" --json >"$tmp/cable.json" \
   2>"$tmp/err" || fail "railctl report --json (cable) failed: $(cat "$tmp/err")"
 r=$tmp/cable.json
 [ "$(json "$r" 'len(r["suspects"])')" = 1 ] ||
@@ -191,19 +202,19 @@ got=$(json "$r" '"{kind} {node} {rail} {nic} {leaf} {port}".format(**r["suspects
   fail "n013 rail 6 flaps in 24 h"
 ok "JSON: cable suspect n013 rail6 mlx5_10 -> su2-rail6 port 5; 3 flaps, repeat offender"
 
-"$bin/railctl" report --topology "$yaml" --history "$tmp/events.log" >"$tmp/cable.txt" \
+"$railctl" report --topology "$yaml" --history "$tmp/events.log" >"$tmp/cable.txt" \
   2>"$tmp/err" || fail "railctl report (cable text) failed: $(cat "$tmp/err")"
 grep -q '^ 1\. \[high\] cable, optic or NIC port: n013 rail6 (mlx5_10) -> su2-rail6 port 5$' \
   "$tmp/cable.txt" || fail "text: $(grep -A3 SUSPECTS "$tmp/cable.txt")"
 grep -q 'port 5 is a guess (no sweep given): n013 is node 5 of su2 (leaf port = position' \
   "$tmp/cable.txt" || fail "text does not say how the port was found"
-"$bin/railctl" report --topology "$yaml" --history "$tmp/events.log" --html -o "$tmp/cable.html" \
+"$railctl" report --topology "$yaml" --history "$tmp/events.log" --html -o "$tmp/cable.html" \
   2>"$tmp/err" || fail "html (cable) failed"
 grep -q '<td class="cell down some" data-su="su2" data-rail="6"' "$tmp/cable.html" ||
   fail "html: su2 rail6 cell is not down"
 grep -q 'cable, optic or NIC port: n013 rail6 (mlx5_10) -&gt; su2-rail6 port 5' "$tmp/cable.html" ||
   fail "html: no cable suspect"
-"$bin/railctl" report --topology "$yaml" --history "$tmp/events.log" --prometheus \
+"$railctl" report --topology "$yaml" --history "$tmp/events.log" --prometheus \
   >"$tmp/cable.prom" 2>"$tmp/err" || fail "prometheus (cable) failed"
 grep -Eq '^railguard_suspect_nodes\{cluster="raildev",rank="1",kind="cable",component="n013 rail6 \(mlx5_10\) -> su2-rail6 port 5",confidence="high",end="unknown"\} 1$' \
   "$tmp/cable.prom" || fail "prometheus: $(grep suspect_nodes "$tmp/cable.prom")"

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What slurm_source.cc reads differently per Slurm release: 25.11.
+#pragma once
+
+#include <slurm/slurm.h>
+
+namespace railguard::report {
+
+// The job's id: 25.11 carries it in step_id; job_id is only kept filled for old callers.
+inline uint32_t SlurmJobId(const slurm_job_info_t& job) { return job.step_id.job_id; }
+
+}  // namespace railguard::report
