@@ -121,7 +121,8 @@ cp -r "$here/packaging/debian" "$stage/debian"
   cat "$here/packaging/debian/changelog"
 } >"$stage/debian/changelog"
 
-log "building $version for $built_for in $stage (-j$jobs$([ "$incremental" = 0 ] || echo ', incremental'))"
+log "building $version for $built_for in $stage" \
+  "(-j$jobs$([ "$incremental" = 0 ] || echo ', incremental'))"
 start=$SECONDS
 (cd "$stage" && RAILGUARD_SLURM_SRC=$slurm_src RAILGUARD_SLURM_PREFIX=$prefix \
   dpkg-buildpackage "${buildpackage_opts[@]}" >"$out/build.log" 2>&1) || {

@@ -11,9 +11,9 @@
 #    PluginDir, the man pages, railguard.yaml created from the template beside that Slurm's
 #    slurm.conf; the plugins depend on exactly Debian's Slurm, or V's preinst checks V;
 #  - a local cluster (tests/harness) of that Slurm, with the INSTALLED files only (railctl,
-#    railcheck, plugins, examples), places a 4-node job inside one scalable unit through job_submit/rail
-#    and topology/rail, the SPANK plugin sets NCCL_IB_HCA, railcheck drains a node whose
-#    rail 3 is down (fake sysfs) and `railctl report` lists it;
+#    railcheck, plugins, examples), places a 4-node job inside one scalable unit through
+#    job_submit/rail and topology/rail, the SPANK plugin sets NCCL_IB_HCA, railcheck drains a
+#    node whose rail 3 is down (fake sysfs) and `railctl report` lists it;
 #  - `dpkg -r` keeps the config, `dpkg -P` removes it unless the admin changed it, a deleted
 #    config is not brought back, and afterwards nothing of the packages is left.
 # Whatever happens, the EXIT trap stops the cluster, purges the packages, removes what the
@@ -156,9 +156,12 @@ if [ -n "$release" ]; then
     "$tmp/other-slurm" "$prefix" "${debs[1]}" >"$tmp/refused.log" 2>&1 || rc=$?
   # A refused install leaves the package "install ok not-installed"; purging forgets it.
   dpkg -P slurm-railguard-plugins >/dev/null 2>&1 || true
-  [ "$rc" != 0 ] || fail "dpkg -i installed the $release plugins over Slurm '$other': $(cat "$tmp/refused.log")"
-  refusal="slurm-railguard-plugins: refusing to install: $prefix/sbin/slurmctld -V says '$other', not 'slurm $release'"
-  grep -qxF "$refusal" "$tmp/refused.log" || fail "dpkg -i failed otherwise: $(cat "$tmp/refused.log")"
+  [ "$rc" != 0 ] ||
+    fail "dpkg -i installed the $release plugins over Slurm '$other': $(cat "$tmp/refused.log")"
+  refusal="slurm-railguard-plugins: refusing to install: $prefix/sbin/slurmctld -V says"
+  refusal+=" '$other', not 'slurm $release'"
+  grep -qxF "$refusal" "$tmp/refused.log" ||
+    fail "dpkg -i failed otherwise: $(cat "$tmp/refused.log")"
   ok "dpkg -i of the plugins is refused where $prefix holds '$other': $refusal"
 fi
 
@@ -180,13 +183,15 @@ else
   [[ $depends != *slurm-wlm* ]] || fail "the $release plugins depend on Debian's Slurm: $depends"
   for p in "${pkgs[@]}"; do
     version=$(dpkg-query -W -f='${Version}' "$p")
-    [[ $version == *"+slurm$release" ]] || fail "$p is at $version, expected <project>+slurm$release"
+    [[ $version == *"+slurm$release" ]] ||
+      fail "$p is at $version, expected <project>+slurm$release"
     grep -qx "release=$release" "/var/lib/dpkg/info/$p.preinst" ||
       fail "$p has no preinst that checks Slurm $release"
   done
   ldd /usr/sbin/railcheck | grep -q "libslurm\.so\.[0-9]* => $prefix/lib/" ||
     fail "the installed railcheck does not use $prefix's libslurm: $(ldd /usr/sbin/railcheck)"
-  ok "version $version, no Debian Slurm dependency, a preinst for $release; railcheck uses $prefix/lib/libslurm"
+  ok "version $version, no Debian Slurm dependency, a preinst for $release;" \
+    "railcheck uses $prefix/lib/libslurm"
 fi
 
 for so in topology_rail job_submit_rail spank_railguard; do
@@ -234,15 +239,17 @@ SchedulerParameters=bf_interval=2,max_switch_wait=31536000
 PlugStackConfig=$tmp/plugstack.conf
 EOF
 rg_cluster_start --no-trap --topo "$examples/dev-4su.yaml" --topology-plugin rail \
-  "${release_args[@]}" --plugin-dir "$plugindir" --railctl /usr/sbin/railctl --conf-extra "$tmp/extra.conf" \
-  --railguard-conf "$tmp/railguard.yaml" || fail "the cluster did not start (see above)"
+  "${release_args[@]}" --plugin-dir "$plugindir" --railctl /usr/sbin/railctl \
+  --conf-extra "$tmp/extra.conf" --railguard-conf "$tmp/railguard.yaml" ||
+  fail "the cluster did not start (see above)"
 plugin_path=$(scontrol show config | sed -n 's/^PluginDir *= *//p')
 [[ $plugin_path != *"$src"* && $plugin_path != *build* ]] ||
   fail "PluginDir=$plugin_path includes the build tree"
 topology=$(scontrol show topology)
 grep -q '^SwitchName=raildev-spine .*Switches=su\[1-4\]' <<<"$topology" ||
   fail "scontrol show topology has no raildev-spine over su[1-4]: $topology"
-ok "$slurm_name cluster up with PluginDir=$plugin_path, topology/rail: one switch per SU under raildev-spine"
+ok "$slurm_name cluster up with PluginDir=$plugin_path, topology/rail: one switch per SU" \
+  "under raildev-spine"
 
 # Every node healthy, as railcheck publishes it (Extra + the healthy feature): job_submit/rail
 # requires rail_healthy of every multi-node job, and its keeper takes it from a node whose
