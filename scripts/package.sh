@@ -1,30 +1,46 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the Debian packages railguard-tools and slurm-railguard-plugins from this tree, for
-# the Slurm installed on this machine, and checks them with lintian. packaging/README.md says
-# what goes where and why.
+# one Slurm release, and checks them with lintian. packaging/README.md says what goes where,
+# how the packages are pinned to their Slurm, and why.
 #
-# Usage: scripts/package.sh [--incremental]     (as root, it first runs scripts/setup.sh)
-#   --incremental  keep the compiled objects of the last run in the staging tree and rebuild
-#                  only what changed (the tests use it); the default builds from scratch
-# Env:   RAILGUARD_PKG_DIR   output folder (default ./build-pkg): the .deb, .changes and
+# Usage: scripts/package.sh [--incremental] [--slurm-version V | --slurm-prefix DIR]
+#                                               (as root, it first runs scripts/setup.sh)
+#   --incremental      keep the compiled objects of the last run in the staging tree and
+#                      rebuild only what changed (the tests use it); the default builds from
+#                      scratch
+#   --slurm-version V  the Slurm release to build for: the installed Debian package's (the
+#                      default) or one built from source into $RAILGUARD_SLURM_ROOT/slurm-V
+#                      (scripts/build_slurm.sh V)
+#   --slurm-prefix DIR a Slurm built from source into DIR (its release is read there)
+# Env:   RAILGUARD_PKG_DIR   output folder (default ./build-pkg for Debian's Slurm,
+#                            ./build-pkg-<release> for a prefix's): the .deb, .changes and
 #                            .buildinfo files, and the staging tree railguard/ they are built in
 #        RAILGUARD_JOBS      parallel build jobs (default: nproc)
-#        RAILGUARD_SLURM_SRC configured Slurm source tree (default /opt/railguard/slurm-src/current)
+#        RAILGUARD_SLURM_SRC configured Slurm source tree of that release (default
+#                            /opt/railguard/slurm-src/current for Debian's Slurm, else
+#                            <prefix>/../src/slurm-<release>, where scripts/build_slurm.sh
+#                            leaves it)
+#        RAILGUARD_SLURM_ROOT where --slurm-version looks for prefixes (default /opt/railguard)
 # Prints the paths of the two packages on stdout, the last two lines; progress on stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=${RAILGUARD_PKG_DIR:-$here/build-pkg}
 jobs=${RAILGUARD_JOBS:-$(nproc)}
 incremental=0
-case ${1:-} in
-  --incremental) incremental=1 ;;
-  "") ;;
-  *)
-    echo "usage: scripts/package.sh [--incremental]" >&2
-    exit 2
-    ;;
-esac
+want_version="" prefix=""
+usage() {
+  echo "usage: scripts/package.sh [--incremental] [--slurm-version V | --slurm-prefix DIR]" >&2
+  exit 2
+}
+while [ "$#" -gt 0 ]; do
+  case $1 in
+    --incremental) incremental=1; shift ;;
+    --slurm-version) [ "$#" -ge 2 ] || usage; want_version=$2; shift 2 ;;
+    --slurm-prefix) [ "$#" -ge 2 ] || usage; prefix=$2; shift 2 ;;
+    *) usage ;;
+  esac
+done
+[ -z "$want_version" ] || [ -z "$prefix" ] || usage
 
 log() { echo "package: $*" >&2; }
 die() {
@@ -46,8 +62,34 @@ base_version=$(dpkg-parsechangelog -l "$here/packaging/debian/changelog" -S Vers
 [ "$base_version" = "$project_version" ] ||
   die "packaging/debian/changelog is at $base_version but CMakeLists.txt at $project_version;" \
     "add a changelog entry for $project_version"
-slurm_version=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins 2>/dev/null) ||
+# The Slurm: Debian's (pinned with slurm-wlm-basic-plugins) unless another release is asked
+# for, which is then one built from source into a prefix.
+debian_slurm=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins 2>/dev/null) ||
   die "slurm-wlm-basic-plugins is not installed (run scripts/setup.sh)"
+if [ -z "$prefix" ] && [ -n "$want_version" ] && [ "$want_version" != "${debian_slurm%%-*}" ]; then
+  prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-$want_version
+  [ -d "$prefix" ] || die "Slurm $want_version is neither Debian's (${debian_slurm%%-*}) nor" \
+    "built in $prefix (scripts/build_slurm.sh $want_version)"
+fi
+if [ -n "$prefix" ]; then
+  [ -d "$prefix" ] || die "--slurm-prefix $prefix is not a directory"
+  prefix=$(cd "$prefix" && pwd)
+  # The release as its daemons tell it, as the packages' preinst reads it.
+  daemon=$prefix/sbin/slurmctld
+  [ -x "$daemon" ] || daemon=$prefix/sbin/slurmd
+  slurm_version=$("$daemon" -V 2>/dev/null | sed -n 's/^slurm //p') || true
+  [ -n "$slurm_version" ] || die "no Slurm in $prefix ($daemon -V tells no release)"
+  [ -z "$want_version" ] || [ "$want_version" = "$slurm_version" ] ||
+    die "$prefix holds Slurm $slurm_version, not $want_version"
+  slurm_src=${RAILGUARD_SLURM_SRC:-$(dirname "$prefix")/src/slurm-$slurm_version}
+  built_for="Slurm $slurm_version in $prefix"
+  out=${RAILGUARD_PKG_DIR:-$here/build-pkg-$slurm_version}
+else
+  slurm_version=$debian_slurm
+  slurm_src=${RAILGUARD_SLURM_SRC:-/opt/railguard/slurm-src/current}
+  built_for="Slurm $slurm_version (slurm-wlm-basic-plugins)"
+  out=${RAILGUARD_PKG_DIR:-$here/build-pkg}
+fi
 version="$base_version+slurm${slurm_version//-/.}"
 
 # A staging copy of the tree with packaging/debian as debian/: dpkg-buildpackage needs debian/
@@ -73,17 +115,20 @@ tar -C "$here" --exclude='./build*' --exclude=./.git --exclude=./debian -cf - . 
 cp -r "$here/packaging/debian" "$stage/debian"
 {
   printf 'railguard (%s) unstable; urgency=medium\n\n' "$version"
-  printf '  * Built for Slurm %s (slurm-wlm-basic-plugins).\n\n' "$slurm_version"
+  printf '  * Built for %s.\n\n' "$built_for"
   printf ' -- %s  %s\n\n' "$(dpkg-parsechangelog -l "$here/packaging/debian/changelog" -S Maintainer)" \
     "$(date -R)"
   cat "$here/packaging/debian/changelog"
 } >"$stage/debian/changelog"
 
-log "building $version in $stage (-j$jobs$([ "$incremental" = 0 ] || echo ', incremental'))"
+log "building $version for $built_for in $stage" \
+  "(-j$jobs$([ "$incremental" = 0 ] || echo ', incremental'))"
 start=$SECONDS
-(cd "$stage" && RAILGUARD_SLURM_SRC=${RAILGUARD_SLURM_SRC:-/opt/railguard/slurm-src/current} \
+(cd "$stage" && RAILGUARD_SLURM_SRC=$slurm_src RAILGUARD_SLURM_PREFIX=$prefix \
   dpkg-buildpackage "${buildpackage_opts[@]}" >"$out/build.log" 2>&1) || {
   tail -n 40 "$out/build.log" >&2
+  # A CMake or debian/rules error may be far above the tail.
+  grep -E -A3 '^CMake Error|^debian/rules: ' "$out/build.log" | head -n 20 >&2 || true
   die "dpkg-buildpackage failed after $((SECONDS - start)) s; the whole log is $out/build.log"
 }
 log "built in $((SECONDS - start)) s (log: $out/build.log)"

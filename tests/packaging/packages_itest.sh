@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Integration test of the Debian packages, on this machine:
-#  - scripts/package.sh builds railguard-tools and slurm-railguard-plugins, lintian-clean;
-#  - `dpkg -i` installs them: railctl in /usr/sbin, the plugins (stripped) in Slurm's plugin
-#    dir, the man pages, /etc/slurm/railguard.yaml created from the template; the plugins
-#    depend on exactly the installed Slurm;
-#  - a local cluster (tests/harness) from the INSTALLED files only (railctl, railcheck,
-#    plugins, examples) places a 4-node job inside one scalable unit through job_submit/rail
-#    and topology/rail, the SPANK plugin sets NCCL_IB_HCA, railcheck drains a node whose
-#    rail 3 is down (fake sysfs) and `railctl report` lists it;
+# Integration test of the Debian packages, on this machine, for Debian's Slurm or (run by
+# packages_<series>_itest.sh with rg_release=V) for Slurm V built from source into
+# $RAILGUARD_SLURM_ROOT/slurm-V (scripts/build_slurm.sh):
+#  - scripts/package.sh [--slurm-version V] builds railguard-tools and
+#    slurm-railguard-plugins, lintian-clean;
+#  - for V, `dpkg -i` of the plugins is refused while another Slurm release is in V's prefix
+#    (Debian's daemons bound over it, in a mount namespace of its own);
+#  - `dpkg -i` installs them: railctl in /usr/sbin, the plugins (stripped) in that Slurm's
+#    PluginDir, the man pages, railguard.yaml created from the template beside that Slurm's
+#    slurm.conf; the plugins depend on exactly Debian's Slurm, or V's preinst checks V;
+#  - a local cluster (tests/harness) of that Slurm, with the INSTALLED files only (railctl,
+#    railcheck, plugins, examples), places a 4-node job inside one scalable unit through
+#    job_submit/rail and topology/rail, the SPANK plugin sets NCCL_IB_HCA, railcheck drains a
+#    node whose rail 3 is down (fake sysfs) and `railctl report` lists it;
 #  - `dpkg -r` keeps the config, `dpkg -P` removes it unless the admin changed it, a deleted
 #    config is not brought back, and afterwards nothing of the packages is left.
 # Whatever happens, the EXIT trap stops the cluster, purges the packages, removes what the
 # test created and puts back what purging removed (/var/lib/railguard), so the machine is
 # left as it was. It refuses to run if the packages are already installed (it would replace
-# the admin's).
-# Env: RAILGUARD_SOURCE_DIR, RAILGUARD_BINARY_DIR (the packages are built in its pkg-itest/),
-#      RAILGUARD_KEEP_CLUSTER=1 keeps the cluster's run directory for its logs.
+# the admin's). For V, it skips with one line when V is not built.
+# Env: RAILGUARD_SOURCE_DIR, RAILGUARD_BINARY_DIR (the packages of every release are built
+#      in its pkg-itest/, incrementally: the code they share is compiled once),
+#      RAILGUARD_SLURM_ROOT (default /opt/railguard), RAILGUARD_KEEP_CLUSTER=1 keeps the
+#      cluster's run directory for its logs.
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 bin=${RAILGUARD_BINARY_DIR:-$src/build}
-name=packages_itest
+name=$(basename "${0%.sh}")
+release=${rg_release:-} # empty: Debian's Slurm
 pkgs=(railguard-tools slurm-railguard-plugins)
-conf=/etc/slurm/railguard.yaml
 template=/usr/share/railguard/railguard.yaml
 examples=/usr/share/doc/railguard-tools/examples
 checks=0
@@ -41,21 +48,49 @@ ok() {
   echo "$name: ok: $*"
 }
 
+# Where that Slurm is, written out here (build_slurm.sh's layout) rather than read with the
+# code under test.
+if [ -z "$release" ]; then
+  prefix=""
+  plugindir=$(dirname "$(dpkg -L slurm-wlm-basic-plugins | grep '/topology_tree\.so$')")
+  conf=/etc/slurm/railguard.yaml
+  release_args=()
+  slurm_name="Debian's Slurm"
+else
+  prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-$release
+  if [ ! -x "$prefix/sbin/slurmctld" ]; then
+    echo "$name: skipped: no Slurm $release in $prefix (scripts/build_slurm.sh $release)"
+    exit 0
+  fi
+  plugindir=$prefix/lib/slurm
+  conf=$prefix/etc/railguard.yaml
+  release_args=(--slurm-version "$release")
+  slurm_name="Slurm $release"
+fi
+
 [ "$(id -u)" -eq 0 ] || fail "must run as root (dpkg -i)"
 for p in "${pkgs[@]}"; do
-  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -qv '^unknown ok not-installed$'; then
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -qv 'not-installed$'; then
     fail "$p is already on this machine ($(dpkg-query -W -f='${Status} ${Version}' "$p")); the" \
       "test would replace it. Remove it first (dpkg -P ${pkgs[*]})."
   fi
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rg-$name.XXXXXX")
-# What the packages could leave behind, listed before anything happens.
+# What the packages could leave behind, listed before anything happens: in the system
+# folders and in the prefix of the Slurm they are for (not all of /opt, where other Slurm
+# builds come and go).
 leftovers() {
-  find /etc /usr /var/lib /opt -xdev \( -name '*railguard*' -o -name '*_rail.so' \
+  find /etc /usr /var/lib ${prefix:+"$prefix"} -xdev \( -name '*railguard*' -o -name '*_rail.so' \
     -o -name 'railctl*' -o -name 'railcheck*' -o -name rails.yaml \) -print 2>/dev/null | sort
 }
 before=$(leftovers)
+# The folder of that Slurm's slurm.conf, where a configured site has it (the prefix has none).
+conf_dir_made=0
+if [ ! -d "${conf%/*}" ]; then
+  mkdir "${conf%/*}"
+  conf_dir_made=1
+fi
 conf_existed=0
 if [ -e "$conf" ]; then
   conf_existed=1
@@ -86,6 +121,7 @@ cleanup() {
   done
   # A config this test made the postinst create, then changed so that purge kept it.
   [ "$conf_existed" = 1 ] || rm -f "$conf"
+  [ "$conf_dir_made" = 0 ] || rmdir "${conf%/*}" || true
   restore_state
   rm -rf /var/lib/slurm-railguard-plugins "$tmp"
   exit "$rc"
@@ -97,7 +133,7 @@ trap 'exit 129' HUP
 
 # --- build -----------------------------------------------------------------------------------
 export RAILGUARD_PKG_DIR=$bin/pkg-itest
-debs=$(bash "$src/scripts/package.sh" --incremental 2>"$tmp/package.err") || {
+debs=$(bash "$src/scripts/package.sh" --incremental "${release_args[@]}" 2>"$tmp/package.err") || {
   cat "$tmp/package.err" >&2
   fail "scripts/package.sh failed"
 }
@@ -108,6 +144,27 @@ ok "packages built, lintian: no errors, no warnings ($(grep -o 'built in [0-9]* 
 mapfile -t debs <<<"$debs"
 [ "${#debs[@]}" = 2 ] || fail "package.sh printed ${#debs[@]} packages, expected 2: ${debs[*]}"
 
+if [ -n "$release" ]; then
+  # Another Slurm release in the prefix (Debian's daemons bound over it, in this command's own
+  # mount namespace): the plugins' preinst refuses them, before dpkg unpacks anything.
+  mkdir -p "$tmp/other-slurm/sbin"
+  ln -s /usr/sbin/slurmctld /usr/sbin/slurmd "$tmp/other-slurm/sbin/"
+  other=$(/usr/sbin/slurmctld -V)
+  rc=0
+  # shellcheck disable=SC2016 # $1..$3: the arguments of that sh
+  unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && exec dpkg -i "$3"' sh \
+    "$tmp/other-slurm" "$prefix" "${debs[1]}" >"$tmp/refused.log" 2>&1 || rc=$?
+  # A refused install leaves the package "install ok not-installed"; purging forgets it.
+  dpkg -P slurm-railguard-plugins >/dev/null 2>&1 || true
+  [ "$rc" != 0 ] ||
+    fail "dpkg -i installed the $release plugins over Slurm '$other': $(cat "$tmp/refused.log")"
+  refusal="slurm-railguard-plugins: refusing to install: $prefix/sbin/slurmctld -V says"
+  refusal+=" '$other', not 'slurm $release'"
+  grep -qxF "$refusal" "$tmp/refused.log" ||
+    fail "dpkg -i failed otherwise: $(cat "$tmp/refused.log")"
+  ok "dpkg -i of the plugins is refused where $prefix holds '$other': $refusal"
+fi
+
 # --- install ---------------------------------------------------------------------------------
 dpkg -i "${debs[@]}" >"$tmp/dpkg-i.log" 2>&1 || fail "dpkg -i failed: $(cat "$tmp/dpkg-i.log")"
 for p in "${pkgs[@]}"; do
@@ -116,13 +173,27 @@ for p in "${pkgs[@]}"; do
 done
 ok "dpkg -i ${debs[*]##*/}"
 
-slurm_version=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins)
 depends=$(dpkg-query -W -f='${Depends}' slurm-railguard-plugins)
-[[ ", $depends," == *", slurm-wlm-basic-plugins (= $slurm_version),"* ]] ||
-  fail "slurm-railguard-plugins Depends: $depends; expected slurm-wlm-basic-plugins (= $slurm_version)"
-ok "the plugins depend on exactly this Slurm: slurm-wlm-basic-plugins (= $slurm_version)"
+if [ -z "$release" ]; then
+  slurm_version=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins)
+  [[ ", $depends," == *", slurm-wlm-basic-plugins (= $slurm_version),"* ]] ||
+    fail "slurm-railguard-plugins Depends: $depends; expected slurm-wlm-basic-plugins (= $slurm_version)"
+  ok "the plugins depend on exactly this Slurm: slurm-wlm-basic-plugins (= $slurm_version)"
+else
+  [[ $depends != *slurm-wlm* ]] || fail "the $release plugins depend on Debian's Slurm: $depends"
+  for p in "${pkgs[@]}"; do
+    version=$(dpkg-query -W -f='${Version}' "$p")
+    [[ $version == *"+slurm$release" ]] ||
+      fail "$p is at $version, expected <project>+slurm$release"
+    grep -qx "release=$release" "/var/lib/dpkg/info/$p.preinst" ||
+      fail "$p has no preinst that checks Slurm $release"
+  done
+  ldd /usr/sbin/railcheck | grep -q "libslurm\.so\.[0-9]* => $prefix/lib/" ||
+    fail "the installed railcheck does not use $prefix's libslurm: $(ldd /usr/sbin/railcheck)"
+  ok "version $version, no Debian Slurm dependency, a preinst for $release;" \
+    "railcheck uses $prefix/lib/libslurm"
+fi
 
-plugindir=$(dirname "$(dpkg -L slurm-wlm-basic-plugins | grep '/topology_tree\.so$')")
 for so in topology_rail job_submit_rail spank_railguard; do
   f=$plugindir/$so.so
   grep -qx "$f" "$tmp/slurm-railguard-plugins.list" || fail "$f is not in slurm-railguard-plugins"
@@ -168,15 +239,17 @@ SchedulerParameters=bf_interval=2,max_switch_wait=31536000
 PlugStackConfig=$tmp/plugstack.conf
 EOF
 rg_cluster_start --no-trap --topo "$examples/dev-4su.yaml" --topology-plugin rail \
-  --plugin-dir "$plugindir" --railctl /usr/sbin/railctl --conf-extra "$tmp/extra.conf" \
-  --railguard-conf "$tmp/railguard.yaml" || fail "the cluster did not start (see above)"
+  "${release_args[@]}" --plugin-dir "$plugindir" --railctl /usr/sbin/railctl \
+  --conf-extra "$tmp/extra.conf" --railguard-conf "$tmp/railguard.yaml" ||
+  fail "the cluster did not start (see above)"
 plugin_path=$(scontrol show config | sed -n 's/^PluginDir *= *//p')
 [[ $plugin_path != *"$src"* && $plugin_path != *build* ]] ||
   fail "PluginDir=$plugin_path includes the build tree"
 topology=$(scontrol show topology)
 grep -q '^SwitchName=raildev-spine .*Switches=su\[1-4\]' <<<"$topology" ||
   fail "scontrol show topology has no raildev-spine over su[1-4]: $topology"
-ok "cluster up with PluginDir=$plugin_path, topology/rail: one switch per SU under raildev-spine"
+ok "$slurm_name cluster up with PluginDir=$plugin_path, topology/rail: one switch per SU" \
+  "under raildev-spine"
 
 # Every node healthy, as railcheck publishes it (Extra + the healthy feature): job_submit/rail
 # requires rail_healthy of every multi-node job, and its keeper takes it from a node whose
@@ -250,13 +323,15 @@ ok "installed railctl report lists n011 drained by railcheck"
 rg_cluster_stop >/dev/null 2>&1
 
 # --- remove and purge ----------------------------------------------------------------------------
-# gone_except_shared LIST: every path of a dpkg -L list is gone, or a folder another package owns.
+# gone_except_shared LIST: every path of a dpkg -L list is gone, or a folder another package
+# owns, or one with other files in it (a prefix's PluginDir and the folders above it).
 gone_except_shared() {
   local path
   while read -r path; do
     [ "$path" != /. ] || continue
     if [ -d "$path" ] && [ ! -L "$path" ]; then
-      dpkg -S "$path" >/dev/null 2>&1 || fail "folder $path is left and no package owns it"
+      dpkg -S "$path" >/dev/null 2>&1 || [ -n "$(ls -A "$path")" ] ||
+        fail "empty folder $path is left and no package owns it"
     elif [ -e "$path" ] || [ -L "$path" ]; then
       fail "$path is left after removal"
     fi
