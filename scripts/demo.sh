@@ -27,6 +27,15 @@ job_table() {
     printf '%-6s %-6s %-10s %-16s %s\n' "$id" "$n" "$state" "$list" "$sus"
   done
 }
+# healthy_sus K: su1..suK of etc/dev-4su.yaml (8 nodes each) get their SU feature and
+# rail_healthy, as railcheck publishes them.
+healthy_sus() {
+  local s
+  for ((s = 1; s <= $1; s++)); do
+    scontrol update NodeName="n[$(printf '%03d' $((s * 8 - 7)))-$(printf '%03d' $((s * 8)))]" \
+      AvailableFeatures="su$s,rail_healthy" ActiveFeatures="su$s,rail_healthy"
+  done
+}
 cd "$here"
 
 step "1. The DGX H100 SuperPOD reference layout validates"
@@ -375,10 +384,7 @@ if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2411/topology_rail.so" ]; t
   rg_cluster_start --no-trap --topo etc/dev-4su.yaml --slurm-version 24.11.5 \
     --topology-plugin rail --plugin-dir "$plugins_2411" --railctl "$railctl" \
     --railguard-conf "$tmp/railguard-2411.yaml"
-  for s in 1 2 3 4; do
-    scontrol update NodeName="n[$(printf '%03d' $((s * 8 - 7)))-$(printf '%03d' $((s * 8)))]" \
-      AvailableFeatures="su$s,rail_healthy" ActiveFeatures="su$s,rail_healthy"
-  done
+  healthy_sus 4
   scontrol update NodeName=n003 AvailableFeatures=su1 ActiveFeatures=su1
   run scontrol show topology
   echo "Submitting 5-, 8-, 8- and 3-node exclusive jobs and one single-node job on n003 ..."
@@ -413,10 +419,7 @@ if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2511/topology_rail.so" ]; t
   rg_cluster_start --no-trap --topo etc/dev-4su.yaml --slurm-version 25.11.7 \
     --topology-plugin rail --plugin-dir "$plugins_2511" --railctl "$railctl" \
     --railguard-conf "$tmp/railguard-2511.yaml" --conf-extra "$tmp/partitions-2511.conf"
-  for s in 1 2 3; do
-    scontrol update NodeName="n[$(printf '%03d' $((s * 8 - 7)))-$(printf '%03d' $((s * 8)))]" \
-      AvailableFeatures="su$s,rail_healthy" ActiveFeatures="su$s,rail_healthy"
-  done
+  healthy_sus 3
   run scontrol show topology
   echo "Submitting an 8-node job to cpu (no rail_healthy there), 8- and 5-node jobs to gpu ..."
   for job in "cpu 8" "gpu 8" "gpu 5"; do
