@@ -474,7 +474,7 @@ run_policy() {
   log "$policy: starting $node_count nodes (Slurm $slurm_release)"
   rg_cluster_start --no-trap "${opts[@]}" || die "$policy: the cluster did not start"
   if [ "$policy" = block ]; then
-    scontrol show config | grep -q '^TopologyPlugin *= *topology/block' ||
+    grep -q '^TopologyPlugin *= *topology/block' < <(scontrol show config) ||
       die "block: slurmctld does not run topology/block"
     cp "$RAILGUARD_CLUSTER_DIR/topology.conf" "$out/topology-block.conf"  # what Slurm read
     log "block: topology/block with $(grep -c '^BlockName=' "$out/topology-block.conf")" \

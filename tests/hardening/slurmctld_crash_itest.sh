@@ -53,7 +53,7 @@ sleep 3  # jobs end meanwhile; their slurmstepd retry the completion
 lines=$(wc -l <"$log")
 rg_cluster_respawn slurmctld || rgp_fail "slurmctld did not start again"
 for plugin in topology/rail job_submit/rail; do
-  tail -n +"$((lines + 1))" "$log" | grep -q "railguard: $plugin: loaded" ||
+  grep -q "railguard: $plugin: loaded" < <(tail -n +"$((lines + 1))" "$log") ||
     rgp_fail "the new slurmctld did not log loading $plugin"
 done
 rgp_ok "slurmctld started again from its StateSaveLocation; topology/rail and job_submit/rail loaded"

@@ -64,7 +64,7 @@ still_good() {
   if [ "$(cat "$dir/pids/slurmctld")" != "$pid" ] || ! kill -0 "$pid"; then
     rgp_fail "$1: slurmctld is not the process it was"
   fi
-  scontrol ping | grep -q 'is UP' || rgp_fail "$1: slurmctld does not answer"
+  grep -q 'is UP' < <(scontrol ping) || rgp_fail "$1: slurmctld does not answer"
   rgp_expect_eq "$1: scontrol show topology" "$(scontrol show topology)" "$topology"
   job=$(rgp_submit -N4 --exclusive --wrap true)
   [[ $(rgp_job "$job" Switches) == 1@* ]] ||

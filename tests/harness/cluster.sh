@@ -795,7 +795,7 @@ _rg_start_slurmctld() {
   _rg_daemon_cmd "$dir" slurmctld
   _rg_spawn slurmctld "$_rg_out" "${_rg_cmd[@]}"
   for ((i = 0; i < 300; i++)); do
-    if SLURM_CONF="$dir/slurm.conf" "${_rg_tool[scontrol]}" ping 2>/dev/null | grep -q 'is UP'; then
+    if grep -q 'is UP' < <(SLURM_CONF="$dir/slurm.conf" "${_rg_tool[scontrol]}" ping 2>/dev/null); then
       return 0
     fi
     if ! _rg_child_running slurmctld; then

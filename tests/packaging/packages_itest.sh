@@ -188,7 +188,7 @@ else
     grep -qx "release=$release" "/var/lib/dpkg/info/$p.preinst" ||
       fail "$p has no preinst that checks Slurm $release"
   done
-  ldd /usr/sbin/railcheck | grep -q "libslurm\.so\.[0-9]* => $prefix/lib/" ||
+  grep -q "libslurm\.so\.[0-9]* => $prefix/lib/" < <(ldd /usr/sbin/railcheck) ||
     fail "the installed railcheck does not use $prefix's libslurm: $(ldd /usr/sbin/railcheck)"
   ok "version $version, no Debian Slurm dependency, a preinst for $release;" \
     "railcheck uses $prefix/lib/libslurm"
@@ -197,7 +197,7 @@ fi
 for so in topology_rail job_submit_rail spank_railguard; do
   f=$plugindir/$so.so
   grep -qx "$f" "$tmp/slurm-railguard-plugins.list" || fail "$f is not in slurm-railguard-plugins"
-  if readelf -S "$f" | grep -q '\.debug_info'; then fail "$f is not stripped"; fi
+  if grep -q '\.debug_info' < <(readelf -S "$f"); then fail "$f is not stripped"; fi
   [ "$(stat -c %s "$f")" -lt 2000000 ] || fail "$f is $(stat -c %s "$f") bytes; expected stripped"
 done
 ok "plugins in $plugindir, stripped ($(du -ch "$plugindir"/*_rail*.so "$plugindir"/spank_railguard.so | tail -n1 | cut -f1) together)"

@@ -38,7 +38,7 @@ cmake --build "$asan_build" -j2 --target topology_rail job_submit_rail spank_rai
   rgp_fail "building the ASan plugins failed: $(grep -m 10 -E 'error|Error' "$rgp_tmp/build.log")"
 rgp_plugins=$asan_build/slurm-plugins  # rgp_write_configs and rgp_start use this one
 for f in topology_rail.so job_submit_rail.so spank_railguard.so; do
-  readelf -d "$rgp_plugins/$f" | grep -q 'NEEDED.*libasan' ||
+  grep -q 'NEEDED.*libasan' < <(readelf -d "$rgp_plugins/$f") ||
     rgp_fail "$rgp_plugins/$f is not linked against libasan (was RAILGUARD_SANITIZE honoured?)"
 done
 rgp_ok "ASan plugins built in $asan_build ($SECONDS s)"

@@ -24,7 +24,7 @@ CONF
 start_release
 grep -q 'job_submit/rail: loaded' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" ||
   fail "slurmctld did not log job_submit/rail loading railguard.yaml"
-sbatch --help 2>&1 | grep -q -- '--rail-placement=' || fail "sbatch --help has no --rail-placement"
+grep -q -- '--rail-placement=' < <(sbatch --help 2>&1) || fail "sbatch --help has no --rail-placement"
 ok "job_submit/rail loads into slurmctld $release; its sbatch has --rail-placement"
 
 set_healthy

@@ -65,7 +65,7 @@ rgp_ok "topology/rail: one leaf switch per one-hop domain, each SU above its two
 # --- half of each domain free: a job of one domain's size waits for one domain -----------------
 declare -A blocker=()
 for d in su1-d1 su1-d2 su2-d1 su2-d2; do
-  nodes=$(scontrol show hostnames "${domain_nodes[$d]}" | head -"$half" | paste -sd,)
+  nodes=$(scontrol show hostnames "${domain_nodes[$d]}" | awk -v n="$half" 'NR <= n' | paste -sd,)
   blocker[$d]=$(rgp_submit -w "$nodes" -N"$half" --exclusive -t 10 --rail-placement=off \
     --wrap 'sleep 300')
 done

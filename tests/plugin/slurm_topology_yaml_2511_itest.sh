@@ -29,10 +29,10 @@ rg_cluster_start --no-trap --topo "$src/etc/dev-4su.yaml" --slurm-version "$rele
   fail "the $release cluster with railctl's topology.yaml did not start"
 
 for p in gpu:raildev-block gputree:raildev-tree; do
-  scontrol show partition "${p%%:*}" | grep -q "Topology=${p#*:}\b" ||
+  grep -q "Topology=${p#*:}\b" < <(scontrol show partition "${p%%:*}") ||
     fail "partition ${p%%:*} does not use ${p#*:}: $(scontrol show partition "${p%%:*}")"
 done
-! scontrol show partition cpu | grep -q 'Topology=raildev' ||
+! grep -q 'Topology=raildev' < <(scontrol show partition cpu) ||
   fail "partition cpu names a rail topology: $(scontrol show partition cpu)"
 ok "slurmctld $release loads railctl's topology.yaml; gpu uses raildev-block, gputree raildev-tree, cpu flat"
 
