@@ -30,7 +30,8 @@ const std::string& ActiveFeatures(const NodeSnapshot& n) {
 // Flags that keep an idle node from taking a new job.
 bool Unschedulable(const NodeSnapshot& n) {
   for (const char* f : {"drain", "not_responding", "maint", "reserved", "fail", "powered_down",
-                        "powering_down", "powering_up", "reboot_requested", "completing"})
+                        "powering_down", "powering_up", "reboot_requested", "completing",
+                        "blocked"})
     if (n.HasFlag(f)) return true;
   return false;
 }

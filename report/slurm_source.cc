@@ -72,6 +72,8 @@ std::vector<std::string> NodeFlags(uint32_t state) {
   std::vector<std::string> out;
   for (const Flag& f : kFlags)
     if (state & f.bit) out.push_back(f.name);
+  for (const ReleaseNodeFlag& f : kReleaseNodeFlags)
+    if (state & f.bit) out.push_back(f.name);
   return out;
 }
 

@@ -22,7 +22,8 @@ struct NodeSnapshot {
   std::string state = "unknown";
   // State flags, lower case, as Slurm names them: "drain", "not_responding", "completing",
   // "maint", "reserved", "fail", "powered_down", "powering_down", "powering_up",
-  // "reboot_requested". Others are kept and shown but mean nothing to the report.
+  // "reboot_requested", "blocked" (24.11+). Others are kept and shown but mean nothing to the
+  // report.
   std::vector<std::string> flags;
   std::string reason;        // why it is drained or down; "" when none
   double reason_time = 0;    // when the reason was set (seconds since the epoch); 0 = unknown

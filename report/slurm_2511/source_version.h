@@ -4,6 +4,8 @@
 
 #include <slurm/slurm.h>
 
+#include "../slurm_2411/node_flags.h"  // kReleaseNodeFlags: as in 24.11
+
 namespace railguard::report {
 
 // The job's id: 25.11 carries it in step_id; job_id is only kept filled for old callers.

@@ -8,6 +8,8 @@
 #     A saved snapshot gives the same report as the live read.
 #  2. A single-cable fault: one node (n013, node 5 of su2), one rail (6) down. The suspect must
 #     name the node, the rail, its NIC (mlx5_10), the leaf (su2-rail6) and the port (5).
+#  3. (24.11 and later only) A job with --exclusive=topo on 2 nodes of su3: Slurm marks the
+#     other 6 BLOCKED; the report must count none of su3 free and find the largest job in su4.
 # (railcheck sets Extra itself on a real cluster; here scontrol does, as railcheck would.)
 # Env: RAILGUARD_SOURCE_DIR (default: this checkout), RAILGUARD_BINARY_DIR (railctl's folder).
 # On the system Slurm; report_live_2411_itest.sh and _2511_ set rg_release (e.g. 24.11.5) and
@@ -221,6 +223,28 @@ grep -Eq '^railguard_suspect_nodes\{cluster="raildev",rank="1",kind="cable",comp
 grep -Eq '^railguard_node_rail_events\{cluster="raildev",node="n013",rail="6",kind="flap",window="24h"\} 3$' \
   "$tmp/cable.prom" || fail "prometheus: n013 rail6 flaps"
 ok "text, html, prometheus: cable n013 rail6 (mlx5_10) -> su2-rail6 port 5"
+
+# --- 3. (24.11+) a job with --exclusive=topo: Slurm marks the rest of its leaf BLOCKED -------
+if [ -n "${rg_release:-}" ]; then
+  job3=$(sbatch --parsable --exclusive=topo -w 'n[017-018]' -N2 -o /dev/null --wrap 'sleep 600') ||
+    fail "sbatch --exclusive=topo"
+  for _ in $(seq 1 60); do
+    [ "$(squeue -h -t R -j "$job3" | wc -l)" -eq 1 ] && break
+    sleep 0.5
+  done
+  grep -q 'State=IDLE+BLOCKED' < <(scontrol show node n019) ||
+    fail "Slurm did not block n019 beside job $job3 (--exclusive=topo): $(scontrol show node n019 | grep State=)"
+  "$railctl" report --topology "$yaml" --history "$tmp/events.log" --json     --save-snapshot "$tmp/blocked.snap" >"$tmp/blocked.json" 2>"$tmp/err" ||
+    fail "railctl report --json (blocked) failed: $(cat "$tmp/err")"
+  r=$tmp/blocked.json
+  [ "$(json "$r" 'r["capacity"][2]["free"]')" = 0 ] ||
+    fail "su3 has free nodes although job $job3 blocks n[019-024]: $(json "$r" 'r["capacity"][2]')"
+  [ "$(json "$r" 'r["summary"]["largest_job"]["su"]')" = su4 ] ||
+    fail "largest job: $(json "$r" 'r["summary"]["largest_job"]')"
+  grep -q '"blocked"' "$tmp/blocked.snap" || fail "the snapshot has no node flagged blocked"
+  ok "--exclusive=topo job $job3 on n[017-018]: n[019-024] BLOCKED, su3 0 free, largest job in su4"
+  scancel "$job3" || true
+fi
 
 scancel "$job1" "$job2" || true
 echo "$name: PASS ($checks checks, ${SECONDS} s)"

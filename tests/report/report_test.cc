@@ -75,6 +75,23 @@ TEST(FleetReport, FreeMeansIdleSchedulableUnrestrictedAndHealthy) {
   EXPECT_EQ(r.largest_job, 8);
 }
 
+// Slurm 24.11+ marks the idle nodes of a topology unit that holds a job with --exclusive=topo
+// BLOCKED: no other job can start there, so they are neither free nor part of largest_job.
+TEST(FleetReport, NodesBlockedByAnExclusiveTopoJobAreNotFree) {
+  const topo::Topology t = DevTopology();
+  Snapshot s = HealthySnapshot(t);
+  for (const char* name : {"n001", "n002"}) testing::Node(&s, name)->state = "allocated";
+  for (const char* name : {"n003", "n004", "n005", "n006", "n007", "n008"})
+    testing::Node(&s, name)->flags = {"blocked"};
+  const Report r = Build(s, t);
+  ASSERT_FALSE(r.sus.empty());
+  EXPECT_EQ(r.sus[0].idle, 6);
+  EXPECT_EQ(r.sus[0].free, 0);
+  EXPECT_EQ(r.sus[0].largest_job, 0);
+  EXPECT_FALSE(RowOf(r, "n003").free);
+  EXPECT_TRUE(RowOf(r, "n009").free);
+}
+
 TEST(FleetReport, WithoutTheFeatureAnywhereNobodyIsRestrictedAndANoteSaysSo) {
   const topo::Topology t = DevTopology();
   Snapshot s = HealthySnapshot(t);
