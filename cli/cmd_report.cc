@@ -49,7 +49,7 @@ const char kUsage[] =
     "  --sweep FILE        the latest `railctl fabric sweep --json`: suspects name the end that\n"
     "                      errs (host, switch, both, leaf, spine) and the leaf port the sweep\n"
     "                      found; without it leaf ports are guesses (position in the SU + 1)\n"
-    "Live reading uses $SLURM_CONF (else /etc/slurm/slurm.conf).\n"
+    "Live reading uses $SLURM_CONF (else the slurm.conf of the Slurm railctl was built for).\n"
     "Exit: 0 report written (input problems are listed in it and on stderr), 1 the topology,\n"
     "snapshot or Slurm could not be read or the output not written, 2 usage error.\n";
 

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   env.argv0 = argc > 0 ? argv[0] : "railcheck";
   env.slurmd_nodename = Env("SLURMD_NODENAME");
   env.slurm_conf = Env("SLURM_CONF");
+  env.default_slurm_conf = LibslurmDefaultConf();
   env.hostname = ShortHostName();
 
   CliDeps deps;

@@ -356,11 +356,11 @@ int Run::ParseOptions(const std::vector<std::string>& args, Options* o) {
           {"node", 0, true},
           {"sysfs-root", 0, true}});
   if (!a.ok()) {
-    *deps_.err << "railcheck: " << a.error() << "\n" << RailcheckUsage();
+    *deps_.err << "railcheck: " << a.error() << "\n" << RailcheckUsage(env_.default_slurm_conf);
     return kExitUsage;
   }
   if (a.Has("help")) {
-    *deps_.out << RailcheckUsage();
+    *deps_.out << RailcheckUsage(env_.default_slurm_conf);
     return kExitOk;
   }
   std::vector<Mode> modes;
@@ -371,7 +371,7 @@ int Run::ParseOptions(const std::vector<std::string>& args, Options* o) {
     if (e.flag[0] == '-' && a.Has(e.flag + 2)) modes.push_back(e.mode);
   for (const std::string& p : a.positional()) {
     if (p != "baseline") {
-      *deps_.err << "railcheck: unknown command '" << p << "'\n" << RailcheckUsage();
+      *deps_.err << "railcheck: unknown command '" << p << "'\n" << RailcheckUsage(env_.default_slurm_conf);
       return kExitUsage;
     }
     modes.push_back(Mode::kBaseline);
@@ -384,7 +384,7 @@ int Run::ParseOptions(const std::vector<std::string>& args, Options* o) {
   o->mode = modes.empty() ? Mode::kPeriodic : modes[0];
   o->dry = a.Has("dry-run");
   o->json = a.Has("json");
-  o->config_path = LocateConfig(a.Get("config"), env_.slurm_conf.c_str());
+  o->config_path = LocateConfig(a.Get("config"), env_.slurm_conf.c_str(), env_.default_slurm_conf);
   o->node = a.Get("node", env_.slurmd_nodename);
   if (a.Has("sysfs-root")) o->sysfs_root = a.Get("sysfs-root");
   return -1;
@@ -653,7 +653,7 @@ std::string ExpandNode(const std::string& templ, const std::string& node) {
   return out;
 }
 
-std::string RailcheckUsage() {
+std::string RailcheckUsage(const std::string& default_slurm_conf) {
   std::string s =
       "usage: railcheck [--prolog|--epilog|--periodic|baseline] [--dry-run] [--json]\n"
       "                 [--config FILE] [--node NAME] [--sysfs-root DIR]\n\n"
@@ -672,7 +672,9 @@ std::string RailcheckUsage() {
        "                  no state file written)\n"
        "  --json          the report as JSON\n"
        "  --config FILE   railguard.yaml (default: beside $SLURM_CONF, else\n"
-       "                  /etc/slurm/railguard.yaml)\n"
+       "                  " +
+       ConfigBeside(default_slurm_conf) +
+       ")\n"
        "  --node NAME     the node (default: $SLURMD_NODENAME, else the host name)\n"
        "  --sysfs-root D  read sysfs under D instead of health.sysfs_root\n\n"
        "checks and their default actions (health.actions changes them):\n";

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "config/locate.h"
 #include "healthcheck/act.h"
 #include "healthcheck/ethtool.h"
 #include "healthcheck/sysfs.h"
@@ -30,6 +31,9 @@ struct CliEnv {
   std::string argv0;            // "railcheck-prolog" etc. select a mode (Slurm passes no args)
   std::string slurmd_nodename;  // $SLURMD_NODENAME (Prolog, Epilog, HealthCheckProgram)
   std::string slurm_conf;       // $SLURM_CONF: railguard.yaml is looked for beside it
+  // Without $SLURM_CONF, beside this one: the slurm.conf libslurm reads then
+  // (LibslurmDefaultConf(); Debian's default here).
+  std::string default_slurm_conf = kDefaultSlurmConf;
   std::string hostname;         // short host name, the last resort for the node name
 };
 
@@ -60,8 +64,9 @@ struct CliDeps {
 // Runs railcheck with `args` (argv without argv[0]) and returns its exit code. Never throws.
 int RunRailcheck(const std::vector<std::string>& args, const CliEnv& env, const CliDeps& deps);
 
-// The usage text (--help).
-std::string RailcheckUsage();
+// The usage text (--help); `default_slurm_conf` is CliEnv::default_slurm_conf (named in
+// --config's default).
+std::string RailcheckUsage(const std::string& default_slurm_conf = kDefaultSlurmConf);
 
 // `templ` with every "%n" replaced by `node`.
 std::string ExpandNode(const std::string& templ, const std::string& node);

@@ -9,6 +9,10 @@
 #include <utility>
 #include <vector>
 
+#ifndef RAILGUARD_SLURM_DEFAULT_CONF
+#error "RAILGUARD_SLURM_DEFAULT_CONF (the libslurm's default slurm.conf) comes from CMakeLists.txt"
+#endif
+
 namespace railguard::health {
 namespace {
 
@@ -95,5 +99,7 @@ std::unique_ptr<SlurmApi> OpenLibslurm(std::string* err) {
   slurm_init(nullptr);
   return std::make_unique<Libslurm>();
 }
+
+std::string LibslurmDefaultConf() { return RAILGUARD_SLURM_DEFAULT_CONF; }
 
 }  // namespace railguard::health

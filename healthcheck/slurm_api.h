@@ -14,4 +14,9 @@ namespace railguard::health {
 // and returns the API, or nullptr with `*err`. One per process.
 std::unique_ptr<SlurmApi> OpenLibslurm(std::string* err);
 
+// The slurm.conf the libslurm railcheck is linked to reads when $SLURM_CONF is not set (its
+// compiled-in default: /etc/slurm/slurm.conf for Debian's, <prefix>/etc/slurm.conf for
+// scripts/build_slurm.sh's), found in that library when railcheck was built.
+std::string LibslurmDefaultConf();
+
 }  // namespace railguard::health

@@ -13,6 +13,10 @@
 
 #include "source_version.h"  // report/slurm_<series>/: what differs between Slurm releases
 
+#ifndef RAILGUARD_SLURM_DEFAULT_CONF
+#error "RAILGUARD_SLURM_DEFAULT_CONF (the libslurm's default slurm.conf) comes from CMakeLists.txt"
+#endif
+
 namespace railguard::report {
 namespace {
 
@@ -167,7 +171,7 @@ class SlurmSource : public ClusterSource {
 
 std::unique_ptr<ClusterSource> OpenSlurmSource(std::string* err) {
   const char* env = std::getenv("SLURM_CONF");
-  const std::string conf = env && *env ? env : "/etc/slurm/slurm.conf";
+  const std::string conf = env && *env ? env : RAILGUARD_SLURM_DEFAULT_CONF;
   if (access(conf.c_str(), R_OK) != 0) {
     *err = "cannot read slurm.conf at " + conf +
            (env && *env ? " ($SLURM_CONF)" : " (the default; set SLURM_CONF)") +

@@ -75,7 +75,8 @@ class Railcheck : public ::testing::Test {
     CliEnv env;
     env.argv0 = argv0;
     env.slurmd_nodename = "n003";
-    env.slurm_conf = tmp_ / "slurm.conf";  // railguard.yaml is found beside it
+    env.slurm_conf = slurm_conf_env_;  // railguard.yaml is found beside it
+    env.default_slurm_conf = default_slurm_conf_;
     CliDeps deps;
     deps.fs = fs_ ? fs_ : std::make_shared<RealSysfs>();
     deps.open_verbs = []() { return nullptr; };
@@ -109,6 +110,8 @@ class Railcheck : public ::testing::Test {
   std::ostringstream out_;
   std::ostringstream err_;
   double now_ = 1700000000;
+  std::string slurm_conf_env_ = tmp_ / "slurm.conf";    // CliEnv::slurm_conf
+  std::string default_slurm_conf_ = kDefaultSlurmConf;  // CliEnv::default_slurm_conf
 };
 
 TEST_F(Railcheck, AHealthyNodeGetsTheFeatureAndItsRailsInExtra) {
@@ -296,6 +299,27 @@ TEST_F(Railcheck, UsageAndSetupErrorsSayWhatIsWrong) {
                             "/nope.yaml: cannot open: No such file or directory\n");
   EXPECT_EQ(Run({"--help"}), kExitOk);
   EXPECT_EQ(out_.str(), RailcheckUsage());
+  EXPECT_NE(out_.str().find("else\n                  /etc/slurm/railguard.yaml)\n"),
+            std::string::npos);
+}
+
+// A Slurm installed into a prefix reads <prefix>/etc/slurm.conf when $SLURM_CONF is not set;
+// the railcheck linked to its libslurm, run by hand, finds railguard.yaml beside that one.
+TEST_F(Railcheck, WithoutSlurmConfTheConfigIsBesideLibslurmsDefaultSlurmConf) {
+  slurm_conf_env_.clear();
+  default_slurm_conf_ = tmp_ / "slurm.conf";
+  EXPECT_EQ(Run({"--dry-run"}), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str().rfind("railcheck n003 periodic (dry run): warn (rails: 8 ok)\n", 0), 0u)
+      << out_.str();
+  default_slurm_conf_ = tmp_ / "prefix/etc/slurm.conf";
+  EXPECT_EQ(Run({"--dry-run"}), kExitError);
+  EXPECT_EQ(err_.str(), "railcheck: cannot load the configuration:\n" + tmp_.path() +
+                            "/prefix/etc/railguard.yaml: cannot open: No such file or directory\n");
+  EXPECT_EQ(Run({"--help"}), kExitOk);
+  EXPECT_NE(out_.str().find("(default: beside $SLURM_CONF, else\n                  " +
+                            tmp_.path() + "/prefix/etc/railguard.yaml)\n"),
+            std::string::npos)
+      << out_.str();
 }
 
 TEST_F(Railcheck, BadHealthConfigIsReportedWithFileAndLine) {
