@@ -123,20 +123,20 @@ int FabricSweep(int argc, char** argv) {
   topo::Topology t;
   if (!LoadTopologyOrReport(path, &t)) return 1;
 
-  fabric::Baseline baseline;
+  fabric::SweepBaseline baseline;
   if (args.Has("baseline")) {
     Diags diags;
-    if (!fabric::LoadBaseline(args.Get("baseline"), &baseline, &diags)) {
+    if (!fabric::LoadSweepBaseline(args.Get("baseline"), &baseline, &diags)) {
       ReportFileErrors(args.Get("baseline"), diags, "; nothing swept");
       return 1;
     }
   }
-  fabric::Baseline previous;
+  fabric::SweepBaseline previous;
   fabric::SweepWindow window;
   if (!previous_file.empty()) {
     const std::string& file = previous_file;
     Diags diags;
-    if (!fabric::LoadBaseline(file, &previous, &diags)) {
+    if (!fabric::LoadSweepBaseline(file, &previous, &diags)) {
       ReportFileErrors(file, diags, "; nothing swept");
       return 1;
     }

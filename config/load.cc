@@ -462,7 +462,7 @@ std::shared_ptr<const RailSetup> LoadRailSetup(const std::string& config_path, D
   return setup;
 }
 
-bool RailState::Reload(const std::string& config_path, Diags* diags) {
+bool SetupHolder::Reload(const std::string& config_path, Diags* diags) {
   std::shared_ptr<const RailSetup> fresh = LoadRailSetup(config_path, diags);
   if (!fresh) return false;
   current_ = std::move(fresh);

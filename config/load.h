@@ -54,7 +54,7 @@ std::shared_ptr<const RailSetup> LoadRailSetup(const std::string& config_path, D
 
 // Holds the setup in force (the Slurm plugins, which run no checks: no catalog). Not
 // thread-safe: callers serialize.
-class RailState {
+class SetupHolder {
  public:
   // Loads `config_path` (see LoadRailSetup). On success the new setup is current and true is
   // returned. On failure the previous setup, if any, stays current and false is returned.

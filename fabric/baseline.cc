@@ -8,7 +8,7 @@
 
 namespace railguard::fabric {
 
-const std::array<uint64_t, kCounterCount>* Baseline::Find(uint64_t guid, int port) const {
+const std::array<uint64_t, kCounterCount>* SweepBaseline::Find(uint64_t guid, int port) const {
   auto it = ports.find({guid, port});
   return it == ports.end() ? nullptr : &it->second;
 }
@@ -16,7 +16,7 @@ const std::array<uint64_t, kCounterCount>* Baseline::Find(uint64_t guid, int por
 namespace {
 
 // One end of a link: guid, port and counters.
-void ReadEnd(JsonFieldReader& r, const JsonValue& e, const char* which, Baseline* out) {
+void ReadEnd(JsonFieldReader& r, const JsonValue& e, const char* which, SweepBaseline* out) {
   if (!e.is_object()) {
     r.Error(e, std::string("link end \"") + which + "\" is " + JsonTypeName(e.type) +
                    "; expected an object");
@@ -56,8 +56,8 @@ void ReadEnd(JsonFieldReader& r, const JsonValue& e, const char* which, Baseline
 
 }  // namespace
 
-bool ParseBaseline(std::string_view text, const std::string& filename, Baseline* out,
-                   Diags* errors) {
+bool ParseSweepBaseline(std::string_view text, const std::string& filename, SweepBaseline* out,
+                        Diags* errors) {
   const size_t before = errors->size();
   JsonValue root;
   if (!ParseJsonFile(text, filename, &root, errors)) return false;
@@ -90,10 +90,10 @@ bool ParseBaseline(std::string_view text, const std::string& filename, Baseline*
   return errors->size() == before;
 }
 
-bool LoadBaseline(const std::string& path, Baseline* out, Diags* errors) {
+bool LoadSweepBaseline(const std::string& path, SweepBaseline* out, Diags* errors) {
   std::string text;
   if (!ReadTextFile(path, kSweepJsonInput, &text, errors)) return false;
-  return ParseBaseline(text, path, out, errors);
+  return ParseSweepBaseline(text, path, out, errors);
 }
 
 }  // namespace railguard::fabric

@@ -22,7 +22,7 @@ constexpr InputKind kSweepJsonInput{"a fabric sweep JSON (railctl fabric sweep -
                                     256u << 20};
 
 // Counters by (node GUID, port) of every end whose counters the earlier sweep read.
-struct Baseline {
+struct SweepBaseline {
   std::map<std::pair<uint64_t, int>, std::array<uint64_t, kCounterCount>> ports;
   double time = -1;  // the sweep's "summary": {"time"} (Unix seconds); -1 when it has none
 
@@ -36,10 +36,10 @@ struct Baseline {
 // non-negative integer), and optionally "summary": {"time": Unix seconds, a number >= 0}.
 // Problems are appended to `*errors` as
 // "file:line:column: <what>; expected <form>" (at most 20). Returns true when there was none.
-bool ParseBaseline(std::string_view text, const std::string& filename, Baseline* out,
-                   Diags* errors);
+bool ParseSweepBaseline(std::string_view text, const std::string& filename, SweepBaseline* out,
+                        Diags* errors);
 
-// As ParseBaseline, reading `path`; a file that cannot be read is one error.
-bool LoadBaseline(const std::string& path, Baseline* out, Diags* errors);
+// As ParseSweepBaseline, reading `path`; a file that cannot be read is one error.
+bool LoadSweepBaseline(const std::string& path, SweepBaseline* out, Diags* errors);
 
 }  // namespace railguard::fabric

@@ -141,7 +141,7 @@ std::string WindowErrors(const SweepWindow& w, uint64_t guid, int port, const Sw
   return errs;
 }
 
-void JudgeLink(const topo::Topology& topo, const Sweep& sweep, const Baseline* baseline,
+void JudgeLink(const topo::Topology& topo, const Sweep& sweep, const SweepBaseline* baseline,
                const SweepWindow* window, const std::vector<Role>& roles, int index,
                const MappedLink& l, std::vector<LinkFinding>* out) {
   const End ends[2] = {l.a, l.b};
@@ -223,8 +223,8 @@ std::string SwitchName(const topo::Topology& topo, const SweptNode& n) {
   return d.empty() ? guid : d;
 }
 
-FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep, const Baseline* baseline,
-                        const SweepWindow* window) {
+FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep,
+                        const SweepBaseline* baseline, const SweepWindow* window) {
   FabricReport report;
   const std::vector<Role> roles = AssignRoles(topo, sweep);
   // Each link once, seen from the end with the lower (GUID, port).

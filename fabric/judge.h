@@ -71,6 +71,7 @@ std::string SwitchName(const topo::Topology& topo, const SweptNode& n);
 // per-hour limits (fabric/window.h): "SymbolErrorCounter +500 in 60 min (500/h) > limit 120/h";
 // `baseline` is then not used for errors.
 FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep,
-                        const Baseline* baseline = nullptr, const SweepWindow* window = nullptr);
+                        const SweepBaseline* baseline = nullptr,
+                        const SweepWindow* window = nullptr);
 
 }  // namespace railguard::fabric

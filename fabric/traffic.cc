@@ -24,7 +24,7 @@ double Grew(const SweptPort& p, const std::array<uint64_t, kCounterCount>& prev,
   return static_cast<double>(now >= prev[c] ? now - prev[c] : now);
 }
 
-EndTraffic EndRates(const Sweep& sweep, const End& e, const Baseline& previous, double seconds,
+EndTraffic EndRates(const Sweep& sweep, const End& e, const SweepBaseline& previous, double seconds,
                     double capacity) {
   EndTraffic t;
   const SweptNode& n = sweep.nodes[e.node];
@@ -60,7 +60,7 @@ std::string Percent(double u) {
 }
 
 Traffic ComputeTraffic(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r,
-                       const Baseline& previous) {
+                       const SweepBaseline& previous) {
   Traffic t;
   t.seconds = sweep.time - previous.time;
   t.previous_time = previous.time;

@@ -62,7 +62,7 @@ struct Traffic {
 // sweep.time > previous.time >= 0). A data counter below its previous value (reset) counts
 // from 0. Capacity is the active lanes times the lane rate of the active speed.
 Traffic ComputeTraffic(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r,
-                       const Baseline& previous);
+                       const SweepBaseline& previous);
 
 // "12.5%" style percentage of a utilization.
 std::string Percent(double utilization);

@@ -16,7 +16,7 @@ namespace railguard::fabric {
 
 // What a sweep is judged against when a previous sweep is given (--previous).
 struct SweepWindow {
-  const Baseline* previous = nullptr;  // its counters and time (REQUIRES: time >= 0)
+  const SweepBaseline* previous = nullptr;  // its counters and time (REQUIRES: time >= 0)
   double seconds = 0;                  // this sweep's time minus the previous one's, > 0
   HealthConfig health;                 // the limits and windows (defaults: railcheck's)
 };

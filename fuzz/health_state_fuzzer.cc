@@ -32,8 +32,8 @@ void RoundTrip(const std::string& text, const char* file, const char* noun, cons
 }
 
 void FuzzHealthState(const std::string& text) {
-  RoundTrip<health::Baseline>(text, "baseline.json", "baseline", "BaselineToJson",
-                              health::BaselineFromJson, health::BaselineToJson);
+  RoundTrip<health::NodeBaseline>(text, "baseline.json", "baseline", "BaselineToJson",
+                                  health::BaselineFromJson, health::BaselineToJson);
   RoundTrip<health::RunState>(text, "state.json", "run state", "RunStateToJson",
                               health::RunStateFromJson, health::RunStateToJson);
 }

@@ -74,7 +74,7 @@ struct JudgeInput {
   std::vector<std::string> nic_pci;        // the node type's NIC functions, if it lists them
   int gpus_expected = 0;                   // the node type's GPU count
   const HealthConfig* config = nullptr;
-  const Baseline* baseline = nullptr;  // none recorded yet when null
+  const NodeBaseline* baseline = nullptr;  // none recorded yet when null
   std::string baseline_path;           // where it is (or would be), for messages
   const RunState* last = nullptr;      // first run when null
   double now = 0;                      // seconds since the epoch

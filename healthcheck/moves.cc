@@ -125,7 +125,7 @@ std::vector<JudgedDevice> JudgedDevices(const NodeFacts& f) {
 // What the history is computed against: the last run and the baseline, when there are.
 struct Refs {
   const RunState* last = nullptr;
-  const Baseline* baseline = nullptr;
+  const NodeBaseline* baseline = nullptr;
   bool sums_valid = false;  // the last run's running sums belong to this baseline
   double now = 0;
   double last_time = 0;   // when the last run was; `now` when unknown

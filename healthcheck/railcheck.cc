@@ -47,9 +47,9 @@ int ExitCode(Level level, Mode mode) {
   }
 }
 
-// Baseline: every readable counter of each rail port, and the AER totals of each function.
-Baseline MakeBaseline(const NodeFacts& f, double now) {
-  Baseline b;
+// NodeBaseline: every readable counter of each rail port, and the AER totals of each function.
+NodeBaseline MakeNodeBaseline(const NodeFacts& f, double now) {
+  NodeBaseline b;
   b.node = f.node;
   b.time = now;
   if (f.boot_id.ok()) b.boot_id = *f.boot_id.value;
@@ -106,7 +106,7 @@ struct Setup {
 // The state files as read, and the lock on them (held for the whole run, not in --dry-run).
 struct StateFiles {
   StateLock lock;
-  Baseline baseline;
+  NodeBaseline baseline;
   LoadStatus baseline_status = LoadStatus::kMissing;
   std::string baseline_replaced;  // baseline mode: what is wrong with the old baseline
   RunState last;
@@ -499,7 +499,7 @@ int Run::RecordBaseline(const RunInput& in, RunOutput* out) {
   Phase("recording the baseline");
   const StateFiles& st = in.state;
   const std::string& dir = in.setup.state_dir;
-  Baseline b = MakeBaseline(in.facts, in.now);
+  NodeBaseline b = MakeNodeBaseline(in.facts, in.now);
   RunState next = st.last_status == LoadStatus::kOk ? st.last : RunState();
   next.node = in.setup.node;
   next.time = in.now;

@@ -275,7 +275,7 @@ std::string Recovery(const std::string& path, bool baseline) {
 
 }  // namespace
 
-std::string BaselineToJson(const Baseline& b) {
+std::string BaselineToJson(const NodeBaseline& b) {
   json j = HeaderJson(kBaselineFormat, b.node, b.time);
   json ports = json::object();
   for (const auto& kv : b.ports) {
@@ -321,9 +321,9 @@ std::string RunStateToJson(const RunState& s) {
   return j.dump(1) + "\n";
 }
 
-bool BaselineFromJson(const std::string& text, const std::string& file, Baseline* out,
+bool BaselineFromJson(const std::string& text, const std::string& file, NodeBaseline* out,
                       std::string* err) {
-  auto body = [](Reader& r, const JsonValue& j, Baseline* b) {
+  auto body = [](Reader& r, const JsonValue& j, NodeBaseline* b) {
     r.EachOf(j, "ports", [&](const std::string& nic, const JsonValue& v, const std::string& at) {
       if (!r.Object(v, at)) return;
       PortCounters& pc = b->ports[nic];
@@ -335,7 +335,8 @@ bool BaselineFromJson(const std::string& text, const std::string& file, Baseline
     r.EachOf(j, "pcie", [&](const std::string& bdf, const JsonValue& v, const std::string& at) {
       r.Aer(v, at, &b->pcie[bdf]);
     });
-    if (const JsonValue* v = r.Member(j, "", "boot_id", false)) r.String(*v, "/boot_id", &b->boot_id);
+    if (const JsonValue* v = r.Member(j, "", "boot_id", false))
+      r.String(*v, "/boot_id", &b->boot_id);
   };
   return ReadRecord(text, file, kBaselineFormat, body, out, err);
 }
@@ -439,7 +440,7 @@ LoadStatus LoadRecord(const std::string& path, const std::string& node, const ch
 
 }  // namespace
 
-LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, Baseline* out,
+LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, NodeBaseline* out,
                         std::string* err) {
   return LoadRecord(BaselinePath(state_dir), node, "baseline", true, BaselineFromJson, out, err);
 }
@@ -449,7 +450,7 @@ LoadStatus LoadRunState(const std::string& state_dir, const std::string& node, R
   return LoadRecord(RunStatePath(state_dir), node, "run state", false, RunStateFromJson, out, err);
 }
 
-bool SaveBaseline(const std::string& state_dir, const Baseline& b, std::string* err) {
+bool SaveBaseline(const std::string& state_dir, const NodeBaseline& b, std::string* err) {
   return WriteStateFileAtomic(BaselinePath(state_dir), BaselineToJson(b), err);
 }
 

@@ -26,7 +26,7 @@ struct PortCounters {
 };
 
 // baseline.json: what `railcheck baseline` recorded at commissioning.
-struct Baseline {
+struct NodeBaseline {
   std::string node;
   double time = 0;                            // seconds since the epoch
   std::map<std::string, PortCounters> ports;  // by NIC name
@@ -91,13 +91,13 @@ struct RunState {
 };
 
 // JSON text of each record (one object, keys in a fixed order, ending in a newline).
-std::string BaselineToJson(const Baseline& b);
+std::string BaselineToJson(const NodeBaseline& b);
 std::string RunStateToJson(const RunState& s);
 
 // Parses the text of a baseline / state file named `file`. On failure returns false with
 // `*err` = "FILE: where: what was found; expected what" (JSON syntax errors with line and
 // column). Values are checked: counters non-negative integers, times numbers, and so on.
-bool BaselineFromJson(const std::string& text, const std::string& file, Baseline* out,
+bool BaselineFromJson(const std::string& text, const std::string& file, NodeBaseline* out,
                       std::string* err);
 bool RunStateFromJson(const std::string& text, const std::string& file, RunState* out,
                       std::string* err);
@@ -115,13 +115,13 @@ enum class LoadStatus { kOk, kMissing, kCorrupt, kError };
 // kCorrupt and kError `*err` says what is wrong and how to recover (re-record the baseline;
 // delete the run state). A record of another node is an error: every node needs its own
 // folder.
-LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, Baseline* out,
+LoadStatus LoadBaseline(const std::string& state_dir, const std::string& node, NodeBaseline* out,
                         std::string* err);
 LoadStatus LoadRunState(const std::string& state_dir, const std::string& node, RunState* out,
                         std::string* err);
 
 // Writes them atomically (state_file.h). False with `*err`.
-bool SaveBaseline(const std::string& state_dir, const Baseline& b, std::string* err);
+bool SaveBaseline(const std::string& state_dir, const NodeBaseline& b, std::string* err);
 bool SaveRunState(const std::string& state_dir, const RunState& s, std::string* err);
 
 }  // namespace railguard::health

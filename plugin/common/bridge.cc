@@ -21,7 +21,7 @@ char* Dup(const std::string& s) {
   return p;
 }
 
-int ReloadLogged(RailState& state, const std::string& conf_path, rg_log_fn log,
+int ReloadLogged(SetupHolder& state, const std::string& conf_path, rg_log_fn log,
                  const std::function<std::string(const RailSetup&)>& describe) {
   Diags diags;
   if (state.Reload(conf_path, &diags)) {

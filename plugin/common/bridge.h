@@ -69,7 +69,7 @@ int CatchLogged(rg_log_fn log, const char* what, E&& on_error, F&& body) noexcep
 // `describe(setup)` at RG_LOG_INFO and returns RG_LOAD_OK. Not: logs every problem at
 // RG_LOG_ERROR and returns RG_LOAD_KEPT (an earlier setup stays in force) or RG_LOAD_NONE.
 // May throw (bad_alloc); the caller's entry body catches.
-int ReloadLogged(RailState& state, const std::string& conf_path, rg_log_fn log,
+int ReloadLogged(SetupHolder& state, const std::string& conf_path, rg_log_fn log,
                  const std::function<std::string(const RailSetup&)>& describe);
 
 }  // namespace railguard::plugin

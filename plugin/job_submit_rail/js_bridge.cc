@@ -22,13 +22,13 @@
 namespace {
 
 using railguard::RailSetup;
-using railguard::RailState;
+using railguard::SetupHolder;
 using railguard::plugin::Dup;
 using railguard::plugin::Log;
 
 struct Bridge {
   std::mutex mu;
-  RailState state;
+  SetupHolder state;
   std::string conf_path;
   int64_t conf_update = 0;
 };
@@ -39,7 +39,7 @@ Bridge& Get() {
 }
 
 // Loads `conf_path` into `state` (file I/O: called without b.mu) and logs the outcome.
-int LoadInto(RailState& state, const std::string& conf_path, rg_log_fn log) {
+int LoadInto(SetupHolder& state, const std::string& conf_path, rg_log_fn log) {
   const int rc = railguard::plugin::ReloadLogged(state, conf_path, log, [](const RailSetup& s) {
     return std::string("default placement ") +
            railguard::PlacementModeName(s.config.placement.default_mode) + ", healthy feature " +
@@ -64,7 +64,7 @@ extern "C" int rg_js_load(const char* conf_path, int64_t conf_update, rg_log_fn 
       log, "internal error while loading the placement setup", [] { return RG_LOAD_NONE; },
       [&] {
         Bridge& b = Get();
-        RailState staged;
+        SetupHolder staged;
         {
           std::lock_guard<std::mutex> lock(b.mu);
           staged = b.state;

@@ -16,14 +16,14 @@
 namespace {
 
 using railguard::RailSetup;
-using railguard::RailState;
+using railguard::SetupHolder;
 using railguard::plugin::Dup;
 using railguard::plugin::Log;
 using railguard::plugin::PlanSwitches;
 using railguard::plugin::SwitchPlan;
 
-RailState& State() {
-  static RailState state;
+SetupHolder& State() {
+  static SetupHolder state;
   return state;
 }
 

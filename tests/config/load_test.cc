@@ -100,7 +100,7 @@ TEST(LoadRailSetupCatalog, TheCatalogReachesTheConfigAndThePluginsTakeAnyName) {
   EXPECT_NE(diags[0].message.find("unknown check 'nic.rate'"), std::string::npos)
       << diags[0].message;
   diags.clear();
-  RailState state;  // as topology/rail, job_submit/rail and SPANK load it: no catalog
+  SetupHolder state;  // as topology/rail, job_submit/rail and SPANK load it: no catalog
   ASSERT_TRUE(state.Reload(conf, &diags)) << FormatDiags(diags);
   ASSERT_NE(state.current(), nullptr);
   EXPECT_EQ(state.current()->topology.cluster, "raildev");
@@ -129,8 +129,8 @@ TEST(RailSetup, LoadsTheConfigAndTheTopologyItNames) {
   EXPECT_EQ(setup->config.topology_path, RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml");
 }
 
-TEST(RailState, AFailedReloadKeepsTheLastGoodSetup) {
-  RailState state;
+TEST(SetupHolder, AFailedReloadKeepsTheLastGoodSetup) {
+  SetupHolder state;
   Diags diags;
   ASSERT_TRUE(state.Reload(RAILGUARD_SOURCE_DIR "/etc/railguard.yaml", &diags));
   auto good = state.current();
@@ -140,7 +140,7 @@ TEST(RailState, AFailedReloadKeepsTheLastGoodSetup) {
             "/nonexistent/railguard.yaml: cannot open: No such file or directory\n");
 }
 
-TEST(RailState, ADirectoryIsNotTakenForAConfigFile) {
+TEST(SetupHolder, ADirectoryIsNotTakenForAConfigFile) {
   Diags diags;
   // The SuperPOD reference has no problems; a directory where a file should be does.
   const std::string dir = RAILGUARD_SOURCE_DIR "/etc";

@@ -68,9 +68,9 @@ TEST(FabricBaseline, SweepJsonReadsBackToTheCountersOfEveryEnd) {
   const topo::Topology t = One();
   const Sweep s = OneLink(42);
   const std::string json = RenderJson(t, s, JudgeSweep(t, s));
-  Baseline b;
+  SweepBaseline b;
   Diags errors;
-  ASSERT_TRUE(ParseBaseline(json, "base.json", &b, &errors)) << FormatDiags(errors);
+  ASSERT_TRUE(ParseSweepBaseline(json, "base.json", &b, &errors)) << FormatDiags(errors);
   ASSERT_EQ(b.ports.size(), 2u);
   const auto* leaf = b.Find(0x200, 3);
   ASSERT_NE(leaf, nullptr);
@@ -82,10 +82,11 @@ TEST(FabricBaseline, SweepJsonReadsBackToTheCountersOfEveryEnd) {
 
 TEST(FabricBaseline, JudgesWhatGrewSinceTheBaselineAndAResetCounterWhole) {
   const topo::Topology t = One();
-  Baseline b;
+  SweepBaseline b;
   Diags errors;
   const Sweep before = OneLink(42);
-  ASSERT_TRUE(ParseBaseline(RenderJson(t, before, JudgeSweep(t, before)), "b.json", &b, &errors));
+  ASSERT_TRUE(
+      ParseSweepBaseline(RenderJson(t, before, JudgeSweep(t, before)), "b.json", &b, &errors));
   // Nothing grew: no finding, where without the baseline both ends err.
   EXPECT_EQ(JudgeSweep(t, OneLink(42)).findings.size(), 2u);
   EXPECT_TRUE(JudgeSweep(t, OneLink(42), &b).findings.empty());
@@ -100,30 +101,30 @@ TEST(FabricBaseline, JudgesWhatGrewSinceTheBaselineAndAResetCounterWhole) {
 }
 
 TEST(FabricBaseline, BadInputNamesFileLineColumnAndTheExpectedForm) {
-  Baseline b;
+  SweepBaseline b;
   Diags errors;
   EXPECT_FALSE(
-      ParseBaseline("{\"links\": [\n {\"a\": {\"guid\": \"0x12\", \"port\": 1, "
-                    "\"counters\": null},\n  \"b\": {\"guid\": \"0x0000000000000200\", "
-                    "\"port\": 300, \"counters\": null}}]}",
-                    "base.json", &b, &errors));
+      ParseSweepBaseline("{\"links\": [\n {\"a\": {\"guid\": \"0x12\", \"port\": 1, "
+                         "\"counters\": null},\n  \"b\": {\"guid\": \"0x0000000000000200\", "
+                         "\"port\": 300, \"counters\": null}}]}",
+                         "base.json", &b, &errors));
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0].ToString(),
             "base.json:2:17: bad or missing \"guid\"; expected \"0x\" and 16 hex digits");
   EXPECT_EQ(errors[1].ToString(),
             "base.json:3:47: bad or missing \"port\"; expected an integer from 1 to 254");
   errors.clear();
-  EXPECT_FALSE(ParseBaseline("{\"switches\": 3}", "x.json", &b, &errors));
+  EXPECT_FALSE(ParseSweepBaseline("{\"switches\": 3}", "x.json", &b, &errors));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].ToString(),
             "x.json:1:1: no \"links\" array; expected the JSON of railctl fabric sweep --json");
   errors.clear();
-  EXPECT_FALSE(ParseBaseline("{\"links\": [", "t.json", &b, &errors));
+  EXPECT_FALSE(ParseSweepBaseline("{\"links\": [", "t.json", &b, &errors));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].file, "t.json");
   EXPECT_EQ(errors[0].line, 1);
   errors.clear();
-  EXPECT_FALSE(LoadBaseline("/nonexistent/base.json", &b, &errors));
+  EXPECT_FALSE(LoadSweepBaseline("/nonexistent/base.json", &b, &errors));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].ToString().find("/nonexistent/base.json"), std::string::npos);
 }

@@ -60,8 +60,8 @@ Sweep SweepWith(const Values& set) {
   return s;
 }
 
-Baseline PreviousWith(const Values& set) {
-  Baseline b;
+SweepBaseline PreviousWith(const Values& set) {
+  SweepBaseline b;
   b.time = kPrevTime;
   for (const SweptNode& n : TinyFabric())
     for (const SweptPort& p : n.ports) {
@@ -87,8 +87,8 @@ TEST(Traffic, UtilizationAndXmitWaitPerLinkSuRailAndSpine) {
   const Sweep now = SweepWith({{{HcaGuid(0, 0), 1}, {{kXmitData, 100 + Words(0.5)}}},
                                {{LeafGuid(0), 5}, {{kXmitData, Words(0.25)}, {kXmitWait, 6000}}},
                                {{kSpine, 2}, {{kXmitData, Words(0.1)}}}});
-  const Baseline prev = PreviousWith({{{HcaGuid(0, 0), 1}, {{kXmitData, 100}}},
-                                      {{kSpine, 2}, {{kXmitData, Words(0.9)}}}});
+  const SweepBaseline prev = PreviousWith(
+      {{{HcaGuid(0, 0), 1}, {{kXmitData, 100}}}, {{kSpine, 2}, {{kXmitData, Words(0.9)}}}});
   const FabricReport r = JudgeSweep(t, now);
   const Traffic tr = ComputeTraffic(t, now, r, prev);
   EXPECT_DOUBLE_EQ(tr.seconds, 60);
@@ -164,9 +164,9 @@ TEST(SweepWindow, ErrorGrowthIsJudgedPerHourAgainstRailchecksLimits) {
                                {{LeafGuid(0), 2}, {{kSymbolErrors, 1000 + 100}}},
                                {{HcaGuid(0, 1), 1}, {{kLocalLinkIntegrityErrors, 1}}},
                                {{LeafGuid(1), 2}, {{kSymbolErrors, 130}}}});
-  const Baseline prev = PreviousWith({{{LeafGuid(0), 1}, {{kSymbolErrors, 1000}}},
-                                      {{LeafGuid(0), 2}, {{kSymbolErrors, 1000}}},
-                                      {{LeafGuid(1), 2}, {{kSymbolErrors, 500}}}});
+  const SweepBaseline prev = PreviousWith({{{LeafGuid(0), 1}, {{kSymbolErrors, 1000}}},
+                                           {{LeafGuid(0), 2}, {{kSymbolErrors, 1000}}},
+                                           {{LeafGuid(1), 2}, {{kSymbolErrors, 500}}}});
   SweepWindow w;
   w.previous = &prev;
   w.seconds = kNow - kPrevTime;

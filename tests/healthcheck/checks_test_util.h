@@ -120,7 +120,7 @@ class Checks : public ::testing::Test {
 
   NodeFacts facts_;
   HealthConfig cfg_;
-  Baseline baseline_;
+  NodeBaseline baseline_;
   bool have_baseline_ = false;
   RunState last_;
   bool have_last_ = false;

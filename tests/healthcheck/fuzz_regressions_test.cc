@@ -23,7 +23,7 @@ TEST(HealthStateFuzzRegression, ANumberBeyondADoubleIsAnErrorNotACrash) {
   EXPECT_EQ(err,
             "state.json: number overflow parsing '1700000121e308'; expected the JSON railcheck "
             "writes");
-  Baseline baseline;
+  NodeBaseline baseline;
   EXPECT_FALSE(BaselineFromJson("{\"time\": -1e400}", "baseline.json", &baseline, &err));
   EXPECT_EQ(err,
             "baseline.json: number overflow parsing '-1e400'; expected the JSON railcheck "

@@ -256,7 +256,7 @@ TEST_F(Hostile, RailcheckBaselineReplacesACorruptOrTruncatedBaseline) {
               std::string::npos)
         << out_.str();
     EXPECT_EQ(out_.str().find("(recover:"), std::string::npos) << out_.str();
-    Baseline b;
+    NodeBaseline b;
     std::string load_err;
     EXPECT_EQ(LoadBaseline(tmp_ / "state/n003", "n003", &b, &load_err), LoadStatus::kOk)
         << load_err;

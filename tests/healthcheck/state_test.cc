@@ -115,14 +115,14 @@ TEST(RunState, ABadRateSampleNamesItsPlace) {
             "non-negative integer");
 }
 
-TEST(Baseline, RoundTripsThroughJson) {
-  Baseline b;
+TEST(NodeBaseline, RoundTripsThroughJson) {
+  NodeBaseline b;
   b.node = "n002";
   b.time = 1690000000;
   b.ports["mlx5_0"].counters = {{"symbol_error", 0}, {"link_downed", 1}};
   b.pcie["0000:18:00.0"].fatal = 0;
   b.boot_id = "0b4c2d7e-5f1a-4c3b-9d2e-8a7f6e5d4c3b";
-  Baseline back;
+  NodeBaseline back;
   std::string err;
   ASSERT_TRUE(BaselineFromJson(BaselineToJson(b), "baseline.json", &back, &err)) << err;
   EXPECT_EQ(BaselineToJson(back), BaselineToJson(b));
@@ -248,7 +248,7 @@ TEST(LoadRunState, ACorruptFileIsAnErrorThatSaysHowToRecover) {
 TEST(LoadBaseline, ACorruptBaselineSaysToRecordANewOne) {
   TempDir tmp;
   WriteFile(tmp / "baseline.json", "not json");
-  Baseline b;
+  NodeBaseline b;
   std::string err;
   EXPECT_EQ(LoadBaseline(tmp.path(), "n001", &b, &err), LoadStatus::kCorrupt);
   EXPECT_NE(err.find("corrupt baseline: " + tmp.path() + "/baseline.json:1:2: syntax error"),

@@ -69,7 +69,7 @@ TEST(Bridge, DupIsAMallocdCopy) {
 TEST(Bridge, ReloadLoggedSaysWhatLoadedAndWhatStaysInForce) {
   std::vector<std::pair<int, std::string>> got;
   lines = &got;
-  RailState state;
+  SetupHolder state;
   const auto describe = [](const RailSetup& s) { return "cluster " + s.topology.cluster; };
   const std::string good = RAILGUARD_SOURCE_DIR "/etc/railguard.yaml";
   EXPECT_EQ(ReloadLogged(state, "/nonexistent/railguard.yaml", Collect, describe),
