@@ -34,14 +34,36 @@ if [ ! -f "$tarball" ]; then
   log "skipped: no $tarball (the Slurm release tarballs are not in this checkout)"
   exit 0
 fi
-# The stamp holds the tarball's checksum and this script's: a different tarball, or a change
-# in what is configured and built here, means a rebuild.
+# What is configured and built: a change here means a rebuild (the stamp below).
+# CFLAGS: autoconf's default is "-g -O2"; without -g the build takes about an eighth less time,
+# and nothing here debugs Slurm itself (perf still finds its symbols).
+configure_opts=(--quiet CFLAGS=-O2 --enable-multiple-slurmd --disable-static --disable-debug --without-pmix
+  --without-hdf5 --without-rdkafka --without-lua --without-ucx --without-nvml --without-rsmi
+  --without-oneapi --without-freeipmi --without-jwt --without-libcurl --without-s2n --without-bpf)
+# src/: libslurm, the daemons and the commands the harness and tests run; src/plugins/: the
+# plugin types those load (their "none" flavours are built into the daemons since 23.x;
+# 25.x adds certgen and http_parser, which its commands and slurmctld load). serializer/json,
+# serializer/yaml (libjson-c, libyaml: setup.sh installs them) and data_parser: 25.05+ reads
+# topology.yaml through them (without them slurmctld stops: "serializer_required: could not
+# find plugin for application/json").
+# doc/, testsuite/, contribs/ and the accounting daemon are not built.
+src_dirs="api bcast common conmgr interfaces plugins stepmgr slurmctld slurmd sbatch srun
+  salloc sattach scancel scontrol sinfo squeue sprio sdiag sstat strigger sacct"
+plugin_dirs="accounting_storage acct_gather_energy acct_gather_profile acct_gather_interconnect
+  acct_gather_filesystem auth certmgr cred gpu gres hash jobacct_gather job_submit mcs mpi
+  node_features preempt prep priority proctrack sched select serializer site_factor switch
+  task tls topology cgroup certgen http_parser data_parser"
+# The stamp holds the tarball's checksum and that of the recipe above: a different tarball,
+# or a change in what is configured and built, means a rebuild; a change elsewhere in this
+# script (its messages) does not.
 tar_sum=$(cd "$tarballs" && grep " slurm-$version.tar.xz\$" SHA256SUMS | cut -d' ' -f1 || true)
 if [ -z "$tar_sum" ]; then
   echo "build_slurm $version: $tarballs/SHA256SUMS has no line for slurm-$version.tar.xz" >&2
   exit 1
 fi
-sum="$tar_sum $(sha256sum "$0" | cut -d' ' -f1)"
+recipe_sum=$(printf '%s\n' "${configure_opts[*]}" $src_dirs $plugin_dirs |
+  sha256sum | cut -d' ' -f1)
+sum="$tar_sum $recipe_sum"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ] && [ -f "$src/config.h" ]; then
   log "already built in $prefix (0 s)"
   exit 0
@@ -61,29 +83,13 @@ tar -xJf "$tarball" -C "$root/src"
 # Multiple slurmd: the harness runs one `slurmd -N node` per node on one host. Optional
 # libraries the tests do not use are left out so that their plugins are not built.
 log "configure (prefix $prefix)"
-( cd "$src" && ./configure --quiet --prefix="$prefix" --sysconfdir="$prefix/etc" \
-    --enable-multiple-slurmd --disable-static --disable-debug --without-pmix \
-    --without-hdf5 --without-rdkafka --without-lua --without-ucx --without-nvml \
-    --without-rsmi --without-oneapi --without-freeipmi --without-jwt --without-libcurl \
-    --without-s2n --without-bpf >"$src/railguard-configure.log" 2>&1 ) || {
+( cd "$src" && ./configure --prefix="$prefix" --sysconfdir="$prefix/etc" "${configure_opts[@]}" \
+    >"$src/railguard-configure.log" 2>&1 ) || {
   echo "build_slurm $version: configure failed; see $src/railguard-configure.log" >&2
   tail -n 15 "$src/railguard-configure.log" >&2
   exit 1
 }
 
-# src/: libslurm, the daemons and the commands the harness and tests run; src/plugins/: the
-# plugin types those load (their "none" flavours are built into the daemons since 23.x;
-# 25.x adds certgen and http_parser, which its commands and slurmctld load). serializer/json,
-# serializer/yaml (libjson-c, libyaml: setup.sh installs them) and data_parser: 25.05+ reads
-# topology.yaml through them (without them slurmctld stops: "serializer_required: could not
-# find plugin for application/json").
-# doc/, testsuite/, contribs/ and the accounting daemon are not built.
-src_dirs="api bcast common conmgr interfaces plugins stepmgr slurmctld slurmd sbatch srun
-  salloc sattach scancel scontrol sinfo squeue sprio sdiag sstat strigger sacct"
-plugin_dirs="accounting_storage acct_gather_energy acct_gather_profile acct_gather_interconnect
-  acct_gather_filesystem auth certmgr cred gpu gres hash jobacct_gather job_submit mcs mpi
-  node_features preempt prep priority proctrack sched select serializer site_factor switch
-  task tls topology cgroup certgen http_parser data_parser"
 keep_dirs() {  # keep_dirs DIR WANTED...: the WANTED subfolders that exist in DIR (exit 0
   # also when the last one does not: 24.11 has no http_parser, and set -e would stop here)
   local d=$1 w; shift
@@ -97,9 +103,14 @@ src_subdirs=$(keep_dirs "$src/src" $src_dirs)
 plugin_subdirs=$(keep_dirs "$src/src/plugins" $plugin_dirs)
 build_log=$src/railguard-make.log
 # One folder at a time in Slurm's own order (a SUBDIRS override would reach every sub-make).
-make_dirs() {  # make_dirs TARGET FOLDER...: `make TARGET` in each FOLDER, in order
-  local target=$1 d; shift
-  for d in "$@"; do make -C "$d" -j"$jobs" "$target" || return 1; done
+make_dirs() {  # make_dirs TARGET FOLDER...: `make TARGET` in each FOLDER, in order, with one
+  # progress line per folder on fd 3 (the make output itself goes to the log)
+  local target=$1 d i=0; shift
+  for d in "$@"; do
+    i=$((i + 1))
+    echo "build_slurm $version: make $target ${d#"$src"/} ($i/$#, $((SECONDS - start)) s)" >&3
+    make -C "$d" -j"$jobs" "$target" || return 1
+  done
 }
 src_paths=() plugin_paths=()
 for d in $src_subdirs; do [ "$d" = plugins ] || src_paths+=("$src/src/$d"); done
@@ -112,6 +123,7 @@ for d in $plugin_subdirs; do
   plugin_paths+=("$src/src/plugins/$d")
 done
 log "make -j$jobs (log $build_log)"
+exec 3>&1
 {
   make -C "$src/src/common" -j"$jobs" \
     && make_dirs all "${src_paths[@]}" && make_dirs all "${plugin_paths[@]}" \

@@ -4,8 +4,12 @@
 # cluster (a real slurmctld and one slurmd per node of etc/dev-4su.yaml).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-bash "$here/scripts/setup.sh" >/dev/null
-bash "$here/scripts/build.sh" >/dev/null
+# shellcheck source=progress.sh
+source "$here/scripts/progress.sh"
+rg_say demo "first the tools: Debian packages, the Slurm releases and railguard's build" \
+  "(on a fresh machine about 25 minutes, a line at least every 30 s; then about 2 minutes)"
+bash "$here/scripts/setup.sh"
+bash "$here/scripts/build.sh"
 build=${RAILGUARD_BUILD_DIR:-$here/build}
 railctl="$build/railctl"
 tmp=$(mktemp -d /tmp/railguard-demo.XXXXXX)
@@ -14,7 +18,7 @@ cleanup() { [ "$cluster_up" = 1 ] && rg_cluster_stop >/dev/null 2>&1; rm -rf "$t
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+step() { printf '\n\033[1m== %s\033[0m  [%s]\n' "$*" "$(rg_clock)"; }
 run() { printf '$ %s\n' "$*"; "$@" || printf '(exit %d)\n' "$?"; }
 # job_table [NODES]: the queue, one job a line, with the SUs of its nodes (NODES, default
 # $tmp/nodes: "node SU" lines).
@@ -210,14 +214,19 @@ rg_cluster_start --no-trap --dir "$cdir" --topo etc/dev-4su.yaml --topology-plug
 
 # shell 'COMMAND LINE': prints it as typed, then runs it (quotes and pipes included).
 shell() { printf '$ %s\n' "$1"; eval "$1" || printf '(exit %d)\n' "$?"; }
-# wait_for WHAT SECONDS COMMAND...: polls until COMMAND succeeds; the demo fails if it does not.
+# wait_for WHAT SECONDS COMMAND...: polls until COMMAND succeeds, saying every 20 s what it
+# waits for; the demo fails if it does not happen in time.
 wait_for() {
-  local what=$1 deadline=$((SECONDS + $2))
+  local what=$1 start=$SECONDS deadline=$((SECONDS + $2)) said=$SECONDS
   shift 2
   until "$@"; do
     if [ "$SECONDS" -ge "$deadline" ]; then
       echo "demo: $what did not happen within the time allowed" >&2
       exit 1
+    fi
+    if [ $((SECONDS - said)) -ge 20 ]; then
+      rg_say demo "waiting for $what ($((SECONDS - start)) s of at most $((deadline - start)) s)"
+      said=$SECONDS
     fi
     sleep 0.5
   done

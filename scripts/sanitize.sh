@@ -1,27 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Builds railguard's unit-test runner (railguard_tests, with the library code it links) with
-# AddressSanitizer and UBSan (-DRAILGUARD_SANITIZE=ON) in a build folder of its own, then runs
-# the unit tests under them. Any ASan, LeakSanitizer or UBSan report fails the run: UBSan is
+# Runs railguard's unit-test runner (railguard_tests) built with AddressSanitizer and UBSan in
+# the hardening tree (scripts/hardening_build.sh: clang, one compile of the libraries shared
+# with the fuzz targets). Any ASan, LeakSanitizer or UBSan report fails the run: UBSan is
 # built with -fno-sanitize-recover, and both stop at the first error. The plugins are built
 # with ASan + UBSan and run inside real Slurm daemons by tests/plugin/asan_itest.sh (a CTest
 # integration test), so they are not built again here.
 #
 # Usage: scripts/sanitize.sh [GTEST_FLAG...]     e.g. --gtest_filter='Hostlist*'
-# Env:   RAILGUARD_SANITIZE_BUILD_DIR  build folder (default: ./build-sanitize)
-#        RAILGUARD_JOBS                compile jobs (default: nproc)
+# Env:   RAILGUARD_HARDENING_BUILD_DIR  build folder (default: ./build-hardening)
+#        RAILGUARD_JOBS                 compile jobs (default: nproc)
 # Last line: "sanitize: N passed, N failed" (unit tests). Exit 0 only when all passed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${RAILGUARD_SANITIZE_BUILD_DIR:-$here/build-sanitize}
-jobs=${RAILGUARD_JOBS:-$(nproc)}
-
-echo "sanitize: building with ASan + UBSan into $build"
-# Debug (-O0 -g): with the sanitizers, -O2 compiles several times slower, for no gain here.
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DRAILGUARD_SANITIZE=ON \
-  -DCMAKE_C_FLAGS=-fno-sanitize-recover=all -DCMAKE_CXX_FLAGS=-fno-sanitize-recover=all \
-  >/dev/null
-cmake --build "$build" -j "$jobs" --target railguard_tests
+build=${RAILGUARD_HARDENING_BUILD_DIR:-$here/build-hardening}
+bash "$here/scripts/hardening_build.sh" railguard_tests
 
 asan=halt_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1
 export ASAN_OPTIONS=$asan:check_initialization_order=1:strict_init_order=1

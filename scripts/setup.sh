@@ -23,7 +23,11 @@ PKGS=(
   chromium
 )
 
-log() { echo "setup: $*"; }
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=progress.sh
+source "$here/scripts/progress.sh"
+logs=${RAILGUARD_LOG_DIR:-$here/build-logs}
+log() { rg_say setup "$*"; }
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup: must run as root (it installs Debian packages)" >&2
@@ -52,39 +56,67 @@ for p in "${PKGS[@]}"; do
 done
 if [ "${#missing[@]}" -gt 0 ] || [ "${need_update:-0}" = 1 ] || [ ! -d /var/lib/apt/lists ] || \
    [ -z "$(ls /var/lib/apt/lists/ 2>/dev/null | grep -i source || true)" ]; then
-  log "apt-get update"
-  apt-get update -qq >/dev/null
+  rg_step "setup: apt-get update" "$logs/apt-update.log" '' -- apt-get update -qq
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
-  log "installing: ${missing[*]}"
+  log "installing ${#missing[@]} Debian packages (and what they depend on): ${missing[*]}"
   # Debian's slurmctld/slurmd postinst start services; that is harmless, the harness
   # runs its own daemons with its own config.
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  rg_step "setup: apt-get install" "$logs/apt-install.log" '^(Unpacking|Setting up) ' -- \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  log "all ${#PKGS[@]} Debian packages are installed"
 fi
 
 # --- Slurm source matching the installed Slurm ---------------------------------------------
+# prepare_debian_source: apt-get source of the installed Slurm, configured as Debian builds it
+# (the plugins include its config.h). A stamp makes a second run cost nothing.
 slurm_ver=$(dpkg-query -W -f='${Version}' slurmctld)   # e.g. 22.05.8-4+deb12u3
 upstream=${slurm_ver%%-*}                              # 22.05.8
 SRC_ROOT=${RAILGUARD_SLURM_SRC:-/opt/railguard/slurm-src}
 stamp="$SRC_ROOT/.railguard-configured-$slurm_ver"
-if [ ! -f "$stamp" ]; then
-  log "preparing Slurm $slurm_ver source in $SRC_ROOT"
+prepare_debian_source() {
   rm -rf "$SRC_ROOT"
   mkdir -p "$SRC_ROOT"
-  ( cd "$SRC_ROOT" && apt-get source -qq "slurm-wlm=$slurm_ver" >/dev/null )
+  ( cd "$SRC_ROOT" && apt-get source -qq "slurm-wlm=$slurm_ver" )
   dir=$(find "$SRC_ROOT" -maxdepth 1 -type d -name "slurm-wlm-$upstream*" | head -n1)
-  [ -n "$dir" ] || { echo "setup: apt-get source produced no slurm-wlm-$upstream directory" >&2; exit 1; }
+  [ -n "$dir" ] || { echo "setup: apt-get source produced no slurm-wlm-$upstream directory" >&2; return 1; }
   ln -sfn "$dir" "$SRC_ROOT/current"
   ( cd "$dir" && ./configure --quiet --prefix=/usr --sysconfdir=/etc/slurm \
-      --libdir=/usr/lib/x86_64-linux-gnu --enable-multiple-slurmd >/dev/null )
+      --libdir=/usr/lib/x86_64-linux-gnu --enable-multiple-slurmd )
   touch "$stamp"
-fi
-log "Slurm $slurm_ver source ready at $SRC_ROOT/current"
+}
 
 # --- Slurm releases besides the system one, each in a prefix of its own ---------------------
 # scripts/build_slurm.sh: from ../shared/slurm when present (else one line says it is
 # skipped), cached by a stamp. libmunge-dev above is for their auth/munge, libhttp-parser-dev
-# for 25.11's http_parser plugin.
-bash "$(dirname "$0")/build_slurm.sh" 24.11.5
-bash "$(dirname "$0")/build_slurm.sh" 25.11.7
+# for 25.11's http_parser plugin. They build side by side, and beside the Debian source's
+# configure: configure runs on one core, and each release's make has single-core stretches
+# (links, small folders), so together they keep both cores busy.
+releases=${RAILGUARD_SLURM_RELEASES:-24.11.5 25.11.7}
+steps=()
+if [ ! -f "$stamp" ]; then
+  log "preparing Slurm $slurm_ver source in $SRC_ROOT (apt-get source, configure)"
+  rg_step_bg "setup: Slurm $upstream source" "$logs/slurm-$upstream-source.log" '' -- \
+    prepare_debian_source
+  steps+=("setup: Slurm $upstream source")
+fi
+for v in $releases; do
+  rg_step_bg "setup: Slurm $v" "$logs/slurm-$v.log" '^build_slurm' -- \
+    bash "$here/scripts/build_slurm.sh" "$v"
+  steps+=("setup: Slurm $v")
+done
+failed=()
+for step in "${steps[@]}"; do
+  rg_step_wait "$step" || failed+=("$step")
+done
+for v in $releases; do  # "already built", "skipped: no tarball": one line each
+  grep -h -E '^build_slurm [^:]*: (already built|skipped)' "$logs/slurm-$v.log" 2>/dev/null |
+    tail -n 1 | sed 's/^/  /'
+done
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "setup: failed: ${failed[*]} (their logs are in $logs)" >&2
+  exit 1
+fi
+log "Slurm $slurm_ver source ready at $SRC_ROOT/current"
 log "done"

@@ -1,50 +1,81 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Runs every railguard test: installs what is missing (scripts/setup.sh), builds, then runs
-# the unit tests and the integration tests against real Slurm daemons through CTest.
-# Then the hardening checks, each in a build folder of its own: the unit tests under ASan +
-# UBSan (scripts/sanitize.sh) and every fuzz target for RAILGUARD_FUZZ_SECONDS seconds
-# (scripts/fuzz.sh, default 60). They are left out when arguments select CTest tests
+# Runs every railguard test: installs what is missing (scripts/setup.sh), builds
+# (scripts/build.sh), then runs the unit tests and the integration tests against real Slurm
+# daemons through CTest, several at a time (RAILGUARD_CTEST_JOBS, default 4: most of an
+# integration test's time is Slurm's own waiting, and each test has its own cluster).
+# Then the hardening checks, in one clang build tree (scripts/hardening_build.sh): the unit
+# tests under ASan + UBSan (scripts/sanitize.sh) and every fuzz target for
+# RAILGUARD_FUZZ_SECONDS seconds (scripts/fuzz.sh, default 60). That tree is compiled while
+# CTest runs, at the lowest CPU priority, so that its compile fills the time the integration
+# tests spend waiting. Hardening is left out when arguments select CTest tests
 # (scripts/test.sh -R Hostlist runs just those, as before) or with RAILGUARD_HARDENING=0.
-# With them, the last line counts everything: "N passed, N failed" (CTest tests, sanitized
-# unit tests, fuzz targets); the exit code is 0 only when all passed. Each stage prints how
-# long it took ("test: stage build took 312 s"), and the summary lists them all.
+# With it, the last line counts everything: "N passed, N failed" (CTest tests, sanitized
+# unit tests, fuzz targets); the exit code is 0 only when all passed.
+#
+# Every step prints what it does with the time since the start ("[12:34] ..."), and a line at
+# least every 30 s while it runs; full logs are in build-logs/ (RAILGUARD_LOG_DIR), each named
+# when its step starts, and a failed step prints the tail of its log. The summary lists each
+# stage's time and the total.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=progress.sh
+source "$here/scripts/progress.sh"
+logs=${RAILGUARD_LOG_DIR:-$here/build-logs}
+export RAILGUARD_LOG_DIR=$logs
 stage_times=()
 # stage NAME START: prints and records the seconds since START (a $SECONDS value).
 stage() {
   local took=$((SECONDS - $2))
   stage_times+=("$1 ${took} s")
-  echo "test: stage $1 took ${took} s"
+  rg_say test "stage $1 took ${took} s"
 }
+hardening=1
+if [ "$#" -gt 0 ] || [ "${RAILGUARD_HARDENING:-1}" = 0 ]; then hardening=0; fi
+rg_say test "railguard's tests: setup, build, CTest (unit + integration)$(
+  [ "$hardening" = 1 ] && echo ', ASan + UBSan unit tests, fuzzing'); logs in $logs"
+
 t=$SECONDS
+rg_say test "setup: Debian packages, the installed Slurm's source, the Slurm releases"
 bash "$here/scripts/setup.sh"
 stage setup "$t"
 t=$SECONDS
 bash "$here/scripts/build.sh"
 stage build "$t"
 build=${RAILGUARD_BUILD_DIR:-$here/build}
-if [ "$#" -gt 0 ] || [ "${RAILGUARD_HARDENING:-1}" = 0 ]; then
+jobs=${RAILGUARD_CTEST_JOBS:-4}
+if [ "$hardening" = 0 ]; then
   cd "$build"
-  exec ctest --output-on-failure --timeout 900 "$@"
+  rg_say test "ctest -j$jobs $*"
+  exec ctest --output-on-failure --timeout 900 -j "$jobs" "$@"
 fi
 
-logs=$(mktemp -d /tmp/railguard-test.XXXXXX)
-trap 'rm -rf "$logs"' EXIT
 set +e
+# The hardening tree compiles beside CTest (nice 19: the tests come first).
+rg_step_bg "test: hardening build (clang, ASan + UBSan + libFuzzer)" \
+  "$logs/hardening-build.log" '^\[ *[0-9]+%\]' -- nice -n 19 bash "$here/scripts/hardening_build.sh"
 t=$SECONDS
-(cd "$build" && ctest --output-on-failure --timeout 900) 2>&1 | tee "$logs/ctest"
-ctest_rc=${PIPESTATUS[0]}
+rg_step --show "test: ctest -j$jobs (unit + integration)" "$logs/ctest.log" '' -- \
+  bash -c 'cd "$1" && ctest --output-on-failure --timeout 900 -j "$2"' _ "$build" "$jobs"
+ctest_rc=$?
 stage "ctest (unit + integration)" "$t"
 t=$SECONDS
-bash "$here/scripts/sanitize.sh" 2>&1 | tee "$logs/sanitize"
-sanitize_rc=${PIPESTATUS[0]}
-stage "ASan + UBSan unit tests" "$t"
+rg_step_wait "test: hardening build (clang, ASan + UBSan + libFuzzer)"
+hardening_rc=$?
+stage "hardening build (rest after ctest)" "$t"
 t=$SECONDS
-bash "$here/scripts/fuzz.sh" 2>&1 | tee "$logs/fuzz"
-fuzz_rc=${PIPESTATUS[0]}
-stage fuzz "$t"
+sanitize_rc=1 fuzz_rc=1
+if [ "$hardening_rc" -eq 0 ]; then
+  rg_step --show "test: unit tests under ASan + UBSan" "$logs/sanitize.log" '' -- \
+    bash "$here/scripts/sanitize.sh"
+  sanitize_rc=$?
+  stage "ASan + UBSan unit tests" "$t"
+  t=$SECONDS
+  rg_step --show "test: fuzz targets, ${RAILGUARD_FUZZ_SECONDS:-60} s each" "$logs/fuzz.log" '' -- \
+    bash "$here/scripts/fuzz.sh"
+  fuzz_rc=$?
+  stage fuzz "$t"
+fi
 set -e
 
 # counts NAME RC PASSED FAILED: one line of the summary; a step that failed without saying
@@ -62,16 +93,17 @@ counts() {
 # last LOG SED: the fields that SED prints from the last matching line of LOG, "0 0" if none.
 last() {
   local line
-  line=$(sed -n "$2" "$1" | tail -n 1)
+  line=$(sed -n "$2" "$1" 2>/dev/null | tail -n 1)
   echo "${line:-0 0}"
 }
-read -r total failed <<<"$(last "$logs/ctest" \
+read -r total failed <<<"$(last "$logs/ctest.log" \
   's/.* tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\2 \1/p')"
 counts "ctest" "$ctest_rc" "$((total - failed))" "$failed"
-read -r passed failed <<<"$(last "$logs/sanitize" \
+counts "hardening build" "$hardening_rc" 0 0
+read -r passed failed <<<"$(last "$logs/sanitize.log" \
   's/^sanitize: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')"
 counts "unit tests under ASan + UBSan" "$sanitize_rc" "$passed" "$failed"
-read -r passed failed <<<"$(last "$logs/fuzz" \
+read -r passed failed <<<"$(last "$logs/fuzz.log" \
   's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')"
 counts "fuzz targets" "$fuzz_rc" "$passed" "$failed"
 

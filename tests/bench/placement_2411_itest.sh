@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# ctest: COST=95
 # bench/placement.sh on Slurm 24.11.5 (--slurm-version) with the stock topology/block policy:
 #  - on the system Slurm (22.05), --policies block is refused with a message naming the
 #    release it needs;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# ctest: COST=300
 # The placement benchmark's quick mode as an integration test (bench/placement.sh --quick:
 # etc/dev-4su.yaml, 40 jobs of the real Microsoft ITP trace through stock topology/tree,
 # topology/tree with --switches on every multi-node job, and railguard's plugins, with a fault

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# ctest: RESOURCE_LOCK=dpkg PROCESSORS=2 COST=150
 # Integration test of the Debian packages, on this machine, for Debian's Slurm or (run by
 # packages_<series>_itest.sh with rg_release=V) for Slurm V built from source into
 # $RAILGUARD_SLURM_ROOT/slurm-V (scripts/build_slurm.sh):
@@ -133,7 +134,9 @@ trap 'exit 129' HUP
 
 # --- build -----------------------------------------------------------------------------------
 export RAILGUARD_PKG_DIR=$bin/pkg-itest
-debs=$(bash "$src/scripts/package.sh" --incremental "${release_args[@]}" 2>"$tmp/package.err") || {
+# At low CPU priority: CTest runs other integration tests beside this one, and their daemons
+# and health checks answer within deadlines; the package build only has to finish.
+debs=$(nice -n 10 bash "$src/scripts/package.sh" --incremental "${release_args[@]}" 2>"$tmp/package.err") || {
   cat "$tmp/package.err" >&2
   fail "scripts/package.sh failed"
 }

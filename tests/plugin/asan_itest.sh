@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# ctest: PROCESSORS=2 COST=300
 # railguard's three Slurm plugins under AddressSanitizer (and UBSan), in real daemons:
 #  - builds ASan-instrumented plugins (RAILGUARD_SANITIZE=ON, Debug) in their own build
 #    tree, only the plugin targets and what they link (first run: about 45 s of CPU at -j2;
@@ -33,7 +34,7 @@ echo "$rgp_name: building ASan plugins in $asan_build (plugin targets only, -j2)
 cmake -S "$rgp_src" -B "$asan_build" -DRAILGUARD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
   >"$rgp_tmp/cmake.log" 2>&1 ||
   rgp_fail "cmake -DRAILGUARD_SANITIZE=ON failed: $(tail -n 20 "$rgp_tmp/cmake.log")"
-cmake --build "$asan_build" -j2 --target topology_rail job_submit_rail spank_railguard \
+nice -n 10 cmake --build "$asan_build" -j2 --target topology_rail job_submit_rail spank_railguard \
   >"$rgp_tmp/build.log" 2>&1 ||
   rgp_fail "building the ASan plugins failed: $(grep -m 10 -E 'error|Error' "$rgp_tmp/build.log")"
 rgp_plugins=$asan_build/slurm-plugins  # rgp_write_configs and rgp_start use this one

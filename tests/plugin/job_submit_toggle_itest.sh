@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# ctest: COST=90
 # An admin turns job_submit/rail off and on again with `scontrol reconfigure` (JobSubmitPlugins
 # changed in slurm.conf), as one does to take railguard out of the submission path for a while.
 # Slurm 22.05 then calls the plugin's fini() from read_slurm_conf, holding the config, job,

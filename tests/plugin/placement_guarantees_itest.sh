@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# ctest: COST=90
 # Integration test of the placement guarantees of job_submit/rail (issue 12) in a real
 # slurmctld on etc/dev-4su.yaml (4 SUs of 8), strict, with a prefer bound of 5 s
 # (wait_base_seconds: 5, wait_per_node_seconds: 0) so that a bound that lapses would show:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# ctest: COST=100
 # Integration test of topology/rail in a real slurmctld on etc/dev-4su.yaml:
 #  - `scontrol show topology` has one leaf switch per SU (su1..su4, exactly that SU's nodes)
 #    and one top switch raildev-spine over them;
