@@ -99,7 +99,7 @@ last() {
 read -r total failed <<<"$(last "$logs/ctest.log" \
   's/.* tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\2 \1/p')"
 counts "ctest" "$ctest_rc" "$((total - failed))" "$failed"
-counts "hardening build" "$hardening_rc" 0 0
+[ "$hardening_rc" -eq 0 ] || counts "hardening build" "$hardening_rc" 0 1
 read -r passed failed <<<"$(last "$logs/sanitize.log" \
   's/^sanitize: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')"
 counts "unit tests under ASan + UBSan" "$sanitize_rc" "$passed" "$failed"

@@ -34,7 +34,10 @@ const std::vector<std::string> kDgxVia = {"0000:15:00.0", "0000:3d:00.0", "0000:
 
 std::string FromXml(const std::string& fixture, RailOrder* order) {
   std::string err;
-  EXPECT_EQ(err.empty(), RailOrderFromXml(kData + fixture, order, &err));
+  // Called first: the order in which EXPECT_EQ evaluates its two arguments is unspecified
+  // (GCC reads err after the call, clang before it).
+  const bool ok = RailOrderFromXml(kData + fixture, order, &err);
+  EXPECT_EQ(err.empty(), ok);
   return err;
 }
 
@@ -211,7 +214,8 @@ IoFacts Facts(std::vector<PciEndpoint> gpus, std::vector<PciEndpoint> nics) {
 
 std::string Judge(const IoFacts& facts, RailOrder* order) {
   std::string err;
-  EXPECT_EQ(err.empty(), FindRailOrder(facts, order, &err));
+  const bool ok = FindRailOrder(facts, order, &err);  // first, as in FromXml
+  EXPECT_EQ(err.empty(), ok);
   return err;
 }
 
