@@ -4,6 +4,8 @@
 # progress line at least every 30 s; the compiler output goes to build-logs/build.log (named in
 # the first line), and its tail is printed when the build fails.
 set -euo pipefail
+# A command that stops the script says so (set -e alone would exit without a word).
+trap 'echo "build: stopped: line $LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=progress.sh
 source "$here/scripts/progress.sh"

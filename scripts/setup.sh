@@ -7,6 +7,8 @@
 # Usage: scripts/setup.sh            (as root, on Debian 12)
 # Env:   RAILGUARD_SLURM_SRC  where to unpack the Slurm source (default /opt/railguard/slurm-src)
 set -euo pipefail
+# A command that stops the script says so (set -e alone would exit without a word).
+trap 'echo "setup: stopped: line $LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
 
 PKGS=(
   cmake g++ make pkg-config git python3
