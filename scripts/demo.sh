@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=progress.sh
 source "$here/scripts/progress.sh"
 rg_say demo "first the tools: Debian packages, the Slurm releases and railguard's build" \
-  "(on a fresh machine about 25 minutes, a line at least every 30 s; then about 2 minutes)"
+  "(on a fresh 2-core machine about 17 minutes, a line at least every 30 s; then about 2 minutes)"
 bash "$here/scripts/setup.sh"
 bash "$here/scripts/build.sh"
 build=${RAILGUARD_BUILD_DIR:-$here/build}
