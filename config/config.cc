@@ -22,6 +22,8 @@ constexpr Named<HealthAction> kActionNames[] = {{HealthAction::kDrain, "drain"},
                                                 {HealthAction::kRestrict, "restrict"},
                                                 {HealthAction::kWarn, "warn"},
                                                 {HealthAction::kOff, "off"}};
+constexpr Named<HealthMode> kHealthModeNames[] = {{HealthMode::kEnforce, "enforce"},
+                                                  {HealthMode::kObserve, "observe"}};
 
 // The word of `value` in `table`, or "?".
 template <typename E, size_t N>
@@ -52,6 +54,7 @@ bool ParsePlacementMode(std::string_view text, PlacementMode* out) {
 }
 
 const char* HealthActionName(HealthAction action) { return NameOf(kActionNames, action); }
+const char* HealthModeName(HealthMode mode) { return NameOf(kHealthModeNames, mode); }
 
 bool ParseHealthAction(std::string_view text, HealthAction* out) {
   return ParseName(kActionNames, text, out);

@@ -87,7 +87,29 @@ std::vector<std::string> CheckNames(const CheckCatalog& checks);
 
 // The `health:` section. Every field has its default here (or in DefaultLinkErrorLimits()
 // and the caller's CheckCatalog) and nowhere else.
+// Whether railguard acts on what railcheck finds (health.mode).
+enum class HealthMode {
+  kEnforce,  // drain, restrict and requeue as the actions say
+  kObserve,  // judge, record and report what would be done; change nothing in Slurm
+};
+
+// "enforce" or "observe".
+const char* HealthModeName(HealthMode mode);
+
 struct HealthConfig {
+  // enforce, or observe: railcheck judges and records every run (state file, event log, the
+  // node's Extra with what it would do), but drains, resumes, restricts and requeues nothing;
+  // job_submit/rail does not require the healthy feature and its keeper leaves features
+  // alone. Sites start in observe and switch to enforce with this one line.
+  HealthMode mode = HealthMode::kEnforce;
+  // The drain budget: the most nodes railcheck keeps out of multi-node jobs at one time
+  // (drained with a railcheck: reason, or restricted: its Extra says not healthy), cluster
+  // wide: `drain_budget_nodes` nodes when > 0, else `drain_budget_percent` percent of the
+  // rail topology's nodes, rounded down, at least 1. A node whose finding would take it out
+  // beyond the budget is recorded and reported, and stays in service (healthcheck/budget.h).
+  // railguard.yaml: `drain_budget: 16` or `drain_budget: 5%`.
+  int drain_budget_nodes = 0;
+  int drain_budget_percent = 5;
   // Where sysfs is mounted. "%n" in it becomes the node name (test clusters give every node
   // its own tree). Absolute.
   std::string sysfs_root = "/sys";
@@ -180,6 +202,7 @@ std::map<std::string, long long> DefaultLinkErrorLimits();
 
 // Limits the loader accepts.
 constexpr int kMaxResumeAfterCleanRuns = 1000;
+constexpr int kMaxDrainBudgetNodes = 1000000;
 constexpr int kMaxFlapWindowSeconds = 7 * 86400;
 constexpr int kMaxMinRateIntervalSeconds = 86400;
 constexpr int kMaxReadTimeoutMs = 60000;

@@ -27,7 +27,8 @@ const char* const kPlacementKeys[] = {"default_mode",      "healthy_feature",
                                       "wait_base_seconds", "wait_per_node_seconds",
                                       "wait_max_seconds",  "max_sus_default"};
 
-const char* const kHealthKeys[] = {"sysfs_root",
+const char* const kHealthKeys[] = {"mode",
+                                   "sysfs_root",
                                    "state_dir",
                                    "events_log",
                                    "link_layer",
@@ -47,7 +48,8 @@ const char* const kHealthKeys[] = {"sysfs_root",
                                    "confirm_reads",
                                    "confirm_delay_ms",
                                    "fabric_evidence",
-                                   "fabric_evidence_max_age_seconds"};
+                                   "fabric_evidence_max_age_seconds",
+                                   "drain_budget"};
 const char* const kAerLimitKeys[] = {"correctable_per_hour", "nonfatal_per_hour"};
 
 std::string JoinList(const std::vector<std::string>& items) {
@@ -202,6 +204,35 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
             std::string("invalid ") + k.key + " '" + s + "'; " + why + ", such as " + k.example);
     } else {
       *k.out = s;
+    }
+  }
+  if (YAML::Node v = map["mode"]; v.IsDefined()) {
+    const std::string s = v.IsScalar() ? v.Scalar() : std::string();
+    if (s == "enforce") {
+      h->mode = HealthMode::kEnforce;
+    } else if (s == "observe") {
+      h->mode = HealthMode::kObserve;
+    } else {
+      Error(v, "invalid mode '" + s + "'; expected enforce or observe");
+    }
+  }
+  if (YAML::Node v = map["drain_budget"]; v.IsDefined()) {
+    const std::string s = v.IsScalar() ? v.Scalar() : std::string();
+    const bool percent = !s.empty() && s.back() == '%';
+    const std::string digits = percent ? s.substr(0, s.size() - 1) : s;
+    const long max = percent ? 100 : kMaxDrainBudgetNodes;
+    long n = 0;
+    bool ok = !digits.empty() && digits.size() <= 7 &&
+              digits.find_first_not_of("0123456789") == std::string::npos;
+    if (ok) n = std::stol(digits);
+    if (ok && n >= 1 && n <= max) {
+      h->drain_budget_nodes = percent ? 0 : static_cast<int>(n);
+      h->drain_budget_percent = percent ? static_cast<int>(n) : 0;
+    } else {
+      Error(v, "invalid drain_budget '" + s + "'; expected a node count from 1 to " +
+                   std::to_string(kMaxDrainBudgetNodes) +
+                   " such as 16, or a percentage of the rail topology's nodes from 1% to 100% "
+                   "such as 5%");
     }
   }
   if (YAML::Node v = map["link_layer"]; v.IsDefined()) {

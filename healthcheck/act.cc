@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "base/names.h"
+#include "healthcheck/budget.h"
 #include "wire/extra_json.h"
 
 namespace railguard::health {
@@ -71,6 +72,35 @@ bool StillNamed(const Verdict& v, const std::string& reason) {
   return false;
 }
 
+// Observe mode: what plan `*p` would do, as "would" words (wire::kWouldActions); its Slurm
+// changes (drain, resume, features) are taken out and its lines say "would"; the run
+// state's drain and resume counts stay as they were.
+std::vector<std::string> Observed(const Verdict& v, const PlanOptions& opt, Plan* p,
+                                  RunState* next) {
+  std::vector<std::string> would;
+  if (p->update.drain_reason && v.level == Level::kDrain) would.push_back("drain");
+  if (v.level == Level::kRestrict) would.push_back("restrict");
+  if (opt.prolog && v.level == Level::kDrain) would.push_back("requeue");
+  if (p->update.resume) would.push_back("resume");
+  if (p->update.drain_reason) next->drains -= 1;
+  if (p->update.resume) next->resumes -= 1;
+  p->update.drain_reason.reset();
+  p->update.resume = false;
+  p->update.features.reset();
+  p->update.features_act.reset();
+  static const char* const kActs[] = {"drain ", "resume ", "add feature ", "remove feature ",
+                                      "reason refreshed"};
+  for (std::string& line : p->lines)
+    for (const char* act : kActs)
+      if (line.rfind(act, 0) == 0) {
+        line = "would " + line + " (observe mode: not done)";
+        break;
+      }
+  if (opt.prolog && v.level == Level::kDrain)
+    p->lines.push_back("would fail the Prolog, and Slurm requeue the job (observe mode: not done)");
+  return would;
+}
+
 }  // namespace
 
 bool SameForPlanning(const SlurmNode& a, const SlurmNode& b) {
@@ -111,7 +141,20 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
 
   const std::string held = Joined(node.held_flags);
   bool resume_withheld = false;  // railcheck's drain stays only for a held flag
-  if (v.level == Level::kDrain) {
+  // Over the drain budget: the node stays in (or goes back into) service; a drain of
+  // railcheck's own is given back.
+  const bool over = !opt.over_budget.empty() && v.level >= Level::kRestrict;
+  if (over) {
+    p.lines.push_back(opt.over_budget);
+    if (ours && held.empty()) {
+      p.update.resume = true;
+      next.resumes += 1;
+      p.lines.push_back("resume " + node.name + ": its place in the drain budget goes to a node before it");
+    } else if (ours) {
+      resume_withheld = true;
+      p.lines.push_back("stays drained: the node is " + held);
+    }
+  } else if (v.level == Level::kDrain) {
     const std::string reason = DrainReason(v);
     if (!node.drain && ForeignReason(node)) {
       p.lines.push_back("not drained but carries someone else's reason ('" + node.reason +
@@ -153,7 +196,10 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
   // The healthy feature, on both the available and the active list.
   const std::string active = node.features_act.empty() ? node.features : node.features_act;
   bool want = false;
-  if (v.level >= Level::kRestrict) {
+  if (over && !resume_withheld) {
+    next.feature_held = false;
+    want = true;
+  } else if (v.level >= Level::kRestrict) {
     next.feature_held = true;
   } else if (next.feature_held && resume_withheld) {
     // Given back with the resume, once the flag is gone: a drained node with the feature
@@ -179,7 +225,9 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
     p.lines.push_back((want ? "add feature " : "remove feature ") + feature);
   }
 
-  const wire::RailcheckExtra mine = ExtraOf(v, now, want);
+  wire::RailcheckExtra mine = ExtraOf(v, now, want);
+  mine.over_budget = over;
+  if (health.mode == HealthMode::kObserve) mine.would = Observed(v, opt, &p, &next);
   std::optional<std::string> extra = wire::WriteExtra(mine, node.extra);
   double published = 0;
   if (!extra) {
@@ -201,12 +249,39 @@ ActResult ActOnNode(SlurmApi* api, const ActRequest& rq) {
   ActResult a;
   a.node.name = rq.node;
   std::string err;
+  PlanOptions opts = rq.options;
   auto read = [&](SlurmNode* n) {
     ++a.reads;
     return api->GetNode(rq.node, n, &err);
   };
   auto plan = [&]() {
-    a.plan = PlanActions(*rq.verdict, a.node, rq.next, *rq.health, rq.feature, rq.now, rq.options);
+    a.plan = PlanActions(*rq.verdict, a.node, rq.next, *rq.health, rq.feature, rq.now, opts);
+  };
+  const Level level = rq.verdict->level;
+  const int weight = level == Level::kDrain ? 2 : level == Level::kRestrict ? 1 : 0;
+  // The drain budget, asked only for a verdict that takes the node out (or keeps it out):
+  // whether it fits; when not, the plan is made again with the node in service.
+  auto budget_fits = [&](bool stay) {
+    if (rq.budget <= 0 || weight == 0) return true;
+    std::vector<SlurmNode> all;
+    ++a.reads;
+    if (!api->ListNodes(&all, &err)) {
+      if (stay) return true;  // keep what is: no count, no change
+      a.problems.push_back(err);
+      opts.over_budget = "drain budget not checked (slurmctld's node list: " + err +
+                         "): the node stays in service until it can be";
+    } else {
+      const BudgetView bv = ViewBudget(all, rq.node, weight, rq.budget);
+      if (stay ? MayStayOut(bv) : MayTakeOut(bv)) return true;
+      opts.over_budget = "over the drain budget: railcheck holds " + std::to_string(bv.held) +
+                         " nodes out of multi-node jobs (budget " + std::to_string(bv.limit) +
+                         "), " + std::to_string(stay ? bv.rank + bv.heavier : bv.waiting) +
+                         " before this one; its " + LevelName(level) +
+                         " finding is reported and the node stays in service";
+    }
+    a.over_budget = true;
+    plan();
+    return false;
   };
   if (!api || !read(&a.node)) {
     if (api) a.problems.push_back(err);
@@ -217,6 +292,8 @@ ActResult ActOnNode(SlurmApi* api, const ActRequest& rq) {
     return a;
   }
   plan();
+  const bool was_out = HeldOutByRailcheck(a.node);
+  budget_fits(was_out);
   if (rq.dry || a.plan.update.empty()) {
     a.ok = true;
     return a;
@@ -254,6 +331,23 @@ ActResult ActOnNode(SlurmApi* api, const ActRequest& rq) {
     return a;
   }
   a.ok = true;
+  // Took the node out: other railchecks may have done the same at the same moment. The
+  // table read after the write says whether it keeps its place (budget.h).
+  if (!was_out && !a.over_budget && weight > 0 && rq.budget > 0 && !budget_fits(true)) {
+    SlurmNode now_node;
+    if (!read(&now_node)) {
+      a.problems.push_back(err + " (giving the node's place in the drain budget back)");
+      return a;
+    }
+    a.node = now_node;
+    plan();
+    ++a.writes;
+    if (!a.plan.update.empty() && !api->UpdateNode(rq.node, a.plan.update, &err)) {
+      a.problems.push_back(err + " (giving the node's place in the drain budget back)");
+      a.ok = false;
+    }
+    return a;
+  }
   if (!Guarded(a.plan.update)) return a;
   // Read back: a change that landed right after the write is someone else's to keep.
   SlurmNode after;

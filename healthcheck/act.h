@@ -71,6 +71,14 @@ struct PlanOptions {
   // Rewrite an unchanged health in Extra once it was published this long ago (seconds; 0:
   // never, as in a Prolog or Epilog). health.extra_refresh_seconds in a --periodic run.
   double extra_refresh_seconds = 0;
+  // A Prolog run: a drain verdict fails it, and Slurm requeues the job (observe mode says
+  // "requeue" among what it would do).
+  bool prolog = false;
+  // Not empty: the drain budget is spent (healthcheck/budget.h), and this line says so. A
+  // drain or restrict verdict then takes nothing out: the node keeps the healthy feature,
+  // a drain of railcheck's own is resumed (its place goes to a node before it), and Extra
+  // says "budget":"over".
+  std::string over_budget;
 };
 
 // Plans the Slurm changes for verdict `v` on `node`, given the run state `next` (from the
@@ -94,6 +102,9 @@ struct PlanOptions {
 //  - clean: the feature is (re-)added every run (`scontrol reconfigure` drops features set
 //    by update), except after railcheck removed it: then only once clean_streak reaches
 //    resume_after_clean_runs;
+//  - observe mode (health.mode): the plan is made as above, then its drain, resume and
+//    feature changes are taken out and listed in Extra's "would" (drain, restrict, requeue
+//    for a Prolog's drain verdict, resume); its lines say "would ..."; Extra is still written;
 //  - Extra carries ExtraJson(), written only when the health in it (verdict, rails, failed)
 //    differs from what is there, or it is older than opt.extra_refresh_seconds: a run that
 //    changes nothing plans an empty update (no write RPC).
@@ -108,6 +119,8 @@ class SlurmApi {
   virtual bool GetNode(const std::string& name, SlurmNode* out, std::string* err) = 0;
   // Applies `u` to node `name` in one request. False with `*err` (Slurm's error text).
   virtual bool UpdateNode(const std::string& name, const NodeUpdate& u, std::string* err) = 0;
+  // Every node of the cluster (one request; for the drain budget). False with `*err`.
+  virtual bool ListNodes(std::vector<SlurmNode>* out, std::string* err) = 0;
 };
 
 // What one run asks of slurmctld.
@@ -120,6 +133,8 @@ struct ActRequest {
   double now = 0;
   PlanOptions options;
   bool dry = false;  // plan only
+  // The drain budget in nodes (healthcheck/budget.h); 0 = none (observe mode).
+  int budget = 0;
   // Called once after the read the plan is made from and before a write that drains,
   // re-reasons or resumes (tests: an admin drains by hand there). May be empty.
   std::function<void()> pause_before_write;
@@ -132,6 +147,7 @@ struct ActResult {
   bool ok = false;  // the node was read and the plan carried out (or dry)
   std::vector<std::string> problems;  // Slurm errors
   int reads = 0, writes = 0;          // RPCs sent through the SlurmApi
+  bool over_budget = false;  // the verdict would take the node out; the budget kept it in
 };
 
 // Reads the node, plans (PlanActions) and, unless dry or the plan is empty, writes it. A

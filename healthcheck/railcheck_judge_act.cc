@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "healthcheck/act.h"
+#include "healthcheck/budget.h"
 #include "healthcheck/run_events.h"
 #include "wire/event_log.h"
 
@@ -18,6 +19,7 @@ struct Acted {
   SlurmNode node;         // as slurmctld has it (only the name when unreachable)
   Plan plan;              // the changes for Slurm and the next run state
   bool slurm_ok = false;  // the node was read and the plan carried out (or dry)
+  bool over_budget = false;  // the drain budget kept the node in service
 };
 
 int ExitCode(Level level, Mode mode) {
@@ -53,11 +55,15 @@ Acted Act(const RunContext& ctx, const RunInput& in, const Judgement& j, RunRepo
   rq.now = in.now;
   if (in.options.mode == Mode::kPeriodic)
     rq.options.extra_refresh_seconds = in.setup.health().extra_refresh_seconds;
+  rq.options.prolog = in.options.mode == Mode::kProlog;
+  // The drain budget (observe mode takes nothing out: no budget to keep).
+  if (in.setup.health().mode == HealthMode::kEnforce)
+    rq.budget = BudgetLimit(in.setup.health(), in.setup.rails->topology.NodeCount());
   rq.dry = in.options.dry;
   rq.pause_before_write = TestPauseFromEnvironment();
   ActResult res = ActOnNode(slurm.get(), rq);
   if (!slurm) res.problems.insert(res.problems.begin(), err);
-  Acted a{std::move(res.node), std::move(res.plan), res.ok};
+  Acted a{std::move(res.node), std::move(res.plan), res.ok, res.over_budget};
   r->problems.insert(r->problems.end(), res.problems.begin(), res.problems.end());
   r->actions = a.plan.lines;
   r->slurm_reads = res.reads;
@@ -104,7 +110,13 @@ void RecordState(const RunContext& ctx, const RunInput& in, const Acted& a, RunR
 }
 
 // The exit code of a judge-and-act run from its verdict and what acting on it met.
-int CheckAndActCode(const Options& o, Level level, const Acted& a, const RunReport& r) {
+int CheckAndActCode(const Options& o, HealthMode hm, Level level, const Acted& a,
+                    const RunReport& r) {
+  // Observe mode: a failing Prolog or Epilog would make Slurm drain the node and requeue the
+  // job, which is what it must not do.
+  if (hm == HealthMode::kObserve && IsHook(o.mode)) return kExitOk;
+  // Over the drain budget the node stays in service: its Prolog lets the job run.
+  if (a.over_budget && IsHook(o.mode)) return kExitOk;
   int code = ExitCode(level, o.mode);
   // After a job the node needs no requeue: an Epilog that drained the node (or found it
   // drained) succeeds; it fails only when the node should be drained and railcheck could not,
@@ -146,7 +158,7 @@ int CheckAndAct(const RunContext& ctx, const RunInput& in, RunOutput* out) {
   // Answering for a late gather, nothing else is touched: the disk may be what is stuck.
   if (!in.options.dry && a.slurm_ok && !ctx.late) WriteEvents(ctx, in, j, a, &r);
   if (!in.options.dry && !ctx.late) RecordState(ctx, in, a, &r);
-  return CheckAndActCode(in.options, j.verdict.level, a, r);
+  return CheckAndActCode(in.options, in.setup.health().mode, j.verdict.level, a, r);
 }
 
 }  // namespace railguard::health

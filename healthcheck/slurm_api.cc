@@ -31,9 +31,39 @@ const std::pair<uint32_t, const char*> kHeldFlags[] = {
     {NODE_STATE_POWER_DRAIN, "POWER_DRAIN"},
 };
 
+// `out` from slurmctld's record of a node.
+void Fill(const node_info_t& ni, SlurmNode* out) {
+  out->name = ni.name ? ni.name : "";
+  out->drain = (ni.node_state & NODE_STATE_DRAIN) != 0;
+  out->down = (ni.node_state & NODE_STATE_BASE) == NODE_STATE_DOWN;
+  out->reason = ni.reason ? ni.reason : "";
+  out->features = ni.features ? ni.features : "";
+  out->features_act = ni.features_act ? ni.features_act : "";
+  out->extra = ni.extra ? ni.extra : "";
+  out->held_flags.clear();
+  for (const auto& [bit, flag] : kHeldFlags)
+    if (ni.node_state & bit) out->held_flags.push_back(flag);
+}
+
 class Libslurm : public SlurmApi {
  public:
   ~Libslurm() override { slurm_fini(); }
+
+  bool ListNodes(std::vector<SlurmNode>* out, std::string* err) override {
+    node_info_msg_t* msg = nullptr;
+    if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+      *err = "cannot load the nodes from slurmctld: " + SlurmError();
+      return false;
+    }
+    out->clear();
+    for (uint32_t i = 0; msg && i < msg->record_count; ++i) {
+      if (!msg->node_array[i].name) continue;
+      out->emplace_back();
+      Fill(msg->node_array[i], &out->back());
+    }
+    slurm_free_node_info_msg(msg);
+    return true;
+  }
 
   bool GetNode(const std::string& name, SlurmNode* out, std::string* err) override {
     node_info_msg_t* msg = nullptr;
@@ -48,16 +78,7 @@ class Libslurm : public SlurmApi {
       const node_info_t& ni = msg->node_array[i];
       if (!ni.name || name != ni.name) continue;
       found = true;
-      out->name = name;
-      out->drain = (ni.node_state & NODE_STATE_DRAIN) != 0;
-      out->down = (ni.node_state & NODE_STATE_BASE) == NODE_STATE_DOWN;
-      out->reason = ni.reason ? ni.reason : "";
-      out->features = ni.features ? ni.features : "";
-      out->features_act = ni.features_act ? ni.features_act : "";
-      out->extra = ni.extra ? ni.extra : "";
-      out->held_flags.clear();
-      for (const auto& [bit, flag] : kHeldFlags)
-        if (ni.node_state & bit) out->held_flags.push_back(flag);
+      Fill(ni, out);
     }
     slurm_free_node_info_msg(msg);
     if (!found) *err = "slurmctld has no node " + name;

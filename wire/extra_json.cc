@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "base/json_document.h"
@@ -152,6 +153,36 @@ ExtraStatus ReadStrictRailcheck(const JsonValue& rc, RailcheckExtra* out, std::s
     }
     out->healthy = healthy->boolean;
   }
+  if (const JsonValue* would = rc.Find("would")) {
+    const std::string expected =
+        "; expected an array of \"drain\", \"restrict\", \"requeue\", \"resume\"";
+    if (const std::string why = NotAnArrayOfAtMost(would, std::size(kWouldActions));
+        !why.empty()) {
+      *err = At(*would) + "\"would\" " + why + expected;
+      return ExtraStatus::kError;
+    }
+    out->would.emplace();
+    for (const JsonValue& w : would->items) {
+      const bool known = w.is_string() && std::any_of(std::begin(kWouldActions),
+                                                      std::end(kWouldActions),
+                                                      [&](const char* a) { return w.text == a; });
+      if (!known) {
+        *err = At(w) + "\"would\" entry " +
+               (w.is_string() ? Quoted(w.text) : std::string(JsonTypeName(w.type))) + expected;
+        return ExtraStatus::kError;
+      }
+      out->would->push_back(w.text);
+    }
+  }
+  if (const JsonValue* budget = rc.Find("budget")) {
+    if (!budget->is_string() || budget->text != "over") {
+      *err = At(*budget) + "\"budget\" is " +
+             (budget->is_string() ? Quoted(budget->text) : std::string(JsonTypeName(budget->type))) +
+             "; expected \"over\"";
+      return ExtraStatus::kError;
+    }
+    out->over_budget = true;
+  }
   const JsonValue* failed = rc.Find("failed");
   if (!failed) return ExtraStatus::kOk;
   if (const std::string why = NotAnArrayOfAtMost(failed, kMaxExtraFailed); !why.empty()) {
@@ -240,6 +271,8 @@ std::optional<std::string> WriteExtra(const RailcheckExtra& mine, const std::str
   if (std::any_of(mine.fw.begin(), mine.fw.end(), [](const std::string& v) { return !v.empty(); }))
     rc["fw"] = mine.fw;
   if (mine.healthy) rc["healthy"] = *mine.healthy;
+  if (mine.would) rc["would"] = *mine.would;
+  if (mine.over_budget) rc["budget"] = "over";
   doc["railcheck"] = rc;
   return doc.dump();
 }

@@ -2,8 +2,9 @@
 // The node's per-rail health that railcheck publishes in Slurm's Extra field, its writer
 // and its one reader:
 // {"railcheck":{"time":T,"verdict":"drain|restrict|warn|ok","rails":["ok","degraded",...],
-//  "failed":["rail3:port.rate","node:gpu.count"],"fw":["28.39.1002",...]}} (other top-level
-// keys are someone else's; "fw" is optional).
+//  "failed":["rail3:port.rate","node:gpu.count"],"fw":["28.39.1002",...],"healthy":B,
+//  "would":["drain","requeue"],"budget":"over"}} (other top-level keys are someone else's;
+// "fw", "healthy", "would" and "budget" are optional).
 #pragma once
 
 #include <cstddef>
@@ -41,7 +42,19 @@ struct RailcheckExtra {
   // `railctl report`; written only when one is known, optional for readers (older railchecks
   // do not write it). Each at most kMaxExtraFwChars printable ASCII characters.
   std::vector<std::string> fw;
+  // "would": in observe mode (health.mode: observe) what railcheck would have done in
+  // enforce mode and did not: kWouldActions words in that order. Written (an array, maybe
+  // empty) only in observe mode; absent = enforce (older railchecks do not write it).
+  std::optional<std::vector<std::string>> would;
+  // "budget":"over": the node's finding would take it out of multi-node jobs, but the drain
+  // budget (healthcheck/budget.h) is spent: it stays in service. Absent otherwise.
+  bool over_budget = false;
 };
+
+// The words of "would", in the order they are written: drain (the node), restrict (take the
+// healthy feature away: single-node jobs only), requeue (fail the Prolog: Slurm requeues the
+// job), resume (a node railcheck drained before observe mode).
+inline constexpr const char* kWouldActions[] = {"drain", "restrict", "requeue", "resume"};
 
 // The longest "fw" entry the strict reader accepts (IB_FW_VERSION_NAME_MAX, ib_verbs.h).
 constexpr size_t kMaxExtraFwChars = 64;

@@ -12,6 +12,9 @@ bool ExtraSaysHealthy(const std::string& extra) {
   if (wire::ReadExtra(extra, wire::ExtraReadMode::kStrict, &report, &err) !=
       wire::ExtraStatus::kOk)
     return false;
+  // Judged in observe mode: nothing was to be kept out then. After a switch to enforce the
+  // node's next railcheck run decides, within the drain budget.
+  if (report.would) return true;
   if (report.healthy) return *report.healthy;  // railcheck's own decision on the feature
   if (report.verdict != "ok" && report.verdict != "warn") return false;
   for (wire::RailState s : report.rails)

@@ -16,7 +16,8 @@ namespace railguard::plugin {
 // its "healthy" when the report (wire/extra_json.h) has one (railcheck withholds the
 // feature for some clean runs after a fault), else a verdict of "ok" or "warn" with every
 // rail ok. False for no report, any other verdict, a degraded or down rail, or unreadable
-// text.
+// text. True for a report written in observe mode ("would"): observe mode keeps no node out,
+// and after a switch to enforce the node's next railcheck run decides.
 bool ExtraSaysHealthy(const std::string& extra);
 
 // ExtraSaysHealthy with memory: nodes publish a few distinct Extra texts, so the keeper's

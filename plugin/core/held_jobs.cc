@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "plugin/core/held_jobs.h"
 
-
+#include "plugin/core/placement.h"
 
 namespace railguard::plugin {
 
@@ -71,7 +71,6 @@ uint32_t ReadHoldMark(const std::string& admin_comment) {
   return at == std::string::npos ? 0 : ReadCount(admin_comment.substr(at), kHoldHead, kHoldTail);
 }
 
-
 ParkedStep JudgeParkedJob(const ParkedJob& job, const std::string& feature, bool restore) {
   ParkedStep step;
   if (!job.held && !job.bad_constraints) return step;
@@ -79,6 +78,11 @@ ParkedStep JudgeParkedJob(const ParkedJob& job, const std::string& feature, bool
   if (needs > 0) {
     if (job.healthy >= needs) {
       step.kind = ParkedStep::kRelease;
+      // Held while no node had the feature: it gets the constraint it was accepted without.
+      if (!NamesFeature(job.features, feature)) {
+        const Constraint c = RequireFeature(job.features, feature);
+        if (c.kind == Constraint::kAdded) step.features = c.features;
+      }
       return step;
     }
     step.reason = WaitReason(needs, job.healthy, feature);

@@ -50,11 +50,15 @@ struct ParkedStep {
   } kind = kLeave;
   std::string mark;
   std::string reason;
+  // kRelease: the --constraint to set first (the job's own with the healthy feature added),
+  // for a job held while no node had the feature (Decision::defer_feature); "" = keep it.
+  std::string features;
 };
 
 // The rules, with `feature` the healthy feature (non-empty):
 //  - a job railguard holds or took over (HoldMark in AdminComment; held or BadConstraints)
-//    is released when `healthy` reaches its N, else its reason is kept up to date (kNote
+//    is released when `healthy` reaches its N, with `features` set when its --constraint
+//    does not name `feature` (RequireFeature), else its reason is kept up to date (kNote
 //    when it differs);
 //  - a BadConstraints multi-node job whose --constraint requires `feature` and whose
 //    partition has fewer healthy nodes than min_nodes is taken over: kMark, with `mark` =

@@ -282,10 +282,18 @@ Decision DecideHeldOrNot(const JobFacts& job, const PlacementConfig& config,
   const std::string job_nodes = std::to_string(nodes) + " nodes";
   std::string health_note;
   const std::string& feature = config.healthy_feature;
-  if (!feature.empty()) {
+  if (job.observe_health) {
+    health_note = "node health observed only (health.mode: observe)";
+  } else if (!feature.empty()) {
     const Constraint constraint = RequireFeature(job.features, feature);
     if (constraint.kind == Constraint::kTooComplex)
       return Refuse(Decision::kBadConstraint, constraint.why);
+    if (!job.feature_exists && constraint.kind == Constraint::kAlreadyThere)
+      return Refuse(Decision::kBadConstraint,
+                    "no node has feature " + feature +
+                        " yet (railcheck has not found any healthy), and Slurm refuses a "
+                        "--constraint that names it; leave " + feature +
+                        " out: railguard adds it to every multi-node job");
     if (job.healthy_nodes < nodes) {
       const std::string few = "only " + std::to_string(job.healthy_nodes) + " nodes of " +
                               where + " are healthy (feature " + feature + ") now";
@@ -295,11 +303,15 @@ Decision DecideHeldOrNot(const JobFacts& job, const PlacementConfig& config,
                           "; railcheck keeps degraded nodes out of multi-node jobs");
       d.hold = true;
       d.hold_nodes = nodes;
+      // No node has the feature (a new cluster, or every node lost it): Slurm would refuse
+      // the constraint, so the keeper adds it when it releases the job.
+      d.defer_feature = !job.feature_exists && constraint.kind == Constraint::kAdded;
       *hold_out = "held: " + few + " and this job needs " + job_nodes +
                   "; it waits, and railguard releases it when " + std::to_string(nodes) +
-                  " are healthy (squeue shows the count); then ";
+                  " are healthy (squeue shows the count)" +
+                  (d.defer_feature ? " and adds the feature to its constraint" : "") + "; then ";
     }
-    if (constraint.kind == Constraint::kAdded) {
+    if (constraint.kind == Constraint::kAdded && !d.defer_feature) {
       d.set_features = true;
       d.features = constraint.features;
     }

@@ -35,6 +35,13 @@ struct JobFacts {
   uint32_t healthy_nodes = UINT32_MAX;  // nodes of the partition carrying the healthy feature
   uint32_t max_switch_wait = 300;       // Slurm's cap on wait4switch (SchedulerParameters)
   bool may_hold = true;  // a submission (held when too few nodes are healthy); false: an update
+  // Whether some node of the cluster has the healthy feature now. Slurm refuses a
+  // --constraint that names a feature no node has ("Invalid feature specification"): so it
+  // is on a new cluster before railcheck has published any node, and after every node lost
+  // the feature.
+  bool feature_exists = true;
+  // health.mode is observe: railguard requires no healthy feature (railcheck only records).
+  bool observe_health = false;
 };
 
 // What placement needs to know about the fabric, as the job's partition sees it.
@@ -80,6 +87,10 @@ struct Decision {
   uint32_t wait4switch = 0;   // seconds Slurm may hold the job for them
   bool set_features = false;  // replace the job's --constraint with `features`
   std::string features;
+  // A held job whose healthy feature exists on no node yet (JobFacts::feature_exists): its
+  // --constraint is left as it is, so that Slurm accepts the job, and the feature keeper adds
+  // the feature when it releases the job (JudgeParkedJob).
+  bool defer_feature = false;
   std::string message;  // one line for the user, "railguard: ..."; "" = nothing to say
 };
 
@@ -88,12 +99,14 @@ struct Decision {
 //    site's max_sus_default, refuses the job;
 //  - a job of one node, of a node count that cannot be derived, or in a partition without
 //    rail-topology nodes, is left to packing;
-//  - every other job needs the healthy feature (unless healthy_feature is ""), in every
+//  - every other job needs the healthy feature (unless healthy_feature is "" or the job's
+//    facts say health is only observed), in every
 //    mode: the user's --constraint is combined with it, or the job is refused when that
 //    cannot keep degraded nodes out (counts, a top-level '|' next to brackets); when its
 //    partition has fewer nodes carrying the feature than it needs, a submission is held
 //    (`hold`, released by the feature keeper when enough are healthy; the message says so
-//    first) and an update refused;
+//    first) and an update refused; a held job whose feature no node has yet keeps its own
+//    --constraint until the keeper releases it (`defer_feature`);
 //  - mode off (from the job or default_mode): no switch bound;
 //  - a --nodelist naming all the job's nodes: no switch bound;
 //  - strict: req_switch = the fewest SUs that hold the job, with a wait of kStrictWait

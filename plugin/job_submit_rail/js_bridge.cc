@@ -43,7 +43,8 @@ int LoadInto(SetupHolder& state, const std::string& conf_path, rg_log_fn log) {
   const int rc = railguard::plugin::ReloadLogged(state, conf_path, log, [](const RailSetup& s) {
     return std::string("default placement ") +
            railguard::PlacementModeName(s.config.placement.default_mode) + ", healthy feature " +
-           s.config.placement.healthy_feature;
+           s.config.placement.healthy_feature + ", health " +
+           railguard::HealthModeName(s.config.health.mode);
   });
   if (rc == RG_LOAD_KEPT) {
     Log(log, RG_LOG_ERROR,
@@ -118,7 +119,11 @@ extern "C" char* rg_js_healthy_feature(void) {
     Bridge& b = Get();
     std::lock_guard<std::mutex> lock(b.mu);
     std::shared_ptr<const RailSetup> setup = b.state.current();
-    if (setup) out = Dup(setup->config.placement.healthy_feature);
+    // Observe mode: no feature is required, given or taken (the keeper leaves nodes alone).
+    if (setup)
+      out = Dup(setup->config.health.mode == railguard::HealthMode::kObserve
+                    ? std::string()
+                    : setup->config.placement.healthy_feature);
     return 0;
   });
   return out;
@@ -189,6 +194,8 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
           if (facts->spank_env[i]) job.spank_env.push_back(facts->spank_env[i]);
         job.partition = facts->partition ? facts->partition : "";
         job.may_hold = facts->may_hold != 0;
+        job.feature_exists = facts->feature_exists != 0;
+        job.observe_health = setup->config.health.mode == railguard::HealthMode::kObserve;
         job.max_switch_wait =
             railguard::plugin::ParseMaxSwitchWait(facts->sched_params ? facts->sched_params : "");
         const railguard::plugin::Fabric fabric = railguard::plugin::FabricOfNodes(
@@ -229,9 +236,10 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
 }
 
 extern "C" int rg_js_judge_parked(const rg_js_parked_t* job, const char* feature, int restore,
-                                  char** mark, char** reason) {
+                                  char** mark, char** reason, char** features) {
   *mark = nullptr;
   *reason = nullptr;
+  *features = nullptr;
   return railguard::plugin::CatchAll(int{RG_JS_PARKED_LEAVE}, [&] {
     railguard::plugin::ParkedJob p;
     p.admin_comment = job->admin_comment ? job->admin_comment : "";
@@ -246,7 +254,9 @@ extern "C" int rg_js_judge_parked(const rg_js_parked_t* job, const char* feature
     const ParkedStep step = railguard::plugin::JudgeParkedJob(p, feature, restore != 0);
     switch (step.kind) {
       case ParkedStep::kLeave: return int{RG_JS_PARKED_LEAVE};
-      case ParkedStep::kRelease: return int{RG_JS_PARKED_RELEASE};
+      case ParkedStep::kRelease:
+        if (!step.features.empty()) *features = Dup(step.features);
+        return int{RG_JS_PARKED_RELEASE};
       case ParkedStep::kNote: *reason = Dup(step.reason); return int{RG_JS_PARKED_NOTE};
       case ParkedStep::kMark: break;
     }

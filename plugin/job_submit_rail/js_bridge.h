@@ -38,6 +38,7 @@ typedef struct {
   uint32_t node_cnt;
   const char *sched_params; /* SchedulerParameters, for max_switch_wait */
   int may_hold; /* a submission: held, not refused, when too few nodes are healthy */
+  int feature_exists; /* some node of the cluster has the healthy feature active now */
 } rg_js_facts_t;
 
 enum {
@@ -109,10 +110,11 @@ typedef struct {
 
 enum { RG_JS_PARKED_LEAVE = 0, RG_JS_PARKED_NOTE, RG_JS_PARKED_MARK, RG_JS_PARKED_RELEASE };
 
-/* JudgeParkedJob: one of RG_JS_PARKED_*, with *mark (MARK) and *reason (NOTE, MARK)
- * malloc'd, else NULL. LEAVE on an internal error. */
+/* JudgeParkedJob: one of RG_JS_PARKED_*, with *mark (MARK), *reason (NOTE, MARK) and
+ * *features (RELEASE of a job held while no node had the feature: the --constraint to set
+ * before the release) malloc'd, else NULL. LEAVE on an internal error. */
 int rg_js_judge_parked(const rg_js_parked_t *job, const char *feature, int restore,
-                       char **mark, char **reason);
+                       char **mark, char **reason, char **features);
 
 /* `admin_comment` with railguard's hold mark added (WithHoldMark), malloc'd; NULL when out
  * of memory. */

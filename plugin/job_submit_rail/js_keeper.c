@@ -26,6 +26,7 @@
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/state_save.h"
@@ -108,18 +109,39 @@ static void _keep_code_loaded(void) {
           "wakes after the plugin is unloaded", PREFIX, dlerror());
 }
 
-/* Whether any node needs a fix. REQUIRES: node read lock. */
-static bool _keeper_any(const char *feature, bool restore) {
+/* Whether any node needs a fix; *over = the nodes whose Extra says railcheck left them in
+ * service over the drain budget ("budget":"over", healthcheck/budget.h). REQUIRES: node
+ * read lock. */
+static bool _keeper_any(const char *feature, bool restore, int *over) {
   node_record_t *node_ptr;
+  bool any = false;
+
+  *over = 0;
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
     char *a = NULL, *b = NULL;
-    int fix = rg_js_fix_features(node_ptr->features, node_ptr->features_act, node_ptr->extra,
-                                 feature, restore, &a, &b);
+    int fix;
+
+    if (node_ptr->extra && strstr(node_ptr->extra, "\"budget\":\"over\"")) (*over)++;
+    if (any) continue;
+    fix = rg_js_fix_features(node_ptr->features, node_ptr->features_act, node_ptr->extra,
+                             feature, restore, &a, &b);
     free(a);
     free(b);
-    if (fix) return true;
+    if (fix) any = true;
   }
-  return false;
+  return any;
+}
+
+/* The drain budget's alert in slurmctld's log, once per change of the count. */
+static void _keeper_budget_alert(int over, int *logged) {
+  if (over == *logged) return;
+  if (over > 0)
+    error("%s drain budget spent: %d nodes have findings that would take them out of "
+          "multi-node jobs and stay in service (railctl report lists them; health.drain_budget "
+          "in railguard.yaml)", PREFIX, over);
+  else if (*logged > 0)
+    info("%s drain budget: no node waits over it any more", PREFIX);
+  *logged = over;
 }
 
 /* Logs one line for the nodes of `hl` (if any) and destroys it. */
@@ -179,7 +201,7 @@ typedef struct {
   uint32_t job_id;
   int step; /* RG_JS_PARKED_* */
   uint32_t healthy;
-  char *mark, *reason; /* malloc'd by the bridge */
+  char *mark, *reason, *features; /* malloc'd by the bridge */
 } _parked_t;
 
 /* The nodes whose active features hold `feature`. REQUIRES: node read lock. */
@@ -242,7 +264,7 @@ static int _parked_collect(const char *feature, bool restore, _parked_t **out) {
   it = list_iterator_create(job_list);
   while ((job_ptr = list_next(it))) {
     rg_js_parked_t p;
-    char *mark = NULL, *reason = NULL;
+    char *mark = NULL, *reason = NULL, *features = NULL;
     int step;
 
     if (!IS_JOB_PENDING(job_ptr) || (job_ptr->priority != 0) || !job_ptr->details) continue;
@@ -256,10 +278,11 @@ static int _parked_collect(const char *feature, bool restore, _parked_t **out) {
     p.features = job_ptr->details->features;
     p.min_nodes = job_ptr->details->min_nodes;
     p.healthy = _job_healthy(job_ptr, healthy);
-    step = rg_js_judge_parked(&p, feature, restore, &mark, &reason);
+    step = rg_js_judge_parked(&p, feature, restore, &mark, &reason, &features);
     if (step == RG_JS_PARKED_LEAVE) {
       free(mark);
       free(reason);
+      free(features);
       continue;
     }
     if (n == cap) {
@@ -271,6 +294,7 @@ static int _parked_collect(const char *feature, bool restore, _parked_t **out) {
     (*out)[n].healthy = p.healthy;
     (*out)[n].mark = mark;
     (*out)[n].reason = reason;
+    (*out)[n].features = features;
     n++;
   }
   list_iterator_destroy(it);
@@ -294,6 +318,29 @@ static void _parked_release(job_record_t *job_ptr, time_t now) {
   free(rest);
 }
 
+/* Sets a pending job's --constraint to `features` as `scontrol update job Features=` does
+ * (job_mgr.c, update_job): kept only when Slurm can build its feature list. Returns whether
+ * it was set. REQUIRES: job write lock, node read lock. */
+static bool _parked_set_features(job_record_t *job_ptr, const char *features) {
+  __typeof__(job_ptr->details) det = job_ptr->details;
+  char *old_features = det->features;
+  __typeof__(det->feature_list) old_list = det->feature_list;
+
+  det->features = xstrdup(features);
+  det->feature_list = NULL;
+  if (RG_BUILD_FEATURE_LIST(job_ptr) != SLURM_SUCCESS) {
+    FREE_NULL_LIST(det->feature_list);
+    xfree(det->features);
+    det->features = old_features;
+    det->feature_list = old_list;
+    return false;
+  }
+  xfree(old_features);
+  FREE_NULL_LIST(old_list);
+  set_job_features_use(det);
+  return true;
+}
+
 /* Applies the steps to the jobs that are still pending with priority 0; returns how many
  * were released. REQUIRES: job write lock, node and partition read locks. */
 static int _parked_apply(_parked_t *steps, int n) {
@@ -306,6 +353,15 @@ static int _parked_apply(_parked_t *steps, int n) {
     if (!job_ptr || !IS_JOB_PENDING(job_ptr) || (job_ptr->priority != 0)) continue;
     switch (steps[i].step) {
       case RG_JS_PARKED_RELEASE:
+        /* Held while no node had the feature: first the constraint it was accepted without. */
+        if (steps[i].features && !_parked_set_features(job_ptr, steps[i].features)) {
+          error("%s %pJ stays held: Slurm does not accept the constraint %s", PREFIX, job_ptr,
+                steps[i].features);
+          break;
+        }
+        if (steps[i].features)
+          info("%s %pJ: constraint set to %s (held while no node had the feature)", PREFIX,
+               job_ptr, steps[i].features);
         _parked_release(job_ptr, now);
         info("%s released %pJ: %u nodes of its partition are healthy now", PREFIX, job_ptr,
              steps[i].healthy);
@@ -331,6 +387,7 @@ static void _parked_free(_parked_t *steps, int n) {
   for (int i = 0; i < n; i++) {
     free(steps[i].mark);
     free(steps[i].reason);
+    free(steps[i].features);
   }
   xfree(steps);
 }
@@ -367,13 +424,14 @@ static void *_keeper(void *arg) {
   /* releasing a hold changes only job records (job_mgr.c, _release_job_rec) */
   slurmctld_lock_t jobs_write = {READ_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, READ_LOCK};
   time_t restored_for = 0, looked_at = 0, jobs_at = 0;
+  int over_logged = 0; /* the drain budget alert's count last logged */
   bool left;
 
   do {
     time_t conf_update, now;
     char *feature = NULL;
-    bool restore = false, any = false, loaded;
-    int changed = 0, released = 0;
+    bool restore = false, any = false, loaded, looked = false;
+    int changed = 0, released = 0, over = 0;
 
     if (!_keeper_lock(k, conf_read)) break;
     conf_update = slurm_conf.last_update;
@@ -394,10 +452,12 @@ static void *_keeper(void *arg) {
     if (loaded && feature && feature[0] &&
         ((conf_update != restored_for) || (last_node_update >= looked_at))) {
       restore = (conf_update != restored_for);
-      any = _keeper_any(feature, restore);
+      any = _keeper_any(feature, restore, &over);
       looked_at = now;
+      looked = true;
     }
     _keeper_unlock(k, node_read);
+    if (looked) _keeper_budget_alert(over, &over_logged);
     if (any) {
       if (!_keeper_lock(k, node_write)) {
         free(feature);

@@ -108,6 +108,25 @@ static uint32_t _nodelist_count(const char *req_nodes) {
   return n;
 }
 
+/* Whether some node has the healthy feature active: Slurm accepts a --constraint only on
+ * features of active_feature_list (build_feature_list; a new cluster before railcheck has
+ * published any node healthy has none). True when no feature is configured or nothing is
+ * loaded (nothing will be added). REQUIRES: node read lock. */
+static bool _healthy_feature_exists(void) {
+  char *feature = rg_js_healthy_feature();
+  bool found = !feature || !feature[0] || !active_feature_list;
+  node_feature_t *f;
+  rg_list_itr_t it;
+
+  if (!found) {
+    it = list_iterator_create(active_feature_list);
+    while (!found && (f = list_next(it))) found = f->name && !strcmp(f->name, feature);
+    list_iterator_destroy(it);
+  }
+  free(feature);
+  return found;
+}
+
 /* Fills `f` from `v`; the node arrays point into Slurm's node table. */
 static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f) {
   bitstr_t *nodes = _job_nodes(v);
@@ -131,6 +150,7 @@ static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f) {
   f->partition = v->partition;
   f->sched_params = slurm_conf.sched_params;
   f->may_hold = v->may_hold;
+  f->feature_exists = _healthy_feature_exists();
   if (!nodes) return;
   f->node_cnt = (uint32_t)bit_set_count(nodes);
   f->node_names = xcalloc(f->node_cnt + 1, sizeof(char *));

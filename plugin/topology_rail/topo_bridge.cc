@@ -207,7 +207,10 @@ extern "C" void rg_topo_fini(void) {
 extern "C" char* rg_topo_healthy_feature(void) {
   try {
     std::shared_ptr<const RailSetup> setup = State().current();
-    if (!setup || setup->config.placement.healthy_feature.empty()) return nullptr;
+    // Observe mode (health.mode): health is recorded only, no node is kept out.
+    if (!setup || setup->config.placement.healthy_feature.empty() ||
+        setup->config.health.mode == railguard::HealthMode::kObserve)
+      return nullptr;
     return Dup(setup->config.placement.healthy_feature);
   } catch (...) {
     return nullptr;

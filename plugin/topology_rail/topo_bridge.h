@@ -69,7 +69,7 @@ void rg_topo_note_order(const char *const *names, int count, const char *state_d
 
 /* The node feature that marks a node's rails healthy (placement.healthy_feature of the
  * loaded setup), malloc'd (release with free()); NULL when nothing is loaded, the feature is
- * "" (no health marking) or out of memory. */
+ * "" (no health marking), health.mode is observe (nothing kept out), or out of memory. */
 char *rg_topo_healthy_feature(void);
 
 /* Releases a plan from rg_topo_plan; NULL is fine. */

@@ -291,14 +291,49 @@ TEST(HealthConfig, WithoutAHealthSectionEveryDefaultHolds) {
   EXPECT_EQ(h.aer_nonfatal_per_hour, 0);
 }
 
+// health.mode (issue 23: observe before enforce) and the drain budget.
+TEST(HealthConfig, ModeAndDrainBudget) {
+  Config c;
+  Diags diags;
+  ASSERT_TRUE(LoadConfigString("topology: t.yaml\n", "r.yaml", &c, &diags, Checks()));
+  EXPECT_EQ(c.health.mode, HealthMode::kEnforce);
+  EXPECT_EQ(c.health.drain_budget_nodes, 0);
+  EXPECT_EQ(c.health.drain_budget_percent, 5);
+  ASSERT_TRUE(LoadConfigString("topology: t.yaml\nhealth:\n  mode: observe\n  drain_budget: 16\n",
+                               "r.yaml", &c, &diags, Checks()))
+      << FormatDiags(diags);
+  EXPECT_EQ(c.health.mode, HealthMode::kObserve);
+  EXPECT_STREQ(HealthModeName(c.health.mode), "observe");
+  EXPECT_EQ(c.health.drain_budget_nodes, 16);
+  EXPECT_EQ(c.health.drain_budget_percent, 0);
+  c = Config();
+  ASSERT_TRUE(LoadConfigString("topology: t.yaml\nhealth:\n  drain_budget: 10%\n", "r.yaml", &c,
+                               &diags, Checks()));
+  EXPECT_EQ(c.health.drain_budget_nodes, 0);
+  EXPECT_EQ(c.health.drain_budget_percent, 10);
+  EXPECT_EQ(Errors("topology: t\nhealth:\n  mode: dry-run\n"),
+            "/etc/slurm/railguard.yaml:3:9: invalid mode 'dry-run'; expected enforce or "
+            "observe\n");
+  const std::string budget_form =
+      "; expected a node count from 1 to 1000000 such as 16, or a percentage of the rail "
+      "topology's nodes from 1% to 100% such as 5%\n";
+  EXPECT_EQ(Errors("topology: t\nhealth:\n  drain_budget: 0\n"),
+            "/etc/slurm/railguard.yaml:3:17: invalid drain_budget '0'" + budget_form);
+  EXPECT_EQ(Errors("topology: t\nhealth:\n  drain_budget: 150%\n"),
+            "/etc/slurm/railguard.yaml:3:17: invalid drain_budget '150%'" + budget_form);
+  EXPECT_EQ(Errors("topology: t\nhealth:\n  drain_budget: -3\n"),
+            "/etc/slurm/railguard.yaml:3:17: invalid drain_budget '-3'" + budget_form);
+}
+
 TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
   EXPECT_EQ(Errors("topology: t\nhealth:\n  interval: 5\n"),
             "/etc/slurm/railguard.yaml:3:3: unknown key 'interval' in health; expected one of: "
-            "sysfs_root, state_dir, events_log, link_layer, resume_after_clean_runs, flap_window_seconds, "
-            "min_rate_interval_seconds, read_timeout_ms, prolog_time_limit_seconds, "
-            "periodic_time_limit_seconds, actions, link_error_limits, aer_limits, "
-            "eth_error_limits, rate_windows_seconds, boot_id_file, extra_refresh_seconds, "
-            "confirm_reads, confirm_delay_ms, fabric_evidence, fabric_evidence_max_age_seconds\n");
+            "mode, sysfs_root, state_dir, events_log, link_layer, resume_after_clean_runs, "
+            "flap_window_seconds, min_rate_interval_seconds, read_timeout_ms, "
+            "prolog_time_limit_seconds, periodic_time_limit_seconds, actions, link_error_limits, "
+            "aer_limits, eth_error_limits, rate_windows_seconds, boot_id_file, "
+            "extra_refresh_seconds, confirm_reads, confirm_delay_ms, fabric_evidence, "
+            "fabric_evidence_max_age_seconds, drain_budget\n");
   EXPECT_EQ(Errors(ReplaceOnce(kHealth, "port.rate: restrict", "nic.rate: restrict")),
             "/etc/slurm/railguard.yaml:12:13: unknown check 'nic.rate' in health.actions; "
             "expected one of: nic.present, nic.firmware, port.state, port.link_layer, port.rate, "

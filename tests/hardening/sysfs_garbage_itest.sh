@@ -16,6 +16,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=fault_lib.sh
 source "$here/fault_lib.sh"
+rgh_read_timeout_ms=300  # this test times the read limit itself
 
 # garbage NODE NIC: writes garbage into NIC's port files and its PCI function's files.
 garbage() {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "base/names.h"
+#include "wire/extra_json.h"
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
@@ -264,6 +265,63 @@ TEST_F(Act, TheFeatureIsReappliedEveryCleanRunBecauseReconfigureDropsIt) {
   EXPECT_EQ(*p.update.features_act, "su1,rail_healthy");
   p = Run(MakeVerdict(Level::kOk));
   EXPECT_FALSE(p.update.features);  // nothing to change
+}
+
+// health.mode: observe. The plan is judged as in enforce mode, but nothing is sent to Slurm
+// except Extra, which says what would have been done.
+TEST_F(Act, ObserveModeDrainsNothingAndPublishesWhatItWouldDo) {
+  cfg_.mode = HealthMode::kObserve;
+  PlanOptions prolog;
+  prolog.prolog = true;
+  for (int run = 0; run < 3; ++run) {  // nothing changes, so every run says the same
+    Plan p = Run(MakeVerdict(Level::kDrain, {RateDown()}), prolog);
+    EXPECT_FALSE(p.update.drain_reason);
+    EXPECT_FALSE(p.update.resume);
+    EXPECT_FALSE(p.update.features);
+    EXPECT_FALSE(p.update.features_act);
+    EXPECT_EQ(p.lines,
+              (std::vector<std::string>{
+                  "would drain n003: railcheck: rail3 mlx5_5 rate 200 Gb/s < 400 Gb/s (observe "
+                  "mode: not done)",
+                  "would remove feature rail_healthy (observe mode: not done)",
+                  "would fail the Prolog, and Slurm requeue the job (observe mode: not done)"}));
+  }
+  EXPECT_FALSE(node_.drain);
+  EXPECT_EQ(node_.features, "su1,rail_healthy");
+  EXPECT_EQ(state_.drains, 0);
+  wire::RailcheckExtra published;
+  std::string err;
+  ASSERT_EQ(wire::ReadExtra(node_.extra, wire::ExtraReadMode::kStrict, &published, &err),
+            wire::ExtraStatus::kOk)
+      << err;
+  ASSERT_TRUE(published.would);
+  EXPECT_EQ(*published.would, (std::vector<std::string>{"drain", "requeue"}));
+  EXPECT_EQ(published.verdict, "drain");
+
+  // A restrict finding in a periodic run: "restrict", no requeue.
+  Finding errs = RateDown();
+  errs.check = "link.errors";
+  errs.action = HealthAction::kRestrict;
+  Plan p = Run(MakeVerdict(Level::kRestrict, {errs}));
+  EXPECT_TRUE(p.update.extra);
+  ASSERT_EQ(wire::ReadExtra(node_.extra, wire::ExtraReadMode::kStrict, &published, &err),
+            wire::ExtraStatus::kOk);
+  EXPECT_EQ(*published.would, (std::vector<std::string>{"restrict"}));
+  EXPECT_EQ(node_.features, "su1,rail_healthy");
+
+  // Healthy: an empty "would" (observe mode, nothing to do).
+  Run(MakeVerdict(Level::kOk));
+  ASSERT_EQ(wire::ReadExtra(node_.extra, wire::ExtraReadMode::kStrict, &published, &err),
+            wire::ExtraStatus::kOk);
+  ASSERT_TRUE(published.would);
+  EXPECT_TRUE(published.would->empty());
+
+  // Enforce mode writes no "would" at all.
+  cfg_.mode = HealthMode::kEnforce;
+  Run(MakeVerdict(Level::kOk));
+  ASSERT_EQ(wire::ReadExtra(node_.extra, wire::ExtraReadMode::kStrict, &published, &err),
+            wire::ExtraStatus::kOk);
+  EXPECT_FALSE(published.would);
 }
 
 TEST_F(Act, ExtraCarriesPerRailHealthAndKeepsOtherKeys) {

@@ -148,6 +148,21 @@ class FakeSlurm : public SlurmApi {
     return true;
   }
 
+  bool ListNodes(std::vector<SlurmNode>* out, std::string* err) override {
+    if (!reachable) {
+      *err = "Unable to contact slurm controller (connect failure)";
+      return false;
+    }
+    ++lists;
+    out->clear();
+    for (const auto& [name, n] : nodes) {
+      out->push_back(n);
+      out->back().name = name;
+    }
+    return true;
+  }
+  int lists = 0;  // ListNodes calls
+
   bool UpdateNode(const std::string& name, const NodeUpdate& u, std::string* err) override {
     if (!reachable) {
       *err = "Unable to contact slurm controller (connect failure)";
@@ -180,6 +195,9 @@ class Forward : public SlurmApi {
   }
   bool UpdateNode(const std::string& n, const NodeUpdate& u, std::string* err) override {
     return s_->UpdateNode(n, u, err);
+  }
+  bool ListNodes(std::vector<SlurmNode>* out, std::string* err) override {
+    return s_->ListNodes(out, err);
   }
 
  private:

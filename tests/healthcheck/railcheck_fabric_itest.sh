@@ -14,6 +14,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=railcheck_itest_lib.sh
 source "$here/railcheck_itest_lib.sh"
+rgh_read_timeout_ms=300  # this test times the read limit itself
 # shellcheck source=../harness/fabric.sh
 source "$rgp_src/tests/harness/fabric.sh"
 trap 'rg_fabric_stop; rgp_cleanup' EXIT

@@ -12,6 +12,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=railcheck_itest_lib.sh
 source "$here/railcheck_itest_lib.sh"
+rgh_read_timeout_ms=300  # this test times the read limit itself
 
 preload=$rgp_bin/healthcheck/librailcheck_stop_preload.so
 [ -f "$preload" ] || rgp_fail "$preload not built"

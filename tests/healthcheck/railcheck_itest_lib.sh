@@ -56,7 +56,10 @@ rgh_set() {
 # for the fixtures plus the lines given) and the slurm.conf additions: railcheck as Prolog
 # (PrologFlags=Alloc: on every node at allocation) and Epilog; nohold_on_prolog_fail so that
 # a job whose Prolog failed goes back to pending instead of held; cred_expire=10 because
-# Slurm holds a requeued job for cred_expire + 1 s (default 121 s).
+# Slurm holds a requeued job for cred_expire + 1 s (default 121 s). read_timeout_ms is
+# rgh_read_timeout_ms (default 2000: on a fresh 2-core CI machine, beside three other
+# clusters and a compiler, railcheck's GPU scan of a healthy fixture took over 300 ms and
+# drained nodes with "GPU scan timed out"); the tests of the timeout itself set 300.
 rgh_configs() {
   rgp_write_configs
   {
@@ -66,7 +69,7 @@ rgh_configs() {
     echo "  events_log: $rgh_events"
     echo "  resume_after_clean_runs: 3"
     echo "  flap_window_seconds: 0"
-    echo "  read_timeout_ms: 300"
+    echo "  read_timeout_ms: ${rgh_read_timeout_ms:-2000}"
     [ $# -eq 0 ] || printf '  %s\n' "$@"
   } >>"$rgp_tmp/railguard.yaml"
   # slurmd runs a HealthCheckProgram with no arguments and only SLURMD_NODENAME in its

@@ -28,6 +28,12 @@ TEST(ExtraSaysHealthy, OnlyAnOkOrWarnReportWithEveryRailOk) {
       R"({"railcheck":{"failed":[],"healthy":false,"rails":["ok"],"time":1,"verdict":"ok"}})"));
   EXPECT_TRUE(ExtraSaysHealthy(
       R"({"railcheck":{"failed":[],"healthy":true,"rails":["ok"],"time":1,"verdict":"warn"}})"));
+  // Judged in observe mode: kept in (a switch to enforce leaves the decision to railcheck's
+  // next run, within the drain budget), as is a node over the budget (healthy true).
+  EXPECT_TRUE(ExtraSaysHealthy(
+      R"({"railcheck":{"failed":["rail1:port.rate"],"healthy":false,"rails":["ok","degraded"],"time":1,"verdict":"drain","would":["drain"]}})"));
+  EXPECT_TRUE(ExtraSaysHealthy(
+      R"({"railcheck":{"budget":"over","failed":["rail1:port.rate"],"healthy":true,"rails":["ok","degraded"],"time":1,"verdict":"drain"}})"));
 }
 
 TEST(FixFeatures, ADegradedNodeLosesTheFeatureWhateverSlurmConfSays) {

@@ -60,6 +60,25 @@ TEST(HeldJobs, AHeldJobWaitsWithItsCountThenIsReleased) {
   EXPECT_EQ(JudgeParkedJob(j, kF, false).kind, ParkedStep::kRelease);
 }
 
+// A job held while no node had the feature was accepted without it (Slurm refuses a
+// constraint on a feature no node has): the release gives it the constraint back.
+TEST(HeldJobs, AJobHeldBeforeAnyNodeHadTheFeatureGetsItWhenReleased) {
+  ParkedJob j = Held(4, 0);
+  j.features = "";
+  EXPECT_EQ(JudgeParkedJob(j, kF, false).kind, ParkedStep::kNote);
+  j.healthy = 4;
+  ParkedStep s = JudgeParkedJob(j, kF, false);
+  EXPECT_EQ(s.kind, ParkedStep::kRelease);
+  EXPECT_EQ(s.features, "rail_healthy");
+  j.features = "a100|h100";
+  EXPECT_EQ(JudgeParkedJob(j, kF, false).features, "(a100|h100)&rail_healthy");
+  // One that has it keeps its constraint as it is.
+  j.features = "ib&rail_healthy";
+  s = JudgeParkedJob(j, kF, false);
+  EXPECT_EQ(s.kind, ParkedStep::kRelease);
+  EXPECT_EQ(s.features, "");
+}
+
 TEST(HeldJobs, OtherHoldsAreLeftAlone) {
   ParkedJob j;
   j.held = true;  // the user's sbatch -H, or an admin's scontrol hold: no mark

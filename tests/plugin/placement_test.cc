@@ -308,6 +308,45 @@ TEST(Placement, TooFewHealthyNodesInThePartitionHoldTheJobAndSaySo) {
   EXPECT_FALSE(d.hold);
 }
 
+// Day one (or every node lost the feature): no node has it, and Slurm would refuse a
+// --constraint naming it ("Invalid feature specification"). The job is held with its own
+// constraint; the keeper adds the feature when it releases it.
+TEST(Placement, WhenNoNodeHasTheFeatureYetTheJobIsHeldWithoutItInItsConstraint) {
+  JobFacts job = Strictly(Nodes(4));
+  job.features = "ib";
+  job.healthy_nodes = 0;
+  job.feature_exists = false;
+  Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_EQ(d.refuse, Decision::kAccept);
+  EXPECT_TRUE(d.hold);
+  EXPECT_EQ(d.hold_nodes, 4u);
+  EXPECT_TRUE(d.defer_feature);
+  EXPECT_FALSE(d.set_features);  // the job keeps "ib", which Slurm accepts
+  EXPECT_TRUE(d.set_switches);   // still confined once released
+  EXPECT_EQ(d.message,
+            "railguard: held: only 0 nodes of its partition are healthy (feature rail_healthy) "
+            "now and this job needs 4 nodes; it waits, and railguard releases it when 4 are "
+            "healthy (squeue shows the count) and adds the feature to its constraint; then "
+            "strict placement: 4 nodes in 1 scalable unit; Slurm holds the job for it however "
+            "long it queues; healthy nodes only (feature rail_healthy)");
+  // A single-node job is not held and gets no feature, as on any day.
+  job = Strictly(Nodes(1));
+  job.healthy_nodes = 0;
+  job.feature_exists = false;
+  d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_FALSE(d.hold);
+  EXPECT_FALSE(d.defer_feature);
+  EXPECT_FALSE(d.set_features);
+  // The user names the feature: Slurm would refuse it with its own words; railguard says why.
+  job = Strictly(Nodes(4));
+  job.features = "rail_healthy";
+  job.healthy_nodes = 0;
+  job.feature_exists = false;
+  d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_EQ(d.refuse, Decision::kBadConstraint);
+  EXPECT_NE(d.message.find("no node has feature rail_healthy yet"), std::string::npos);
+}
+
 TEST(Placement, AnUpdateThatNeedsMoreHealthyNodesThanThereAreIsRefused) {
   JobFacts job = Strictly(Nodes(8));
   job.partition = "gpu";

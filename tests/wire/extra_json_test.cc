@@ -123,6 +123,41 @@ TEST(ExtraField, WhatIsWrittenReadsBackAndKeepsOtherKeys) {
   EXPECT_FALSE(WriteExtra(mine, "[1]").has_value());
 }
 
+// Observe mode's "would" and the drain budget's "budget":"over" (issue 23).
+TEST(ExtraField, WouldAndBudgetReadBackAndBadValuesAreRefused) {
+  RailcheckExtra mine;
+  mine.time = 1;
+  mine.verdict = "drain";
+  mine.rails = {RailState::kOk, RailState::kDown};
+  mine.would = std::vector<std::string>{"drain", "requeue"};
+  mine.over_budget = true;
+  const std::optional<std::string> text = WriteExtra(mine, "");
+  ASSERT_TRUE(text.has_value());
+  EXPECT_EQ(*text,
+            "{\"railcheck\":{\"budget\":\"over\",\"failed\":[],\"rails\":[\"ok\",\"down\"],"
+            "\"time\":1,\"verdict\":\"drain\",\"would\":[\"drain\",\"requeue\"]}}");
+  RailcheckExtra back;
+  std::string err;
+  ASSERT_EQ(ReadExtra(*text, ExtraReadMode::kStrict, &back, &err), ExtraStatus::kOk) << err;
+  ASSERT_TRUE(back.would);
+  EXPECT_EQ(*back.would, *mine.would);
+  EXPECT_TRUE(back.over_budget);
+  // Without them: enforce mode, within the budget.
+  mine.would.reset();
+  mine.over_budget = false;
+  ASSERT_EQ(ReadExtra(*WriteExtra(mine, ""), ExtraReadMode::kStrict, &back, &err),
+            ExtraStatus::kOk);
+  EXPECT_FALSE(back.would);
+  EXPECT_FALSE(back.over_budget);
+  EXPECT_EQ(ErrorOf("{\"railcheck\":{\"time\":1,\"verdict\":\"ok\",\"rails\":[],"
+                    "\"would\":[\"reboot\"]}}"),
+            "column 59: \"would\" entry \"reboot\"; expected an array of \"drain\", "
+            "\"restrict\", \"requeue\", \"resume\"");
+  EXPECT_EQ(ErrorOf("{\"railcheck\":{\"time\":1,\"verdict\":\"ok\",\"rails\":[],"
+                    "\"budget\":\"under\"}}"),
+            "column 59: \"budget\" is \"under\"; expected \"over\"");
+}
+
 TEST(ExtraField, TheLenientReaderTakesOnlyTheRailsAndNeverErrs) {
   RailcheckExtra e;
   std::string err;

@@ -14,4 +14,7 @@ typedef ListIterator rg_list_itr_t; /* 22.05: ListIterator is already a pointer 
 /* The text of a job state reason. */
 #define RG_JOB_REASON_STRING(reason) job_reason_string(reason)
 
+/* build_feature_list of a job's --constraint (job_scheduler.h; 23.02 added is_reservation). */
+#define RG_BUILD_FEATURE_LIST(job_ptr) build_feature_list((job_ptr), false)
+
 #endif /* RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_ */

@@ -17,4 +17,7 @@ typedef list_itr_t *rg_list_itr_t;   /* 24.11: ListIterator is gone */
 /* The text of a job state reason. */
 #define RG_JOB_REASON_STRING(reason) job_state_reason_string(reason)
 
+/* build_feature_list of a job's --constraint (job_scheduler.h; 23.02 added is_reservation). */
+#define RG_BUILD_FEATURE_LIST(job_ptr) build_feature_list((job_ptr), false, false)
+
 #endif /* RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_ */
