@@ -36,8 +36,11 @@ if [ ! -f "$tarball" ]; then
 fi
 # What is configured and built: a change here means a rebuild (the stamp below).
 # CFLAGS: autoconf's default is "-g -O2"; without -g the build takes about an eighth less time,
-# and nothing here debugs Slurm itself (perf still finds its symbols).
-configure_opts=(--quiet CFLAGS=-O2 --enable-multiple-slurmd --disable-static --disable-debug --without-pmix
+# and nothing here debugs Slurm itself (perf still finds its symbols). -O1: these builds serve
+# the integration tests, and Slurm's sources compile a third faster than at -O2 (measured on
+# the 2-core machine: 12 files of src/common, 4.65 s of CPU at -O1, 7.15 s at -O2; -O0 2.82 s,
+# but its daemons would run the 32-node test clusters slower).
+configure_opts=(--quiet CFLAGS=-O1 --enable-multiple-slurmd --disable-static --disable-debug --without-pmix
   --without-hdf5 --without-rdkafka --without-lua --without-ucx --without-nvml --without-rsmi
   --without-oneapi --without-freeipmi --without-jwt --without-libcurl --without-s2n --without-bpf)
 # src/: libslurm, the daemons and the commands the harness and tests run; src/plugins/: the
