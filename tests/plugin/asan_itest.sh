@@ -204,7 +204,9 @@ echo "topology: /nonexistent/rails.yaml" >"$rgp_tmp/spank-railguard.yaml"  # slu
 # shellcheck disable=SC2016  # expanded by the task's shell
 out=$(srun -N2 -t 2 bash -c 'echo "[${NCCL_IB_HCA:-}]"' 2>"$rgp_tmp/srun.err") ||
   rgp_fail "srun -N2 with a broken SPANK config failed: $(cat "$rgp_tmp/srun.err")"
-rgp_expect_eq "NCCL_IB_HCA with a broken SPANK config" "$(sort -u <<<"$out")" "[]"
+# (A fresh CI run once saw no output at all from this srun, exit 0: its stderr says more.)
+[ "$(sort -u <<<"$out")" = "[]" ] ||
+  rgp_fail "NCCL_IB_HCA with a broken SPANK config: got '$out', expected '[]'; srun's stderr: $(cat "$rgp_tmp/srun.err")"
 rgp_submit -N2 -t 2 --wrap 'srun true' >/dev/null
 all_done
 rgp_ok "a fixed reconfigure (job stream 4), then steps with a broken SPANK config, done"
