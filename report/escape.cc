@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The helpers of render.h that the renderers share: node state text and escaping.
+// The helpers of render.h that the renderers share: node state text, observe mode's
+// phrases and escaping.
 #include "base/json_reader.h"
 #include "report/render.h"
 
@@ -10,6 +11,12 @@ std::string NodeStateText(const NodeRow& n, const char* absent) {
   std::string s = n.state;
   for (const std::string& f : n.flags) s += "+" + f;
   return s;
+}
+
+const char* WouldPhrase(size_t a) {
+  static const char* const kPhrases[kWouldActionCount] = {"drain", "restrict", "requeue jobs on",
+                                                          "resume"};  // kWouldActions order
+  return a < kWouldActionCount ? kPhrases[a] : "";
 }
 
 std::string HtmlEscape(std::string_view s) {

@@ -38,6 +38,10 @@ std::string RenderPrometheus(const Report& r);
 // The node's Slurm state with its flags ("idle+drain"), or `absent` when Slurm lacks it.
 std::string NodeStateText(const NodeRow& n, const char* absent);
 
+// How observe mode's action kWouldActions[a] reads after "would ": "drain", "restrict",
+// "requeue jobs on", "resume" ("" for `a` out of range).
+const char* WouldPhrase(size_t a);
+
 // & < > " ' as entities; invalid UTF-8 as U+FFFD; control characters other than \t \n
 // dropped.
 std::string HtmlEscape(std::string_view s);

@@ -29,6 +29,11 @@ min-width:108px}
 .card b{display:block;font-size:22px}
 .card span{color:var(--mute);font-size:12px}
 .card.c-bad b{color:#b26a00}.card.c-down b{color:#c62828}.card.c-good b{color:var(--okt)}
+.card.c-would b{color:#6a1b9a}
+.observe{background:#f3e5f5;border:1px solid #ce93d8;border-radius:6px;padding:6px 12px;
+margin:12px 0 0;max-width:900px}
+.would{font-size:11px;border-radius:10px;padding:1px 7px;margin-left:6px;background:#e1bee7;
+color:#4a148c;white-space:nowrap}
 ol.suspects{padding-left:0;list-style:none;margin:0}
 li.suspect{background:#fff;border:1px solid var(--line);border-left:5px solid #b26a00;
 border-radius:6px;padding:8px 12px;margin-bottom:8px}
@@ -151,6 +156,48 @@ std::string RailSquares(const Report& r, const NodeRow& n) {
 
 std::string StateText(const NodeRow& n) { return NodeStateText(n, "not in Slurm"); }
 
+// The summary cards of observe mode, in kWouldActions order.
+constexpr const char* kWouldCardLabels[kWouldActionCount] = {
+    "would drain (observe)", "would restrict (observe)", "would requeue jobs on (observe)",
+    "would resume (observe)"};
+
+// Links to the drill-downs of nodes `idx` (indices into Report::nodes).
+std::string NodeLinks(const Report& r, const std::vector<int>& idx) {
+  std::string s;
+  for (int i : idx) {
+    const NodeRow& n = r.nodes[static_cast<size_t>(i)];
+    s += (s.empty() ? "" : ", ") + std::string("<a href=\"#") + NodeAnchor(n.name) + "\">" +
+         H(n.name) + "</a>";
+  }
+  return s;
+}
+
+// Observe mode (only when some node runs railcheck in it): what railcheck would have done,
+// per action with links to the nodes.
+void Observe(const Report& r, std::string* o) {
+  if (r.observe == 0) return;
+  *o += "<section id=\"observe\"><p class=\"observe\"><b>Observe mode</b> on " +
+        std::to_string(r.observe) + " of " + std::to_string(r.nodes.size()) +
+        " nodes: railcheck judged and published their health, and changed nothing in Slurm.";
+  bool any = false;
+  for (size_t a = 0; a < kWouldActionCount; ++a) {
+    if (r.would_nodes[a].empty()) continue;
+    any = true;
+    *o += std::string(" Would ") + WouldPhrase(a) + " " + std::to_string(r.would_nodes[a].size()) +
+          (r.would_nodes[a].size() == 1 ? " node: " : " nodes: ") + NodeLinks(r, r.would_nodes[a]) +
+          ".";
+  }
+  if (!any) *o += " It would change nothing.";
+  *o += "</p></section>\n";
+}
+
+// A badge per action railcheck would take on the node in observe mode.
+std::string WouldBadges(const NodeRow& n) {
+  std::string s;
+  for (const std::string& a : n.would) s += "<span class=\"would\">would " + H(a) + "</span>";
+  return s;
+}
+
 void Header(const Report& r, std::string* o) {
   *o += "<header><h1>railguard fabric report: " + H(r.cluster) + "</h1><p class=\"meta\">" +
         H(FormatTime(r.time)) + " UTC &middot; from " + H(r.source) + " &middot; " +
@@ -176,7 +223,15 @@ void Header(const Report& r, std::string* o) {
   *o += "<div class=\"card\"><b>" + std::to_string(r.largest_job) + "</b><span>largest job now" +
         (r.largest_job_su >= 0 ? " (" + H(r.sus[static_cast<size_t>(r.largest_job_su)].name) + ")"
                                : std::string()) +
-        "</span></div></section>\n";
+        "</span></div>";
+  if (r.observe > 0) {
+    for (size_t a = 0; a < kWouldActionCount; ++a) {
+      const int count = static_cast<int>(r.would_nodes[a].size());
+      card(count, kWouldCardLabels[a], count ? "c-would" : "");
+    }
+  }
+  *o += "</section>\n";
+  Observe(r, o);
 }
 
 void Suspects(const Report& r, std::string* o) {
@@ -248,7 +303,7 @@ void Heatmap(const Report& r, std::string* o) {
               RailStateName(n.rails[k]) +
               (n.rail_checks[k].empty() ? "" : ": " + H(JoinStrings(n.rail_checks[k], ", "))) +
               (n.leaf_ports[k] > 0 ? " (leaf port " + std::to_string(n.leaf_ports[k]) + ")" : "") +
-              "</li>";
+              WouldBadges(n) + "</li>";
         }
         panels += "</ul>";
       }
@@ -340,7 +395,7 @@ void NodeDrill(const Report& r, const NodeRow& n, std::string* o) {
   *o += "<details class=\"node\" id=\"" + NodeAnchor(n.name) + "\" data-node=\"" + H(n.name) +
         "\"><summary><span class=\"nname\">" + H(n.name) + "</span>" + RailSquares(r, n) +
         "<span class=\"state\">" + H(StateText(n)) + "</span><span class=\"why\">" + H(why) +
-        "</span></summary><div class=\"drill\"><dl>";
+        "</span>" + WouldBadges(n) + "</summary><div class=\"drill\"><dl>";
   const auto item = [&](const std::string& k, const std::string& v) {
     *o += "<dt>" + H(k) + "</dt><dd>" + H(v) + "</dd>";
   };
@@ -365,6 +420,10 @@ void NodeDrill(const Report& r, const NodeRow& n, std::string* o) {
                            : n.source == HealthSource::kReason
                                ? "none in Extra; rails taken from the drain reason"
                                : "none");
+  if (n.observe)
+    item("observe mode", n.would.empty() ? "railcheck would change nothing"
+                                         : "railcheck would " + JoinStrings(n.would, ", ") +
+                                               "; nothing was changed in Slurm");
   if (!n.node_checks.empty()) item("node checks failed", JoinStrings(n.node_checks, ", "));
   std::string jobs;
   for (uint32_t id : n.jobs) jobs += (jobs.empty() ? "" : ", ") + std::to_string(id);
@@ -409,8 +468,10 @@ void Nodes(const Report& r, std::string* o) {
   for (const SuRow& su : r.sus) {
     std::vector<const NodeRow*> shown;
     std::vector<std::string> fine, unknown;
+    int would = 0;
     for (int idx : su.nodes) {
       const NodeRow& n = r.nodes[static_cast<size_t>(idx)];
+      would += !n.would.empty();
       if (n.attention) {
         shown.push_back(&n);
       } else if (n.source == HealthSource::kNone) {
@@ -423,8 +484,9 @@ void Nodes(const Report& r, std::string* o) {
           (shown.empty() ? "" : " open") + "><summary>" + H(su.name) + ": " +
           std::to_string(su.nodes.size()) + " nodes, " + std::to_string(su.unhealthy) +
           " with bad rails, " + std::to_string(su.drained) + " drained, " +
-          std::to_string(su.restricted) + " restricted, " + std::to_string(su.free) +
-          " free</summary>";
+          std::to_string(su.restricted) + " restricted, " + std::to_string(su.free) + " free" +
+          (would ? ", " + std::to_string(would) + " railcheck would act on (observe mode)" : "") +
+          "</summary>";
     if (!fine.empty())
       *o +=
           "<p class=\"okline\">every rail ok, nothing to show: " + H(CompressHostlistSorted(fine)) +

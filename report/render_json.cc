@@ -65,6 +65,9 @@ Json Summary(const Report& r) {
                  r.largest_job_su >= 0 ? r.sus[static_cast<size_t>(r.largest_job_su)].name : "")}};
   j["healthy_feature"] = r.healthy_feature;
   j["healthy_feature_in_use"] = r.feature_in_use;
+  Json would = Json::object();
+  for (size_t a = 0; a < kWouldActionCount; ++a) would[kWouldActions[a]] = r.would_nodes[a].size();
+  j["observe"] = {{"nodes", r.observe}, {"would", std::move(would)}};
   return j;
 }
 
@@ -173,6 +176,8 @@ Json Node(const Report& r, const NodeRow& n) {
   j["idle"] = n.idle;
   j["free"] = n.free;
   j["attention"] = n.attention;
+  j["observe"] = n.observe;
+  j["would"] = n.would;
   j["health"] = {{"source", HealthSourceName(n.source)},
                  {"time", TimeOrNull(n.health_time)},
                  {"verdict", Opt(!n.verdict.empty(), n.verdict)},

@@ -131,6 +131,23 @@ std::string RenderPrometheus(const Report& r) {
   for (const NodeRow& n : r.nodes)
     w.Sample({{"cluster", cl}, {"node", n.name}}, n.restricted ? 1 : 0);
 
+  w.Family("railguard_observe_nodes",
+           "Nodes whose railcheck runs in observe mode (health.mode: observe): it changes "
+           "nothing in Slurm and publishes what it would do.");
+  w.Sample({{"cluster", cl}}, r.observe);
+  w.Family("railguard_would_nodes",
+           "Nodes in observe mode on which railcheck would take the action in enforce mode: "
+           "drain, restrict, requeue (the node's jobs), resume; every action, 0 when none.");
+  for (size_t a = 0; a < kWouldActionCount; ++a)
+    w.Sample({{"cluster", cl}, {"action", kWouldActions[a]}},
+             static_cast<double>(r.would_nodes[a].size()));
+  w.Family("railguard_node_would",
+           "1 for each node in observe mode and action railcheck would take there in enforce "
+           "mode (drain, restrict, requeue, resume); only those are listed.");
+  for (const NodeRow& n : r.nodes)
+    for (const std::string& action : n.would)
+      w.Sample({{"cluster", cl}, {"node", n.name}, {"action", action}}, 1);
+
   w.Family("railguard_suspect_nodes",
            "Root-cause suspects, ranked (1 = first); the value is the number of nodes "
            "affected.");

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "report/render.h"
+#include "report/text_util.h"
 #include "topo/hostlist.h"
 
 namespace railguard::report {
@@ -121,6 +122,37 @@ std::string RatesText(const NodeRow& n) {
   return s;
 }
 
+// `text` in lines of at most kWidth columns, broken at spaces where it can: the first line
+// starts with `prefix`, the others with `next`. For what must not be cut (evidence, observe
+// mode's node lists).
+std::string Wrapped(std::string text, std::string prefix, const std::string& next) {
+  std::string out;
+  while (!text.empty()) {
+    const size_t room = kWidth - prefix.size();
+    size_t take = text.size();
+    if (take > room) {
+      take = text.rfind(' ', room);
+      if (take == std::string::npos || take < room / 2) take = room;
+      while (take > 0 && (static_cast<unsigned char>(text[take]) & 0xC0) == 0x80) --take;
+    }
+    out += prefix + text.substr(0, take) + "\n";
+    text = text.substr(take);
+    while (!text.empty() && text[0] == ' ') text.erase(0, 1);
+    prefix = next;
+  }
+  return out;
+}
+
+// "1 node", "3 nodes".
+std::string NodesText(size_t n) { return std::to_string(n) + (n == 1 ? " node" : " nodes"); }
+
+// What railcheck would do on the node in observe mode ("drain,requeue"), "none" when nothing,
+// "-" when the node is not in observe mode.
+std::string WouldText(const NodeRow& n) {
+  if (!n.observe) return "-";
+  return n.would.empty() ? "none" : JoinStrings(n.would, ",");
+}
+
 std::string More(size_t shown, size_t total, const char* what) {
   if (shown >= total) return "";
   return "  ... and " + std::to_string(total - shown) + " more " + what +
@@ -147,6 +179,18 @@ void Summary(const Report& r, std::string* out) {
   } else {
     *out += "none (no SU has 2 free nodes)\n";
   }
+  if (r.observe > 0) {
+    *out += "observe mode on " + std::to_string(r.observe) + " of " +
+            std::to_string(r.nodes.size()) + " nodes: railcheck changed nothing in Slurm there\n";
+    std::string actions;
+    for (size_t a = 0; a < kWouldActionCount; ++a) {
+      const size_t count = r.would_nodes[a].size();
+      if (count == 0) continue;
+      actions += actions.empty() ? "would " + std::string(WouldPhrase(a)) + " " + NodesText(count)
+                                 : ", " + std::string(WouldPhrase(a)) + " " + std::to_string(count);
+    }
+    *out += "  " + (actions.empty() ? "would change nothing" : actions) + "\n";
+  }
   *out += r.sweep_file.empty()
               ? "fabric sweep: none given (--sweep): leaf ports are guesses, no end named\n"
               : "fabric sweep: " + Cut(TerminalSafe(r.sweep_file), 60) + ", " +
@@ -164,24 +208,9 @@ void Suspects(const Report& r, std::string* out) {
     const std::string head = (s.rank < 10 ? " " : "") + std::to_string(s.rank) + ". [" +
                              s.confidence + (s.end.empty() ? "" : ", end: " + s.end) + "] ";
     *out += Cut(head + TerminalSafe(s.title), kWidth) + "\n";
-    for (const std::string& e : s.evidence) {
-      // Evidence wraps rather than being cut: it is what the admin acts on.
-      std::string text = TerminalSafe(e);
-      std::string prefix = "      - ";
-      while (!text.empty()) {
-        const size_t room = kWidth - prefix.size();
-        size_t take = text.size();
-        if (take > room) {
-          take = text.rfind(' ', room);
-          if (take == std::string::npos || take < room / 2) take = room;
-          while (take > 0 && (static_cast<unsigned char>(text[take]) & 0xC0) == 0x80) --take;
-        }
-        *out += prefix + text.substr(0, take) + "\n";
-        text = text.substr(take);
-        while (!text.empty() && text[0] == ' ') text.erase(0, 1);
-        prefix = "        ";
-      }
-    }
+    // Evidence wraps rather than being cut: it is what the admin acts on.
+    for (const std::string& e : s.evidence)
+      *out += Wrapped(TerminalSafe(e), "      - ", "        ");
   }
 }
 
@@ -242,8 +271,17 @@ void Unavailable(const Report& r, std::string* out) {
     *out += "  none\n";
     return;
   }
-  Table t({"NODE", "STATE", "SINCE (UTC)", "AGE", "BY", "REASON"}, {NameWidth(r), 18, 16, 5, 9, 0},
-          {false, false, false, true, false, false});
+  // In observe mode a WOULD column says what railcheck would do (a drained node: resume).
+  const bool observe = r.observe > 0;
+  std::vector<std::string> head = {"NODE", "STATE", "SINCE (UTC)", "AGE", "BY", "REASON"};
+  std::vector<size_t> widths = {NameWidth(r), 18, 16, 5, 9, 0};
+  std::vector<bool> right = {false, false, false, true, false, false};
+  if (observe) {
+    head.insert(head.begin() + 5, "WOULD");
+    widths.insert(widths.begin() + 5, 13);
+    right.insert(right.begin() + 5, false);
+  }
+  Table t(head, widths, right);
   size_t shown = 0;
   for (const NodeRow* n : rows) {
     if (shown++ >= static_cast<size_t>(kTextMaxRows)) break;
@@ -257,8 +295,43 @@ void Unavailable(const Report& r, std::string* out) {
       if (!checks.empty()) reason += ": " + checks;
       since = n->restricted_since > 0 ? n->restricted_since : n->health_time;
     }
-    t.Row({n->name, StateText(*n), FormatTime(since), since > 0 ? FormatAge(r.time - since) : "-",
-           by, reason});
+    const std::string age = since > 0 ? FormatAge(r.time - since) : "-";
+    std::vector<std::string> row = {n->name, StateText(*n), FormatTime(since), age, by, reason};
+    if (observe) row.insert(row.begin() + 5, WouldText(*n));
+    t.Row(std::move(row));
+  }
+  *out += t.Render() + More(std::min<size_t>(rows.size(), kTextMaxRows), rows.size(), "nodes");
+}
+
+// Observe mode (only when some node runs railcheck in it): per action the nodes that would
+// take it, then those nodes one by one.
+void Observe(const Report& r, std::string* out) {
+  if (r.observe == 0) return;
+  *out += "\nOBSERVE MODE (" + NodesText(static_cast<size_t>(r.observe)) +
+          ": what railcheck would have done; nothing was changed in Slurm)\n";
+  std::vector<const NodeRow*> rows;
+  for (const NodeRow& n : r.nodes)
+    if (!n.would.empty()) rows.push_back(&n);
+  if (rows.empty()) {
+    *out += "  none: no node in observe mode would be drained, restricted, requeued or resumed\n";
+    return;
+  }
+  for (size_t a = 0; a < kWouldActionCount; ++a) {
+    if (r.would_nodes[a].empty()) continue;
+    std::vector<std::string> names;
+    for (int i : r.would_nodes[a]) names.push_back(r.nodes[static_cast<size_t>(i)].name);
+    *out += Wrapped(TerminalSafe("would " + std::string(WouldPhrase(a)) + " " +
+                                 NodesText(names.size()) + ": " + CompressHostlistSorted(names)),
+                    "  ", "    ");
+  }
+  Table t({"NODE", "SU", "WOULD", "VERDICT", "STATE", "FAILED CHECKS"},
+          {NameWidth(r), SuWidth(r), 13, 8, 18, 0}, {false, false, false, false, false, false});
+  size_t shown = 0;
+  for (const NodeRow* n : rows) {
+    if (shown++ >= static_cast<size_t>(kTextMaxRows)) break;
+    const std::string checks = ChecksText(*n);
+    t.Row({n->name, r.sus[static_cast<size_t>(n->su)].name, WouldText(*n),
+           n->verdict.empty() ? "-" : n->verdict, StateText(*n), checks.empty() ? "-" : checks});
   }
   *out += t.Render() + More(std::min<size_t>(rows.size(), kTextMaxRows), rows.size(), "nodes");
 }
@@ -272,14 +345,23 @@ void BadRails(const Report& r, std::string* out) {
     *out += "  none\n";
     return;
   }
-  Table t({"NODE", "SU", "BAD RAILS", "FAILED CHECKS", "COUNTER RATES"},
-          {NameWidth(r), SuWidth(r), 20, 30, 0}, {false, false, false, false, false});
+  const bool observe = r.observe > 0;
+  std::vector<std::string> head = {"NODE", "SU", "BAD RAILS", "FAILED CHECKS", "COUNTER RATES"};
+  std::vector<size_t> widths = {NameWidth(r), SuWidth(r), 20, 30, 0};
+  if (observe) {
+    head.insert(head.begin() + 4, "WOULD");
+    widths.insert(widths.begin() + 4, 13);
+  }
+  Table t(head, widths, std::vector<bool>(head.size(), false));
   size_t shown = 0;
   for (const NodeRow* n : rows) {
     if (shown++ >= static_cast<size_t>(kTextMaxRows)) break;
     const std::string rates = RatesText(*n);
-    t.Row({n->name, r.sus[static_cast<size_t>(n->su)].name, BadRailsText(r, *n), ChecksText(*n),
-           rates.empty() ? "-" : rates});
+    std::vector<std::string> row = {n->name, r.sus[static_cast<size_t>(n->su)].name,
+                                    BadRailsText(r, *n), ChecksText(*n),
+                                    rates.empty() ? "-" : rates};
+    if (observe) row.insert(row.begin() + 4, WouldText(*n));
+    t.Row(std::move(row));
   }
   *out += t.Render() + More(std::min<size_t>(rows.size(), kTextMaxRows), rows.size(), "nodes");
 }
@@ -419,8 +501,8 @@ void Notes(const Report& r, std::string* out) {
 
 std::string RenderText(const Report& r) {
   using Section = void (*)(const Report&, std::string*);
-  const Section sections[] = {Summary, Suspects,    Matrix, Capacity, Unavailable,
-                              BadRails, Jobs, HistoryText, Firmware, Notes};
+  const Section sections[] = {Summary,  Suspects, Matrix,      Capacity, Unavailable, Observe,
+                              BadRails, Jobs,     HistoryText, Firmware, Notes};
   std::string out;
   for (Section section : sections) section(r, &out);
   // The 100-column promise holds whatever the input names are.

@@ -48,6 +48,13 @@ void FillHealth(const NodeSnapshot& sn, const std::string& snapshot_name, size_t
   wire::RailcheckExtra extra;
   std::string err;
   const wire::ExtraStatus st = wire::ReadExtra(sn.extra, wire::ExtraReadMode::kStrict, &extra, &err);
+  if (st == wire::ExtraStatus::kOk && extra.would) {
+    // What railcheck would do does not depend on the rails matching the topology.
+    row->observe = true;
+    for (const char* action : kWouldActions)
+      if (std::find(extra.would->begin(), extra.would->end(), action) != extra.would->end())
+        row->would.push_back(action);
+  }
   if (st == wire::ExtraStatus::kError) {
     problems->push_back(
         {Where(snapshot_name, sn), sn.extra_line, 0,
@@ -262,6 +269,16 @@ void BuildMatrixAndCapacity(Report* r) {
   }
 }
 
+// Observe mode: how many nodes run railcheck in it, and which would take each action.
+void BuildObserve(Report* r) {
+  for (size_t i = 0; i < r->nodes.size(); ++i) {
+    const NodeRow& n = r->nodes[i];
+    r->observe += n.observe;
+    for (size_t a = 0; a < kWouldActionCount; ++a)
+      if (n.Would(kWouldActions[a])) r->would_nodes[a].push_back(static_cast<int>(i));
+  }
+}
+
 // Running jobs with a node that has a bad rail, largest first; every job's nodes get its id.
 void BuildDegradedJobs(const Snapshot& snapshot, const std::string& snapshot_name,
                        const NodeIndex& index, Report* r) {
@@ -312,7 +329,8 @@ void BuildHistory(const std::vector<wire::HealthEvent>& events, const NodeIndex&
                   Report* r) {
   r->history_events = CountHistory(events, r->time, index, &r->nodes);
   r->offenders = FindOffenders(r->nodes);
-  for (NodeRow& n : r->nodes) n.attention = n.Unhealthy() || n.drained || n.restricted || n.down;
+  for (NodeRow& n : r->nodes)
+    n.attention = n.Unhealthy() || n.drained || n.restricted || n.down || !n.would.empty();
   for (const Offender& o : r->offenders) r->nodes[static_cast<size_t>(o.node)].attention = true;
   CollectEvents(events, r->time, index, &r->nodes);
 }
@@ -323,7 +341,9 @@ std::vector<std::string> Notes(const Report& r, const ReportOptions& options) {
   if (!r.feature_in_use)
     notes.push_back("no node has the feature " + options.healthy_feature +
                     ": job_submit/rail does not keep multi-node jobs off unhealthy nodes, "
-                    "and no node counts as restricted (is railcheck running?)");
+                    "and no node counts as restricted " +
+                    (r.observe > 0 ? "(railcheck in observe mode sets no feature)"
+                                   : "(is railcheck running?)"));
   if (r.no_report > 0)
     notes.push_back(std::to_string(r.no_report) + " of " + std::to_string(r.nodes.size()) +
                     " nodes have no railcheck report in Extra: their rails are unknown");
@@ -356,6 +376,10 @@ int NodeRow::BadRails() const {
   int n = 0;
   for (RailState s : rails) n += s == RailState::kDegraded || s == RailState::kDown;
   return n;
+}
+
+bool NodeRow::Would(const char* action) const {
+  return std::find(would.begin(), would.end(), action) != would.end();
 }
 
 RailState Cell::Worst() const {
@@ -405,6 +429,7 @@ Report BuildReport(const Snapshot& snapshot, const std::string& snapshot_name,
   NodeIndex index;
   BuildNodes(snapshot, snapshot_name, topo, options, &r, &index);
   BuildMatrixAndCapacity(&r);
+  BuildObserve(&r);
   for (const NodeSnapshot& n : snapshot.nodes)
     if (!index.count(n.name)) r.extra_nodes.push_back(n.name);
   BuildDegradedJobs(snapshot, snapshot_name, index, &r);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ using wire::RailStateName;
 
 // The report's JSON schema version (report/SCHEMA.md).
 constexpr int kReportSchemaVersion = 1;
+
+// The actions railcheck in observe mode says it would take (wire::kWouldActions: drain,
+// restrict, requeue, resume), and how many there are: Report::would_nodes has one list each.
+using wire::kWouldActions;
+constexpr size_t kWouldActionCount = std::size(wire::kWouldActions);
 
 struct ReportOptions {
   // The node feature railcheck maintains (railguard.yaml placement.healthy_feature); railctl
@@ -106,17 +112,25 @@ struct NodeRow {
   std::vector<uint32_t> jobs;                         // ids of jobs on it
   std::vector<RailHistory> history;                   // one per rail
   std::vector<std::string> fw;  // per rail: its NIC's fw_ver from Extra's "fw" ("" unknown)
+  // Observe mode (railguard.yaml health.mode: observe): railcheck's Extra carries "would",
+  // what it would have done in enforce mode and did not. `observe` is false for enforce mode
+  // (no "would") and for a node without a readable report; `would` then is empty. Its words
+  // are kWouldActions, each once, in that order.
+  bool observe = false;
+  std::vector<std::string> would;
   std::array<int, 2> drains{};                        // drained events per window
   std::array<int, 2> restricts{};                     // restricted events per window
   std::array<int, 2> incidents{};  // incidents per window (history_section.h: the rule)
   double restricted_since = 0;  // the newest restricted event in 7 days (0 = none)
-  // Needs a look: a bad rail, drained, restricted, down, or a repeat offender. Only these
-  // nodes keep `events` and get a drill-down in the HTML page.
+  // Needs a look: a bad rail, drained, restricted, down, a repeat offender, or something
+  // railcheck would do in observe mode (`would` not empty). Only these nodes keep `events`
+  // and get a drill-down in the HTML page.
   bool attention = false;
   std::vector<NodeEvent> events;  // attention nodes: the last 7 days, newest first, <= 20
 
   int BadRails() const;  // rails degraded or down
   bool Unhealthy() const { return BadRails() > 0; }
+  bool Would(const char* action) const;  // `action` is in `would`
 };
 
 // One (SU, rail) cell of the matrix.
@@ -219,6 +233,10 @@ struct Report {
   int drained = 0, restricted = 0, down = 0, idle = 0, free = 0, stale = 0;
   int largest_job = 0;
   int largest_job_su = -1;  // index into sus, -1 when none
+  // Observe mode: the nodes whose railcheck runs in it, and per kWouldActions entry (same
+  // order) the indices into `nodes` that say they would take it, in topology order.
+  int observe = 0;
+  std::array<std::vector<int>, kWouldActionCount> would_nodes;
   bool history_read = false;
   std::vector<std::string> history_files;
   int history_events = 0;          // events inside the 7-day window

@@ -10,6 +10,8 @@
 #     name the node, the rail, its NIC (mlx5_10), the leaf (su2-rail6) and the port (5).
 #  3. (24.11 and later only) A job with --exclusive=topo on 2 nodes of su3: Slurm marks the
 #     other 6 BLOCKED; the report must count none of su3 free and find the largest job in su4.
+#  4. Observe mode: railcheck (health.mode: observe) changed nothing in Slurm and says in Extra
+#     that it would drain n025 and requeue its job, and nothing on n026; all four formats say so.
 # (railcheck sets Extra itself on a real cluster; here scontrol does, as railcheck would.)
 # Env: RAILGUARD_SOURCE_DIR (default: this checkout), RAILGUARD_BINARY_DIR (railctl's folder).
 # On the system Slurm; report_live_2411_itest.sh and _2511_ set rg_release (e.g. 24.11.5) and
@@ -63,6 +65,8 @@ extra() {
     "$(date +%s)" "$2" "$states" "$3"
 }
 all_ok="ok ok ok ok ok ok ok ok"
+# observed EXTRA WOULD: railcheck's Extra in observe mode, with "would": WOULD (a JSON array).
+observed() { printf '%s,"would":%s}}' "${1%\}\}}" "$2"; }
 
 # jq-like: json FILE EXPR prints the Python expression EXPR over the parsed report `r`.
 json() {
@@ -245,6 +249,41 @@ if [ -n "${rg_release:-}" ]; then
   ok "--exclusive=topo job $job3 on n[017-018]: n[019-024] BLOCKED, su3 0 free, largest job in su4"
   scancel "$job3" || true
 fi
+
+# --- 4. observe mode: railcheck would drain n025 (and requeue its job), nothing on n026 -------
+scontrol update nodename=n025 \
+  extra="$(observed "$(extra "ok ok down ok ok ok ok ok" drain '"rail2:port.state"')" '["drain","requeue"]')" ||
+  fail "scontrol update n025 extra (observe mode) failed"
+scontrol update nodename=n026 extra="$(observed "$(extra "$all_ok" ok "")" '[]')" ||
+  fail "scontrol update n026 extra (observe mode) failed"
+"$railctl" report --topology "$yaml" --no-history --json >"$tmp/observe.json" 2>"$tmp/err" ||
+  fail "railctl report --json (observe) failed: $(cat "$tmp/err")"
+r=$tmp/observe.json
+[ "$(json "$r" 'r["summary"]["observe"]')" = "{'nodes': 2, 'would': {'drain': 1, 'restrict': 0, 'requeue': 1, 'resume': 0}}" ] ||
+  fail "JSON summary.observe: $(json "$r" 'r["summary"]["observe"]')"
+[ "$(json "$r" '(r["nodes"][24]["would"], r["nodes"][25]["observe"], r["nodes"][25]["would"])')" = "(['drain', 'requeue'], True, [])" ] ||
+  fail "JSON would of n025, n026: $(json "$r" '[(n["name"], n["would"]) for n in r["nodes"] if n["observe"]]')"
+"$railctl" report --topology "$yaml" --no-history >"$tmp/observe.txt" 2>"$tmp/err" ||
+  fail "railctl report (observe text) failed: $(cat "$tmp/err")"
+for line in 'observe mode on 2 of 32 nodes: railcheck changed nothing in Slurm there' \
+  '  would drain 1 node, requeue jobs on 1' '  would drain 1 node: n025'; do
+  grep -qxF "$line" "$tmp/observe.txt" ||
+    fail "text has no line '$line': $(grep -A8 -i 'observe mode' "$tmp/observe.txt")"
+done
+"$railctl" report --topology "$yaml" --no-history --html -o "$tmp/observe.html" 2>"$tmp/err" ||
+  fail "html (observe) failed"
+grep -q '<span class="would">would drain</span><span class="would">would requeue</span></summary>' \
+  "$tmp/observe.html" || fail "html: no would badges on n025"
+"$railctl" report --topology "$yaml" --no-history --prometheus >"$tmp/observe.prom" 2>"$tmp/err" ||
+  fail "prometheus (observe) failed"
+for line in 'railguard_node_would{cluster="raildev",node="n025",action="requeue"} 1' \
+  'railguard_would_nodes{cluster="raildev",action="drain"} 1' \
+  'railguard_would_nodes{cluster="raildev",action="restrict"} 0'; do
+  grep -qxF "$line" "$tmp/observe.prom" ||
+    fail "prometheus has no line '$line': $(grep -E 'would|observe' "$tmp/observe.prom")"
+done
+[ "$(sinfo -h -n n025 -o %t)" = idle ] || fail "n025 is not idle: $(sinfo -h -n n025 -o %t)"
+ok "observe mode: n025 would be drained (job requeued), n026 nothing; text, JSON, HTML, Prometheus"
 
 scancel "$job1" "$job2" || true
 echo "$name: PASS ($checks checks, ${SECONDS} s)"
