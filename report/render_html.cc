@@ -195,6 +195,7 @@ void Observe(const Report& r, std::string* o) {
 std::string WouldBadges(const NodeRow& n) {
   std::string s;
   for (const std::string& a : n.would) s += "<span class=\"would\">would " + H(a) + "</span>";
+  if (n.over_budget) s += "<span class=\"would\">over the drain budget</span>";
   return s;
 }
 
@@ -224,6 +225,8 @@ void Header(const Report& r, std::string* o) {
         (r.largest_job_su >= 0 ? " (" + H(r.sus[static_cast<size_t>(r.largest_job_su)].name) + ")"
                                : std::string()) +
         "</span></div>";
+  if (!r.over_budget.empty())
+    card(static_cast<int>(r.over_budget.size()), "over the drain budget, in service", "c-bad");
   if (r.observe > 0) {
     for (size_t a = 0; a < kWouldActionCount; ++a) {
       const int count = static_cast<int>(r.would_nodes[a].size());

@@ -68,6 +68,7 @@ Json Summary(const Report& r) {
   Json would = Json::object();
   for (size_t a = 0; a < kWouldActionCount; ++a) would[kWouldActions[a]] = r.would_nodes[a].size();
   j["observe"] = {{"nodes", r.observe}, {"would", std::move(would)}};
+  j["over_drain_budget"] = r.over_budget.size();
   return j;
 }
 
@@ -178,6 +179,7 @@ Json Node(const Report& r, const NodeRow& n) {
   j["attention"] = n.attention;
   j["observe"] = n.observe;
   j["would"] = n.would;
+  j["over_drain_budget"] = n.over_budget;
   j["health"] = {{"source", HealthSourceName(n.source)},
                  {"time", TimeOrNull(n.health_time)},
                  {"verdict", Opt(!n.verdict.empty(), n.verdict)},

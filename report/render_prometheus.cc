@@ -131,6 +131,15 @@ std::string RenderPrometheus(const Report& r) {
   for (const NodeRow& n : r.nodes)
     w.Sample({{"cluster", cl}, {"node", n.name}}, n.restricted ? 1 : 0);
 
+  w.Family("railguard_over_drain_budget_nodes",
+           "Nodes whose railcheck finding would take them out of multi-node jobs but which stay "
+           "in service because the drain budget (health.drain_budget) is spent: alert when > 0.");
+  w.Sample({{"cluster", cl}}, static_cast<double>(r.over_budget.size()));
+  w.Family("railguard_node_over_drain_budget",
+           "1 for each node left in service over the drain budget; only those are listed.");
+  for (const NodeRow& n : r.nodes)
+    if (n.over_budget) w.Sample({{"cluster", cl}, {"node", n.name}}, 1);
+
   w.Family("railguard_observe_nodes",
            "Nodes whose railcheck runs in observe mode (health.mode: observe): it changes "
            "nothing in Slurm and publishes what it would do.");

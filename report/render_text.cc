@@ -179,6 +179,13 @@ void Summary(const Report& r, std::string* out) {
   } else {
     *out += "none (no SU has 2 free nodes)\n";
   }
+  if (!r.over_budget.empty()) {
+    std::vector<std::string> names;
+    for (int i : r.over_budget) names.push_back(r.nodes[static_cast<size_t>(i)].name);
+    *out += "ALERT: drain budget spent (health.drain_budget): " +
+            NodesText(r.over_budget.size()) + " with findings stay in service\n  " +
+            TerminalSafe(CompressHostlistSorted(names)) + "\n";
+  }
   if (r.observe > 0) {
     *out += "observe mode on " + std::to_string(r.observe) + " of " +
             std::to_string(r.nodes.size()) + " nodes: railcheck changed nothing in Slurm there\n";

@@ -48,6 +48,7 @@ void FillHealth(const NodeSnapshot& sn, const std::string& snapshot_name, size_t
   wire::RailcheckExtra extra;
   std::string err;
   const wire::ExtraStatus st = wire::ReadExtra(sn.extra, wire::ExtraReadMode::kStrict, &extra, &err);
+  if (st == wire::ExtraStatus::kOk) row->over_budget = extra.over_budget;
   if (st == wire::ExtraStatus::kOk && extra.would) {
     // What railcheck would do does not depend on the rails matching the topology.
     row->observe = true;
@@ -269,11 +270,13 @@ void BuildMatrixAndCapacity(Report* r) {
   }
 }
 
-// Observe mode: how many nodes run railcheck in it, and which would take each action.
+// Observe mode: how many nodes run railcheck in it, and which would take each action; and
+// the nodes left in service over the drain budget.
 void BuildObserve(Report* r) {
   for (size_t i = 0; i < r->nodes.size(); ++i) {
     const NodeRow& n = r->nodes[i];
     r->observe += n.observe;
+    if (n.over_budget) r->over_budget.push_back(static_cast<int>(i));
     for (size_t a = 0; a < kWouldActionCount; ++a)
       if (n.Would(kWouldActions[a])) r->would_nodes[a].push_back(static_cast<int>(i));
   }
@@ -330,7 +333,8 @@ void BuildHistory(const std::vector<wire::HealthEvent>& events, const NodeIndex&
   r->history_events = CountHistory(events, r->time, index, &r->nodes);
   r->offenders = FindOffenders(r->nodes);
   for (NodeRow& n : r->nodes)
-    n.attention = n.Unhealthy() || n.drained || n.restricted || n.down || !n.would.empty();
+    n.attention = n.Unhealthy() || n.drained || n.restricted || n.down || !n.would.empty() ||
+                  n.over_budget;
   for (const Offender& o : r->offenders) r->nodes[static_cast<size_t>(o.node)].attention = true;
   CollectEvents(events, r->time, index, &r->nodes);
 }

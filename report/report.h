@@ -118,6 +118,10 @@ struct NodeRow {
   // are kWouldActions, each once, in that order.
   bool observe = false;
   std::vector<std::string> would;
+  // The drain budget (railguard.yaml health.drain_budget) was spent: railcheck's finding
+  // would take the node out of multi-node jobs, and it stays in service (Extra's
+  // "budget":"over"). An attention node.
+  bool over_budget = false;
   std::array<int, 2> drains{};                        // drained events per window
   std::array<int, 2> restricts{};                     // restricted events per window
   std::array<int, 2> incidents{};  // incidents per window (history_section.h: the rule)
@@ -237,6 +241,8 @@ struct Report {
   // order) the indices into `nodes` that say they would take it, in topology order.
   int observe = 0;
   std::array<std::vector<int>, kWouldActionCount> would_nodes;
+  // The nodes over the drain budget (NodeRow::over_budget), indices into `nodes`: an alert.
+  std::vector<int> over_budget;
   bool history_read = false;
   std::vector<std::string> history_files;
   int history_events = 0;          // events inside the 7-day window
