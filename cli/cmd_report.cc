@@ -10,7 +10,9 @@
 #include "cli/commands.h"
 #include "cli/handler_util.h"
 #include "config/load.h"
+#include "config/locate.h"
 #include "healthcheck/check_table.h"
+#include "healthcheck/slurm_api.h"
 #include "wire/event_log.h"
 #include "report/render.h"
 #include "report/report.h"
@@ -23,7 +25,7 @@ namespace railguard::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: railctl report (--topology FILE.yaml | --config railguard.yaml)\n"
+    "usage: railctl report [--topology FILE.yaml | --config railguard.yaml]\n"
     "                      [--snapshot FILE] [--save-snapshot FILE]\n"
     "                      [--history FILE]... [--no-history]\n"
     "                      [--json | --html | --prometheus] [-o OUT]\n"
@@ -34,11 +36,14 @@ const char kUsage[] =
     "offenders from railcheck's event log.\n"
     "  --topology FILE     the rail topology YAML\n"
     "  --config FILE       railguard.yaml: its topology and placement.healthy_feature\n"
+    "                      (with neither: the railguard.yaml railcheck finds, beside\n"
+    "                      $SLURM_CONF's or the default slurm.conf, else the node's own\n"
+    "                      /etc/railguard/railguard.yaml; railguard.yaml(5), FILES)\n"
     "  --snapshot FILE     report from a snapshot saved earlier instead of asking slurmctld\n"
     "  --save-snapshot F   also save what was read from Slurm (JSON, versioned) to F\n"
     "  --history FILE      railcheck's event log (and FILE.1); \"%n\" in FILE becomes each\n"
     "                      node's name; repeatable. Default: the config's health.events_log\n"
-    "                      with --config, else /var/lib/railguard/events.log\n"
+    "                      when a config is read, else /var/lib/railguard/events.log\n"
     "  --no-history        read no event log\n"
     "  --json              JSON, schema railguard-report version 1 (report/SCHEMA.md)\n"
     "  --html              one self-contained HTML page: heatmap and per-node drill-down\n"
@@ -49,7 +54,8 @@ const char kUsage[] =
     "  --sweep FILE        the latest `railctl fabric sweep --json`: suspects name the end that\n"
     "                      errs (host, switch, both, leaf, spine) and the leaf port the sweep\n"
     "                      found; without it leaf ports are guesses (position in the SU + 1)\n"
-    "Live reading uses $SLURM_CONF (else the slurm.conf of the Slurm railctl was built for).\n"
+    "Live reading uses $SLURM_CONF, else the slurm.conf of the Slurm railctl was built for,\n"
+    "else a configless slurmd's /run/slurm/conf/slurm.conf (as Slurm's commands do).\n"
     "Exit: 0 report written (input problems are listed in it and on stderr), 1 the topology,\n"
     "snapshot or Slurm could not be read or the output not written, 2 usage error.\n";
 
@@ -94,20 +100,27 @@ int Report(int argc, char** argv) {
   const Args& args = h.args();
   const int formats = args.Has("json") + args.Has("html") + args.Has("prometheus");
   if (formats > 1) return h.UsageError("choose one of --json, --html, --prometheus");
-  if (!args.Has("topology") && !args.Has("config"))
-    return h.UsageError("no topology: give --topology FILE.yaml or --config railguard.yaml");
   if (args.Has("no-history") && args.Has("history"))
     return h.UsageError("--history and --no-history exclude each other");
 
   report::ReportOptions options;
   std::string topology_path = args.Get("topology");
+  std::string config_path = args.Get("config");
+  if (!args.Has("topology") && !args.Has("config")) {
+    // Found as railcheck finds it (config/locate.h), on a configless node too.
+    const ConfigSearch found =
+        FindConfig("", std::getenv("SLURM_CONF"), health::LibslurmDefaultConf());
+    if (!found.found)
+      return h.Fail(ConfigNotFound(found) + "; or give --topology FILE.yaml");
+    config_path = found.path;
+  }
   std::string default_history = wire::kDefaultEventLogPath;
-  if (args.Has("config")) {
+  if (!config_path.empty()) {
     Config config;
     Diags diags;
-    if (!LoadSetupConfig(args.Get("config"), &config, &diags, &health::CheckCatalogOfTable())) {
+    if (!LoadSetupConfig(config_path, &config, &diags, &health::CheckCatalogOfTable())) {
       std::fputs(FormatDiags(diags).c_str(), stderr);
-      return h.Fail("cannot use the config " + args.Get("config"));
+      return h.Fail("cannot use the config " + config_path);
     }
     if (topology_path.empty()) topology_path = config.topology_path;
     options.healthy_feature = config.placement.healthy_feature;
@@ -127,8 +140,8 @@ int Report(int argc, char** argv) {
   {
     // With --config the topology is read as the other users of railguard.yaml read it.
     Diags diags;
-    if (!(args.Has("config") ? LoadSetupTopology(topology_path, &topology, &diags)
-                             : topo::LoadTopologyFile(topology_path, &topology, &diags))) {
+    if (!(config_path.empty() ? topo::LoadTopologyFile(topology_path, &topology, &diags)
+                              : LoadSetupTopology(topology_path, &topology, &diags))) {
       std::fputs(FormatDiags(diags).c_str(), stderr);
       return h.Fail("cannot use the topology " + topology_path);
     }
@@ -145,7 +158,13 @@ int Report(int argc, char** argv) {
     }
   } else {
     std::string err;
-    std::unique_ptr<report::ClusterSource> slurm = report::OpenSlurmSource(&err);
+    const SlurmConfSearch conf =
+        FindSlurmConf(std::getenv("SLURM_CONF"), health::LibslurmDefaultConf());
+    if (conf.path.empty())
+      return h.Fail("no slurm.conf: " + conf.looked +
+                    "; set SLURM_CONF, or report from a saved snapshot with --snapshot FILE");
+    std::unique_ptr<report::ClusterSource> slurm =
+        report::OpenSlurmSource(conf.path, conf.origin, &err);
     if (!slurm || !report::TakeSnapshot(slurm.get(), &snapshot, &err)) return h.Fail(err);
     snapshot_name = "slurm";
   }

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <thread>
 
+#include "config/locate.h"
 #include "healthcheck/railcheck.h"
 #include "healthcheck/slurm_api.h"
 
@@ -75,11 +76,16 @@ int main(int argc, char** argv) {
     return OpenEthtoolIoctl(&why);
   };
   deps.open_slurm = [](std::string* err) -> std::unique_ptr<SlurmApi> {
-    // libslurm ends the process when it cannot read slurm.conf: check first.
-    std::string conf = Env("SLURM_CONF");
-    if (conf.empty()) conf = "/etc/slurm/slurm.conf";
-    if (access(conf.c_str(), R_OK) != 0) {
-      *err = "cannot read " + conf + " (" + std::strerror(errno) +
+    // libslurm ends the process when it cannot read slurm.conf: check first the one it will
+    // read (a HealthCheckProgram on a configless node: /run/slurm/conf/slurm.conf).
+    const railguard::SlurmConfSearch conf =
+        railguard::FindSlurmConf(std::getenv("SLURM_CONF"), LibslurmDefaultConf());
+    if (conf.path.empty()) {
+      *err = "no slurm.conf: " + conf.looked + "; set SLURM_CONF to the cluster's slurm.conf";
+      return nullptr;
+    }
+    if (access(conf.path.c_str(), R_OK) != 0) {
+      *err = "cannot read " + conf.path + " (" + std::strerror(errno) +
              "); set SLURM_CONF to the cluster's slurm.conf";
       return nullptr;
     }

@@ -34,6 +34,9 @@ struct CliEnv {
   // Without $SLURM_CONF, beside this one: the slurm.conf libslurm reads then
   // (LibslurmDefaultConf(); Debian's default here).
   std::string default_slurm_conf = kDefaultSlurmConf;
+  // The node's own railguard.yaml, read when there is none beside the slurm.conf (configless
+  // Slurm); tests point it elsewhere.
+  std::string node_config = kNodeLocalConfig;
   std::string hostname;         // short host name, the last resort for the node name
 };
 

@@ -87,7 +87,10 @@ int ParseOptions(const RunContext& ctx, const std::vector<std::string>& args, Op
   o->mode = modes.empty() ? Mode::kPeriodic : modes[0];
   o->dry = a.Has("dry-run");
   o->json = a.Has("json");
-  o->config_path = LocateConfig(a.Get("config"), ctx.env.slurm_conf.c_str(), default_conf);
+  const ConfigSearch config = FindConfig(a.Get("config"), ctx.env.slurm_conf.c_str(),
+                                         default_conf, ctx.env.node_config);
+  o->config_path = config.path;
+  if (!config.found) o->config_missing = ConfigNotFound(config);
   o->node = a.Get("node", ctx.env.slurmd_nodename);
   if (a.Has("sysfs-root")) o->sysfs_root = a.Get("sysfs-root");
   return -1;
@@ -115,6 +118,10 @@ std::string RailcheckUsage(const std::string& default_slurm_conf) {
        "                  " +
        ConfigBeside(default_slurm_conf) +
        ")\n"
+       "                  or, when there is none there, the node's own\n"
+       "                  " +
+       std::string(kNodeLocalConfig) +
+       " (configless Slurm)\n"
        "  --node NAME     the node (default: $SLURMD_NODENAME, else the host name)\n"
        "  --sysfs-root D  read sysfs under D instead of health.sysfs_root\n\n"
        "checks and their default actions (health.actions changes them):\n";

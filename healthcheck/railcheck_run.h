@@ -37,7 +37,8 @@ struct Options {
   Mode mode = Mode::kPeriodic;
   bool dry = false;
   bool json = false;
-  std::string config_path;                // --config; LocateConfig() finds it without
+  std::string config_path;                // --config; FindConfig() finds it without
+  std::string config_missing;             // when it found none: where it looked (the error)
   std::string node;                       // --node, else $SLURMD_NODENAME; may be ""
   std::optional<std::string> sysfs_root;  // --sysfs-root
 };

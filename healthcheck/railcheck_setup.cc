@@ -9,6 +9,10 @@ namespace railguard::health {
 
 bool LoadSetup(const RunContext& ctx, const Options& o, Setup* s, std::string* err) {
   ctx.Phase("loading the configuration");
+  if (!o.config_missing.empty()) {
+    *err = o.config_missing;
+    return false;
+  }
   Diags diags;
   s->rails = LoadRailSetup(o.config_path, &diags, &CheckCatalogOfTable());
   if (!s->rails) {

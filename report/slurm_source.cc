@@ -13,10 +13,6 @@
 
 #include "source_version.h"  // report/slurm_<series>/: what differs between Slurm releases
 
-#ifndef RAILGUARD_SLURM_DEFAULT_CONF
-#error "RAILGUARD_SLURM_DEFAULT_CONF (the libslurm's default slurm.conf) comes from CMakeLists.txt"
-#endif
-
 namespace railguard::report {
 namespace {
 
@@ -169,16 +165,14 @@ class SlurmSource : public ClusterSource {
 
 }  // namespace
 
-std::unique_ptr<ClusterSource> OpenSlurmSource(std::string* err) {
-  const char* env = std::getenv("SLURM_CONF");
-  const std::string conf = env && *env ? env : RAILGUARD_SLURM_DEFAULT_CONF;
-  if (access(conf.c_str(), R_OK) != 0) {
-    *err = "cannot read slurm.conf at " + conf +
-           (env && *env ? " ($SLURM_CONF)" : " (the default; set SLURM_CONF)") +
-           "; or report from a saved snapshot with --snapshot FILE";
+std::unique_ptr<ClusterSource> OpenSlurmSource(const std::string& slurm_conf,
+                                               const std::string& origin, std::string* err) {
+  if (access(slurm_conf.c_str(), R_OK) != 0) {
+    *err = "cannot read slurm.conf at " + slurm_conf + " (" + origin +
+           "); or report from a saved snapshot with --snapshot FILE";
     return nullptr;
   }
-  slurm_init(conf.c_str());
+  slurm_init(slurm_conf.c_str());
   return std::make_unique<SlurmSource>();
 }
 

@@ -10,11 +10,11 @@
 
 namespace railguard::report {
 
-// Initializes libslurm with the slurm.conf of $SLURM_CONF, else the one that libslurm reads
-// by default (found in it at build time: /etc/slurm/slurm.conf for Debian's Slurm,
-// <prefix>/etc/slurm.conf for scripts/build_slurm.sh's), and returns the source; nullptr with
-// `*err` when that file cannot be read (libslurm would otherwise end the process). One per
-// process.
-std::unique_ptr<ClusterSource> OpenSlurmSource(std::string* err);
+// Initializes libslurm with `slurm_conf`, the one libslurm would read (the caller finds it:
+// config/locate.h FindSlurmConf, with its origin, e.g. "$SLURM_CONF", for the message), and
+// returns the source; nullptr with `*err` when that file cannot be read (libslurm would
+// otherwise end the process). One per process.
+std::unique_ptr<ClusterSource> OpenSlurmSource(const std::string& slurm_conf,
+                                               const std::string& origin, std::string* err);
 
 }  // namespace railguard::report

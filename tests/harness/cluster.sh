@@ -90,6 +90,17 @@ rg_cluster_respawn() {
   bash "$_RG_HARNESS_SELF" respawn --dir "${RAILGUARD_CLUSTER_DIR:?no cluster}" "$@"
 }
 
+# rg_cluster_on NODE COMMAND [ARG...]: runs COMMAND as on NODE of $RAILGUARD_CLUSTER_DIR. On
+# a --configless cluster that is inside the file system its slurmd sees (its own /etc and
+# /run: no /etc/slurm, the --node-etc files, /run/slurm/conf linked to its conf-cache) and
+# without SLURM_CONF, as an admin's shell on a configless node; elsewhere COMMAND just runs.
+# Returns COMMAND's exit status.
+rg_cluster_on() {
+  local node=$1
+  shift
+  bash "$_RG_HARNESS_SELF" on --dir "${RAILGUARD_CLUSTER_DIR:?no cluster}" "$node" -- "$@"
+}
+
 # rg_release_tools VERSION: the folder of railctl and railcheck built for Slurm release
 # VERSION (their libslurm must be that release's: slurmctld refuses older RPCs):
 # $RAILGUARD_TOOLS_DIR when set (to try other builds), else slurm-tools-VERSION of
@@ -134,6 +145,9 @@ usage: cluster.sh start --topo FILE.yaml [options]    start; print lines to eval
        cluster.sh kill [--dir DIR] NAME [SIGNAL]      signal a daemon (slurmctld, slurmd.<node>;
                                                      default KILL) and wait until it is gone
        cluster.sh respawn [--dir DIR] NAME            start that daemon again as start did
+       cluster.sh on [--dir DIR] NODE -- COMMAND [ARG...]
+                                                     run COMMAND as on NODE (--configless:
+                                                     in its slurmd's file system, no SLURM_CONF)
        source cluster.sh; rg_cluster_start [--no-trap] --topo FILE.yaml [options]
 
 start options:
@@ -161,6 +175,13 @@ start options:
   --railctl PATH              railctl to use (default: with --slurm-prefix/--slurm-version,
                               that release's slurm-tools-VERSION/railctl when built; else
                               $RAILGUARD_BINARY_DIR/railctl, then <repo>/build/railctl)
+  --configless                SlurmctldParameters=enable_configless; every slurmd starts with
+                              --conf-server localhost:<port>, no -f and no SLURM_CONF, and
+                              keeps its conf-cache in its SlurmdSpoolDir; each runs in a file
+                              system of its own (node_root.sh: no /etc/slurm, a private /run)
+  --node-etc DIR              with --configless: DIR's files appear in every node's /etc (e.g.
+                              DIR/railguard/railguard.yaml is the node's
+                              /etc/railguard/railguard.yaml)
   --timeout SECONDS           how long to wait for every node to be idle (default 90)
   --keep                      keep the run directory when the start fails (for its logs)
   --foreground                stay in the foreground after printing; Ctrl-C or TERM stops
@@ -467,6 +488,13 @@ _rg_daemon_cmd() {
     slurmd.?*)
       node=${name#slurmd.}
       _rg_cmd=("${_rg_tool[slurmd]}" -D -N "$node" -f "$dir/slurm.conf")
+      if [ -s "$dir/configless" ]; then
+        # As on a configless node: slurm.conf from slurmctld, in the node's own file system.
+        _rg_cmd=(env -u SLURM_CONF unshare --mount --propagation private --
+          bash "$(dirname "$_RG_HARNESS_SELF")/node_root.sh" "$dir/nodes/$node/root"
+          "$dir/munge/munge.socket" -- "${_rg_tool[slurmd]}" -D -N "$node"
+          --conf-server "localhost:$(cat "$dir/configless")")
+      fi
       _rg_out=$dir/nodes/$node/slurmd.out
       _rg_logfile=$dir/nodes/$node/slurmd.log
       ;;
@@ -546,6 +574,26 @@ _rg_cmd_respawn() {
   [ "$i" -lt 300 ] || _rg_die "$name did not answer within 30 s of its start"
   read -r pid <"$_rg_dir/pids/$name"
   _rg_log "$name started again (pid $pid)"
+}
+
+# cluster.sh on [--dir DIR] NODE -- COMMAND [ARG...]: only a --dir before NODE is ours.
+_rg_cmd_on() {
+  local node pid
+  local -a pre=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    pre+=("$1")
+    shift
+  done
+  _rg_run_dir_arg "${pre[@]}"
+  [ "${#_rg_args[@]}" -eq 1 ] && [ $# -ge 2 ] || _rg_usage_die "on needs NODE -- COMMAND [ARG...]"
+  node=${_rg_args[0]}
+  shift
+  grep -qxF -- "$node" "$_rg_dir/nodes.txt" || _rg_die "no node '$node' in $_rg_dir/nodes.txt"
+  [ -s "$_rg_dir/configless" ] || exec "$@"
+  _rg_pidfile_alive "$_rg_dir/pids/slurmd.$node" "$_rg_dir" || _rg_die "slurmd.$node is not running"
+  read -r pid <"$_rg_dir/pids/slurmd.$node"
+  # setns(2) into a mount namespace also moves the working directory to its root.
+  exec env -u SLURM_CONF nsenter --mount="/proc/$pid/ns/mnt" -- "$@"
 }
 
 # ----------------------------------------------------------------------------- start
@@ -686,6 +734,7 @@ Waittime=0
 # Finished jobs stay visible to 'scontrol show job' for 10 minutes (no accounting here).
 MinJobAge=600
 EOF
+  [ -z "$_rg_configless" ] || echo "SlurmctldParameters=enable_configless" >>"$conf"
   : >"$dir/gres.conf"
   echo "AutoDetect=off" >>"$dir/gres.conf"
   local -a spools=()
@@ -741,6 +790,23 @@ EOF
     cat "$_rg_conf_extra"
   } >>"$dir/slurm.conf"
   rm -f "$conf"
+  [ -z "$_rg_configless" ] || grep -q '^SlurmctldParameters=.*enable_configless' "$dir/slurm.conf" ||
+    _rg_die "--configless: the SlurmctldParameters of --conf-extra must include enable_configless"
+}
+
+# _rg_node_roots: with --configless, each node's layers over /etc and /run (node_root.sh):
+# /etc/slurm whited out (a 0/0 character device) and the --node-etc files in etc/; run/ is
+# filled by slurmd (/run/slurm/conf). Needs CAP_MKNOD and overlayfs, as unshare needs
+# CAP_SYS_ADMIN: a start as root on a VM or a privileged container.
+_rg_node_roots() {
+  local node root
+  for node in "${_rg_nodes[@]}"; do
+    root=$_rg_dir/nodes/$node/root
+    mkdir -p "$root/etc" "$root/run"
+    mknod "$root/etc/slurm" c 0 0 || _rg_die "--configless: mknod (a whiteout for /etc/slurm) failed"
+    [ -z "$_rg_node_etc" ] || cp -a "$_rg_node_etc/." "$root/etc/" ||
+      _rg_die "--configless: could not copy --node-etc $_rg_node_etc"
+  done
 }
 
 # _rg_check_dir_path DIR: fails unless DIR can be a run directory. Paths go unquoted into
@@ -860,7 +926,7 @@ _rg_cmd_start() {
   _rg_topo="" _rg_dir="" _rg_topology_plugin=tree _rg_plugin_dir="" _rg_conf_extra=""
   _rg_railguard_conf="" _rg_slurm_topology_yaml=""
   _rg_slurm_bin="" _rg_railctl="" _rg_timeout=90 _rg_keep=0 _rg_started=0
-  _rg_slurm_prefix="" _rg_slurm_version=""
+  _rg_slurm_prefix="" _rg_slurm_version="" _rg_configless="" _rg_node_etc=""
   while [ $# -gt 0 ]; do
     case $1 in
       --topo) _rg_need_value "$@"; _rg_topo=$2; shift 2 ;;
@@ -880,6 +946,8 @@ _rg_cmd_start() {
         shift 2
         ;;
       --railctl) _rg_need_value "$@"; _rg_railctl=$2; shift 2 ;;
+      --configless) _rg_configless=1; shift ;;
+      --node-etc) _rg_need_value "$@"; _rg_node_etc=$2; shift 2 ;;
       --timeout) _rg_need_value "$@"; _rg_timeout=$2; shift 2 ;;
       --keep) _rg_keep=1; shift ;;
       --foreground) foreground=1; shift ;;
@@ -907,6 +975,14 @@ _rg_cmd_start() {
   fi
   if [ -n "$_rg_slurm_topology_yaml" ]; then
     [ -f "$_rg_slurm_topology_yaml" ] || _rg_die "--slurm-topology-yaml $_rg_slurm_topology_yaml not found"
+  fi
+  if [ -n "$_rg_node_etc" ]; then
+    [ -n "$_rg_configless" ] || _rg_usage_die "--node-etc needs --configless"
+    [ -d "$_rg_node_etc" ] || _rg_die "--node-etc $_rg_node_etc is not a directory"
+  fi
+  if [ -n "$_rg_configless" ]; then
+    command -v unshare >/dev/null && command -v nsenter >/dev/null ||
+      _rg_die "--configless needs unshare and nsenter (util-linux)"
   fi
   if [ -n "$_rg_slurm_prefix" ]; then
     [ -z "$_rg_slurm_bin" ] || _rg_usage_die "--slurm-bin and --slurm-prefix/--slurm-version exclude each other"
@@ -983,8 +1059,12 @@ _rg_cmd_start() {
 
   _rg_claim_ports $((${#_rg_nodes[@]} + 1)) "$_rg_dir"
   _rg_write_conf
+  if [ -n "$_rg_configless" ]; then
+    _rg_node_roots
+    echo "${_rg_ports[0]}" >"$_rg_dir/configless"  # the --conf-server port; marks the run
+  fi
   _rg_log "run dir $_rg_dir: ${#_rg_nodes[@]} nodes, slurmctld port ${_rg_ports[0]}," \
-    "TopologyPlugin=topology/$_rg_topology_plugin, Slurm $_rg_slurm_version"
+    "TopologyPlugin=topology/$_rg_topology_plugin, Slurm $_rg_slurm_version${_rg_configless:+, configless}"
   _rg_start_munged
   _rg_start_slurmctld
   _rg_log "slurmctld up after $(_rg_elapsed) s; starting ${#_rg_nodes[@]} slurmd"
@@ -1047,6 +1127,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     status) shift; _rg_cmd_status "$@" ;;
     kill) shift; _rg_cmd_kill "$@" ;;
     respawn) shift; _rg_cmd_respawn "$@" ;;
+    on) shift; _rg_cmd_on "$@" ;;
     help | -h | --help) _rg_usage ;;
     *) _rg_usage_die "unknown command '${1:-}'" ;;
   esac

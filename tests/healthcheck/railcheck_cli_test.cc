@@ -77,6 +77,7 @@ class Railcheck : public ::testing::Test {
     env.slurmd_nodename = "n003";
     env.slurm_conf = slurm_conf_env_;  // railguard.yaml is found beside it
     env.default_slurm_conf = default_slurm_conf_;
+    env.node_config = node_config_;
     CliDeps deps;
     deps.fs = fs_ ? fs_ : std::make_shared<RealSysfs>();
     deps.open_verbs = []() { return nullptr; };
@@ -112,6 +113,7 @@ class Railcheck : public ::testing::Test {
   double now_ = 1700000000;
   std::string slurm_conf_env_ = tmp_ / "slurm.conf";    // CliEnv::slurm_conf
   std::string default_slurm_conf_ = kDefaultSlurmConf;  // CliEnv::default_slurm_conf
+  std::string node_config_ = tmp_ / "etc-railguard/railguard.yaml";  // CliEnv::node_config
 };
 
 TEST_F(Railcheck, AHealthyNodeGetsTheFeatureAndItsRailsInExtra) {
@@ -313,13 +315,45 @@ TEST_F(Railcheck, WithoutSlurmConfTheConfigIsBesideLibslurmsDefaultSlurmConf) {
       << out_.str();
   default_slurm_conf_ = tmp_ / "prefix/etc/slurm.conf";
   EXPECT_EQ(Run({"--dry-run"}), kExitError);
-  EXPECT_EQ(err_.str(), "railcheck: cannot load the configuration:\n" + tmp_.path() +
-                            "/prefix/etc/railguard.yaml: cannot open: No such file or directory\n");
+  EXPECT_EQ(err_.str(), "railcheck: no railguard.yaml found: looked for " + tmp_.path() +
+                            "/prefix/etc/railguard.yaml (beside the default slurm.conf " +
+                            tmp_.path() + "/prefix/etc/slurm.conf) and " + node_config_ +
+                            " (the node's own, for configless Slurm); give --config FILE, or "
+                            "install it in one of those places (railguard.yaml(5), FILES)\n");
   EXPECT_EQ(Run({"--help"}), kExitOk);
   EXPECT_NE(out_.str().find("(default: beside $SLURM_CONF, else\n                  " +
                             tmp_.path() + "/prefix/etc/railguard.yaml)\n"),
             std::string::npos)
       << out_.str();
+}
+
+// A configless node has no /etc/slurm: slurmd gives its Prolog and Epilog
+// SLURM_CONF=<SlurmdSpoolDir>/conf-cache/slurm.conf, where Slurm puts no railguard.yaml, and
+// its HealthCheckProgram no SLURM_CONF. railcheck reads the node's own railguard.yaml there,
+// and the topology it names relative to that file.
+TEST_F(Railcheck, OnAConfiglessNodeTheNodesOwnConfigIsRead) {
+  std::string text = ReadFile(tmp_ / "railguard.yaml");
+  const std::string topology_line = "topology: " RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml\n";
+  ASSERT_EQ(text.rfind(topology_line, 0), 0u) << text;
+  WriteFile(node_config_, "topology: rails.yaml\n" + text.substr(topology_line.size()));
+  WriteFile(tmp_ / "etc-railguard/rails.yaml", ReadFile(RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml"));
+  testing::fs::remove(tmp_ / "railguard.yaml");
+  default_slurm_conf_ = tmp_ / "no-etc-slurm/slurm.conf";
+  slurm_conf_env_ = tmp_ / "spool/conf-cache/slurm.conf";  // the Prolog's
+  EXPECT_EQ(Run({"--dry-run"}, "railcheck-prolog"), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str().rfind("railcheck n003 prolog (dry run): ", 0), 0u) << out_.str();
+  slurm_conf_env_.clear();  // the HealthCheckProgram's
+  EXPECT_EQ(Run({"--dry-run"}, "railcheck-periodic"), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str().rfind("railcheck n003 periodic (dry run): warn (rails: 8 ok)\n", 0), 0u)
+      << out_.str();
+  testing::fs::remove(node_config_);
+  EXPECT_EQ(Run({}, "railcheck-periodic"), kExitError);
+  EXPECT_EQ(err_.str().rfind("railcheck: no railguard.yaml found: looked for " + tmp_.path() +
+                                 "/no-etc-slurm/railguard.yaml (beside the default slurm.conf " +
+                                 tmp_.path() + "/no-etc-slurm/slurm.conf) and " + node_config_,
+                             0),
+            0u)
+      << err_.str();
 }
 
 TEST_F(Railcheck, BadHealthConfigIsReportedWithFileAndLine) {

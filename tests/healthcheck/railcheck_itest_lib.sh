@@ -104,9 +104,10 @@ HealthCheckInterval=$1"
   fi
 }
 
+# rgh_start [HARNESS-OPTIONS...]: starts the cluster in $rgh_dir (e.g. --configless).
 rgh_start() {
   rmdir "$rgh_dir"  # the harness wants it absent or empty; it creates it again
-  rgp_start --dir "$rgh_dir" || rgp_fail "cluster start failed"
+  rgp_start --dir "$rgh_dir" "$@" || rgp_fail "cluster start failed"
 }
 
 # rgh_periodic NODE: runs railcheck-periodic for NODE as slurmd runs a HealthCheckProgram

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -34,6 +35,20 @@ CliRun Call(std::vector<std::string> args) {
   ::testing::internal::CaptureStderr();
   const int rc = Report(static_cast<int>(argv.size()), argv.data());
   CliRun r{rc, ::testing::internal::GetCapturedStdout(), ::testing::internal::GetCapturedStderr()};
+  return r;
+}
+
+// Call with $SLURM_CONF set to `slurm_conf` for the call only.
+CliRun CallWithSlurmConf(const std::string& slurm_conf, std::vector<std::string> args) {
+  const char* old = std::getenv("SLURM_CONF");
+  const std::string keep = old ? old : "";
+  setenv("SLURM_CONF", slurm_conf.c_str(), 1);
+  CliRun r = Call(std::move(args));
+  if (old) {
+    setenv("SLURM_CONF", keep.c_str(), 1);
+  } else {
+    unsetenv("SLURM_CONF");
+  }
   return r;
 }
 
@@ -115,6 +130,24 @@ TEST_F(ReportCli, TheConfigsEventLogIsTheDefaultHistoryAndHistoryOverridesIt) {
   EXPECT_EQ(j["history"]["files"], nlohmann::json::array({other}));
 }
 
+// Without --topology and --config, the railguard.yaml railcheck would find (config/locate.h):
+// here beside $SLURM_CONF, with its topology relative to it and its event log.
+TEST_F(ReportCli, WithNeitherTopologyNorConfigItReadsTheRailguardYamlRailcheckFinds) {
+  const std::string log = dir_ + "/events.log";
+  ASSERT_EQ(std::system(("cp " + std::string(kDevYaml) + " " + dir_ + "/rails.yaml && cp " +
+                         kFaultsEvents + " " + log)
+                            .c_str()),
+            0);
+  std::ofstream(dir_ + "/railguard.yaml")
+      << "topology: rails.yaml\nplacement:\n  healthy_feature: fabric_ok\nhealth:\n  events_log: "
+      << log << "\n";
+  CliRun r = CallWithSlurmConf(dir_ + "/slurm.conf", {"--snapshot", kFaultsSnapshot, "--json"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["summary"]["healthy_feature"], "fabric_ok");
+  EXPECT_EQ(j["history"]["files"], nlohmann::json::array({log}));
+}
+
 TEST_F(ReportCli, SavedSnapshotsGiveTheSameReport) {
   const std::string saved = dir_ + "/again.json";
   CliRun a = Call({"--topology", kDevYaml, "--snapshot", kFaultsSnapshot, "--json", "--no-history",
@@ -146,7 +179,6 @@ TEST_F(ReportCli, HistoryPathsWithPercentNAreReadPerNode) {
 }
 
 TEST_F(ReportCli, UsageErrorsExitTwo) {
-  EXPECT_EQ(Call({}).rc, 2);
   EXPECT_EQ(Call({"--topology", kDevYaml, "--json", "--html"}).rc, 2);
   EXPECT_EQ(Call({"--topology", kDevYaml, "--bogus"}).rc, 2);
   EXPECT_EQ(Call({"--topology", kDevYaml, "extra"}).rc, 2);
@@ -172,15 +204,7 @@ TEST_F(ReportCli, BadInputExitsOneNamingFileAndLine) {
 }
 
 TEST_F(ReportCli, LiveReadingWithoutSlurmConfSaysWhatToDo) {
-  const char* old = std::getenv("SLURM_CONF");
-  const std::string keep = old ? old : "";
-  setenv("SLURM_CONF", (dir_ + "/missing-slurm.conf").c_str(), 1);
-  CliRun r = Call({"--topology", kDevYaml});
-  if (old) {
-    setenv("SLURM_CONF", keep.c_str(), 1);
-  } else {
-    unsetenv("SLURM_CONF");
-  }
+  CliRun r = CallWithSlurmConf(dir_ + "/missing-slurm.conf", {"--topology", kDevYaml});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, "railctl report: cannot read slurm.conf at " + dir_ +
                        "/missing-slurm.conf ($SLURM_CONF); or report from a saved snapshot "
