@@ -105,7 +105,8 @@ struct HealthConfig {
   // The drain budget: the most nodes railcheck keeps out of multi-node jobs at one time
   // (drained with a railcheck: reason, or restricted: its Extra says not healthy), cluster
   // wide: `drain_budget_nodes` nodes when > 0, else `drain_budget_percent` percent of the
-  // rail topology's nodes, rounded down, at least 1. A node whose finding would take it out
+  // rail topology's nodes, rounded down, at least kMinPercentDrainBudget (so that the default
+  // does not stop a small cluster at its first fault). A node whose finding would take it out
   // beyond the budget is recorded and reported, and stays in service (healthcheck/budget.h).
   // railguard.yaml: `drain_budget: 16` or `drain_budget: 5%`.
   int drain_budget_nodes = 0;
@@ -203,6 +204,9 @@ std::map<std::string, long long> DefaultLinkErrorLimits();
 // Limits the loader accepts.
 constexpr int kMaxResumeAfterCleanRuns = 1000;
 constexpr int kMaxDrainBudgetNodes = 1000000;
+// The smallest budget a percentage gives (5% of a 32-node cluster would be 1 node); a count
+// (`drain_budget: 1`) may be smaller.
+constexpr int kMinPercentDrainBudget = 4;
 constexpr int kMaxFlapWindowSeconds = 7 * 86400;
 constexpr int kMaxMinRateIntervalSeconds = 86400;
 constexpr int kMaxReadTimeoutMs = 60000;

@@ -26,7 +26,7 @@ bool Before(int wa, const std::string& a, int wb, const std::string& b) {
 int BudgetLimit(const HealthConfig& health, size_t topology_nodes) {
   if (health.drain_budget_nodes > 0) return health.drain_budget_nodes;
   const long long n = static_cast<long long>(topology_nodes) * health.drain_budget_percent / 100;
-  return static_cast<int>(std::max<long long>(1, std::min<long long>(n, 1000000)));
+  return static_cast<int>(std::max<long long>(kMinPercentDrainBudget, std::min<long long>(n, 1000000)));
 }
 
 bool HeldOutByRailcheck(const SlurmNode& node) {

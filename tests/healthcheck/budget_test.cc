@@ -107,10 +107,13 @@ class Budget : public ::testing::Test {
   double now_ = 1700000000;
 };
 
-TEST(BudgetLimit, ACountOrAPercentOfTheTopologyAtLeastOne) {
+TEST(BudgetLimit, ACountOrAPercentOfTheTopologyAtLeastFour) {
   HealthConfig h;
   EXPECT_EQ(BudgetLimit(h, 4096), 204);  // the default: 5%
-  EXPECT_EQ(BudgetLimit(h, 10), 1);
+  EXPECT_EQ(BudgetLimit(h, 32), 4);      // 5% is 1 node: a percentage gives at least 4
+  h.drain_budget_nodes = 1;              // a count may be smaller
+  EXPECT_EQ(BudgetLimit(h, 32), 1);
+  h.drain_budget_nodes = 0;
   h.drain_budget_percent = 50;
   EXPECT_EQ(BudgetLimit(h, 32), 16);
   h.drain_budget_nodes = 7;
