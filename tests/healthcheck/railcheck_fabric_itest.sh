@@ -50,7 +50,9 @@ rgp_ok "sweep -> evidence: n013 rail3 errors at su2-rail3 port 5, n018 rail6 1X 
 
 # --- railcheck on the local cluster reads the evidence ----------------------------------------
 rgh_fixtures
-rgh_configs "fabric_evidence: $fab/evidence.json"
+# A leaf fault restricts all 8 nodes of su4 besides n013 and n018: more than the default drain
+# budget of this 32-node cluster (4), which rollout_itest tests; here every finding acts.
+rgh_configs "fabric_evidence: $fab/evidence.json" "drain_budget: 100%"
 rgh_start
 # A healthy round while the evidence file does not exist yet (missing evidence: nothing).
 mapfile -t nodes < <(printf "%s\n" n001 n012 n013 n018 n020; seq -f "n%03g" 25 32)

@@ -96,7 +96,7 @@ for n in "${held[@]}"; do
   [[ $(rgh_reason "$n") == railcheck:* ]] || rgp_fail "$n is drained with '$(rgh_reason "$n")'"
 done
 for n in "${over[@]}"; do
-  rgh_drained "$n" && rgp_fail "$n is over the budget and drained"
+  if rgh_drained "$n"; then rgp_fail "$n is over the budget and drained"; fi
   [[ $(rgh_features "$n") == *rail_healthy* ]] || rgp_fail "$n over the budget lost rail_healthy"
 done
 rgp_log_has "drain budget spent: 28 nodes have findings" 20
@@ -120,7 +120,7 @@ now=$(drained_nodes)
 read -ra again <<<"$now"
 rgp_expect_eq "nodes drained after the repair (budget 4): $now" "${#again[@]}" 4
 for n in "${held[@]}"; do
-  rgh_drained "$n" && rgp_fail "$n was repaired but is still drained"
+  if rgh_drained "$n"; then rgp_fail "$n was repaired but is still drained"; fi
 done
 # The next 4 in the fair order: the lowest names of the nodes still faulty.
 want=$(for n in "${all[@]}"; do
