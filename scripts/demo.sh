@@ -107,6 +107,12 @@ cluster_up=1
 rg_cluster_start --no-trap --topo etc/dev-4su.yaml --topology-plugin rail --plugin-dir "$plugins" \
   --conf-extra "$tmp/extra.conf" --railguard-conf "$tmp/railguard.yaml"
 run scontrol show topology
+echo "Day one: railcheck has published no node healthy yet, so no node has rail_healthy, and"
+echo "Slurm refuses a constraint on a feature no node has. job_submit/rail accepts the job"
+echo "without it, holds it, and its keeper adds the feature when it releases the job:"
+day_one=$(sbatch --parsable -N4 --exclusive -o /dev/null --wrap 'sleep 1' 2>"$tmp/day-one.err") ||
+  { echo "  sbatch refused the day-one job: $(cat "$tmp/day-one.err")"; exit 1; }
+echo "  \$ sbatch -N4 --exclusive ...  ->  job $day_one: $(sed -n 's/^sbatch: //p' "$tmp/day-one.err" | cut -c1-150)..."
 echo "Publishing every node healthy the way railcheck does (its health in Extra, the feature"
 echo "rail_healthy); step 10 runs railcheck itself. Multi-node jobs require rail_healthy."
 extra_ok='{"railcheck":{"failed":[],"rails":["ok","ok","ok","ok","ok","ok","ok","ok"],"time":1,"verdict":"ok"}}'
@@ -115,6 +121,13 @@ while read -r node su; do
   scontrol update NodeName="$node" Extra="$extra_ok" AvailableFeatures="$su,rail_healthy" \
     ActiveFeatures="$su,rail_healthy"
 done <"$tmp/nodes"
+for _ in $(seq 60); do
+  scontrol show job "$day_one" | grep -q 'JobState=\(RUNNING\|COMPLETED\)' && break
+  sleep 0.5
+done
+grep -F "JobId=$day_one: constraint set to" "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" | tail -n 1 |
+  sed 's/^\[[^]]*\] /  slurmctld: /'
+echo "  the day-one job $day_one: $(scontrol show job "$day_one" | grep -o 'JobState=[A-Z]*' | cut -d= -f2) on $(scontrol show job "$day_one" | grep -o ' NodeList=[^ ]*' | cut -d= -f2), Features=$(scontrol show job "$day_one" | grep -o 'Features=[^ ]*' | head -n1 | cut -d= -f2)"
 echo "Submitting 2-, 4-, 8- and 12-node jobs, plain sbatch -N N --gpus-per-node=8:"
 for n in 2 4 8 12; do
   printf '$ sbatch -N %s ...  ->  ' "$n"
@@ -195,6 +208,9 @@ health:
   events_log: $events
   resume_after_clean_runs: 3
   flap_window_seconds: 0
+  # Step 12 takes 9 of the 32 nodes out at once (a leaf fault): above the default drain
+  # budget here (5%, at least 4 nodes), which would keep 5 of them in service.
+  drain_budget: 100%
 CONF
 # etc/slurm.conf.railcheck's lines, from the build tree; cred_expire=10 because Slurm keeps a
 # requeued job pending for cred_expire + 1 s (default 121 s).
