@@ -18,6 +18,13 @@ cleanup() { [ "$cluster_up" = 1 ] && rg_cluster_stop >/dev/null 2>&1; rm -rf "$t
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# wait_started JOBID: waits up to 30 s until the job runs or has completed.
+wait_started() {
+  for _ in $(seq 60); do
+    scontrol show job "$1" | grep -q 'JobState=\(RUNNING\|COMPLETED\)' && return 0
+    sleep 0.5
+  done
+}
 step() { printf '\n\033[1m== %s\033[0m  [%s]\n' "$*" "$(rg_clock)"; }
 run() { printf '$ %s\n' "$*"; "$@" || printf '(exit %d)\n' "$?"; }
 # job_table [NODES]: the queue, one job a line, with the SUs of its nodes (NODES, default
@@ -121,10 +128,7 @@ while read -r node su; do
   scontrol update NodeName="$node" Extra="$extra_ok" AvailableFeatures="$su,rail_healthy" \
     ActiveFeatures="$su,rail_healthy"
 done <"$tmp/nodes"
-for _ in $(seq 60); do
-  scontrol show job "$day_one" | grep -q 'JobState=\(RUNNING\|COMPLETED\)' && break
-  sleep 0.5
-done
+wait_started "$day_one"
 grep -F "JobId=$day_one: constraint set to" "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" | tail -n 1 |
   sed 's/^\[[^]]*\] /  slurmctld: /'
 echo "  the day-one job $day_one: $(scontrol show job "$day_one" | grep -o 'JobState=[A-Z]*' | cut -d= -f2) on $(scontrol show job "$day_one" | grep -o ' NodeList=[^ ]*' | cut -d= -f2), Features=$(scontrol show job "$day_one" | grep -o 'Features=[^ ]*' | head -n1 | cut -d= -f2)"
@@ -156,10 +160,7 @@ rg_cluster_kill slurmctld && rg_cluster_respawn slurmctld
 grep -F 'gave back (slurm.conf was read)' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" | tail -n 1 |
   sed 's/^\[[^]]*\] /  slurmctld: /'
 id=$(sbatch --parsable -N2 -C su1 -o /dev/null --wrap 'sleep 1' 2>/dev/null)
-for _ in $(seq 60); do
-  scontrol show job "$id" | grep -q 'JobState=\(RUNNING\|COMPLETED\)' && break
-  sleep 0.5
-done
+wait_started "$id"
 echo "  \$ sbatch -N2 -C su1 (right after the restart)  ->  job $id on $(scontrol show job "$id" | grep -o ' NodeList=[^ ]*' | cut -d= -f2)"
 echo "A 32-node job while n001 is degraded: 31 healthy nodes are too few. Slurm alone would"
 echo "refuse it; job_submit/rail holds it, and its keeper releases it once n001 is healthy:"
@@ -169,10 +170,7 @@ for _ in $(seq 20); do squeue -h -j "$id" -o %r | grep -q '^railguard:' && break
 echo "  squeue: job $id $(squeue -h -j "$id" -o '%T, reason: %r')"
 scontrol update NodeName=n001 Extra="$extra_ok" AvailableFeatures=su1,rail_healthy \
   ActiveFeatures=su1,rail_healthy
-for _ in $(seq 60); do
-  scontrol show job "$id" | grep -q 'JobState=\(RUNNING\|COMPLETED\)' && break
-  sleep 0.5
-done
+wait_started "$id"
 grep -F "released JobId=$id" "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" | tail -n 1 |
   sed 's/^\[[^]]*\] /  slurmctld: /'
 echo "  n001 healthy again  ->  job $id $(scontrol show job "$id" | grep -o 'JobState=[A-Z]*' | cut -d= -f2) on $(scontrol show job "$id" | grep -o ' NodeList=[^ ]*' | cut -d= -f2)"
