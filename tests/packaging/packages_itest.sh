@@ -19,8 +19,9 @@
 #    config is not brought back, and afterwards nothing of the packages is left.
 # Whatever happens, the EXIT trap stops the cluster, purges the packages, removes what the
 # test created and puts back what purging removed (/var/lib/railguard), so the machine is
-# left as it was. It refuses to run if the packages are already installed (it would replace
-# the admin's). For V, it skips with one line when V is not built.
+# left as it was. A run killed before that trap (SIGKILL) is undone by the next run, from the
+# marker the run keeps. Without that marker, it refuses to run if the packages are already
+# installed (it would replace the admin's). For V, it skips with one line when V is not built.
 # Env: RAILGUARD_SOURCE_DIR, RAILGUARD_BINARY_DIR (the packages of every release are built
 #      in its pkg-itest/, incrementally: the code they share is compiled once),
 #      RAILGUARD_SLURM_ROOT (default /opt/railguard), RAILGUARD_KEEP_CLUSTER=1 keeps the
@@ -70,6 +71,47 @@ else
 fi
 
 [ "$(id -u)" -eq 0 ] || fail "must run as root (dpkg -i)"
+
+# A run of this test (any release) killed before its EXIT trap ran (SIGKILL: CTest's timeout,
+# CI's limit) leaves the packages and its changes behind. While it runs, it keeps a marker
+# saying what it changed; a later run that finds the marker undoes that first. Without the
+# marker, installed packages are the admin's and the test refuses to touch them.
+marker=/var/lib/rg-packages-itest.marker
+marker_get() { sed -n "s/^$1=//p" "$marker" | head -n 1; }
+if [ -f "$marker" ]; then
+  echo "$name: a packages test ($(marker_get name), pid $(marker_get pid)) was stopped before" \
+    "its cleanup; undoing what it left ($marker)"
+  for p in slurm-railguard-plugins railguard-tools; do
+    dpkg -P "$p" >/dev/null 2>&1 || fail "dpkg -P $p, left by the stopped run, failed"
+  done
+  old_tmp=$(marker_get tmp)
+  old_conf=$(marker_get conf)
+  if [ "$(marker_get conf_existed)" = 1 ]; then
+    [ ! -f "$old_tmp/conf.before" ] || cp -a "$old_tmp/conf.before" "$old_conf"
+  else
+    rm -f "$old_conf"
+  fi
+  [ "$(marker_get conf_dir_made)" = 0 ] || rmdir "${old_conf%/*}" 2>/dev/null || true
+  if [ -d "$old_tmp/var-lib-railguard" ]; then
+    rm -rf /var/lib/railguard
+    cp -a "$old_tmp/var-lib-railguard" /var/lib/railguard
+  elif [ "$(marker_get state_existed)" = 0 ]; then
+    rm -rf /var/lib/railguard
+  fi
+  rm -rf /var/lib/slurm-railguard-plugins
+  case $old_tmp in "${TMPDIR:-/tmp}"/rg-packages*) rm -rf "$old_tmp" ;; esac
+  rm -f "$marker"
+fi
+# Removed but not purged ("deinstall ok config-files"): the packages have no dpkg conffiles (the
+# config is the postinst's), so all that is left of them is their purge step; it runs now, as
+# `dpkg -P` by the admin would (it removes the config only where it is the unchanged template).
+for p in slurm-railguard-plugins railguard-tools; do
+  status=$(dpkg-query -W -f='${Status}|${Conffiles}' "$p" 2>/dev/null || true)
+  if [ "$status" = "deinstall ok config-files|" ]; then
+    echo "$name: $p was removed but not purged; purging it first (dpkg -P $p)"
+    dpkg -P "$p" >/dev/null 2>&1 || fail "dpkg -P $p (removed, not purged) failed"
+  fi
+done
 for p in "${pkgs[@]}"; do
   if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -qv 'not-installed$'; then
     fail "$p is already on this machine ($(dpkg-query -W -f='${Status} ${Version}' "$p")); the" \
@@ -112,21 +154,29 @@ restore_state() {
 # shellcheck source-path=SCRIPTDIR source=../harness/cluster.sh
 source "$src/tests/harness/cluster.sh"
 cleanup() {
-  local rc=$?
+  local rc=$? purged=1
   rg_cluster_stop >/dev/null 2>&1 || true
   for p in slurm-railguard-plugins railguard-tools; do
     if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -qv 'not-installed$'; then
       echo "$name: cleanup: dpkg -P $p" >&2
-      dpkg -P "$p" >/dev/null 2>&1 || echo "$name: cleanup: dpkg -P $p failed" >&2
+      dpkg -P "$p" >/dev/null 2>&1 || { echo "$name: cleanup: dpkg -P $p failed" >&2; purged=0; }
     fi
   done
   # A config this test made the postinst create, then changed so that purge kept it.
   [ "$conf_existed" = 1 ] || rm -f "$conf"
   [ "$conf_dir_made" = 0 ] || rmdir "${conf%/*}" || true
   restore_state
-  rm -rf /var/lib/slurm-railguard-plugins "$tmp"
+  rm -rf /var/lib/slurm-railguard-plugins
+  # The marker (and the copies it names) stay when the packages could not be purged: the next
+  # run tries again.
+  if [ "$purged" = 1 ]; then
+    rm -rf "$tmp"
+    rm -f "$marker"
+  fi
   exit "$rc"
 }
+printf '%s\n' "name=$name" "pid=$$" "tmp=$tmp" "conf=$conf" "conf_existed=$conf_existed" \
+  "conf_dir_made=$conf_dir_made" "state_existed=$state_existed" >"$marker"
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
