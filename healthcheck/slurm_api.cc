@@ -19,6 +19,15 @@ namespace {
 // libslurm reports its errors in errno (slurm_get_errno(), gone since 23.02, only read it).
 std::string SlurmError() { return slurm_strerror(errno); }
 
+// The drain reason's user, where the release's update message carries one (before 26.05;
+// 26.05's slurmctld takes the uid of the request).
+template <typename Msg>
+auto SetReasonUid(Msg* msg, int) -> decltype(msg->reason_uid = 0, void()) {
+  msg->reason_uid = getuid();
+}
+template <typename Msg>
+void SetReasonUid(Msg*, long) {}
+
 // The node state flags railcheck respects (act.h, SlurmNode::held_flags), named as scontrol
 // names them (slurm.h NODE_STATE_*; node_state_string()).
 const std::pair<uint32_t, const char*> kHeldFlags[] = {
@@ -98,7 +107,7 @@ class Libslurm : public SlurmApi {
     if (u.drain_reason) {
       msg.node_state = NODE_STATE_DRAIN;
       msg.reason = reason.data();
-      msg.reason_uid = getuid();
+      SetReasonUid(&msg, 0);
     } else if (u.resume) {
       msg.node_state = NODE_RESUME;
     }

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The railguard plugins for a Slurm release besides the installed one (24.11, 25.11), from
+# The railguard plugins for a Slurm release besides the installed one (24.11, 25.11, 26.05), from
 # the configured source tree scripts/build_slurm.sh leaves: its config.h and internal headers,
 # and its topology/common and topology/tree evaluation code, compiled into topology_rail.so
 # as Slurm's tree plugin links them. They go to ${CMAKE_BINARY_DIR}/slurm-plugins-<version>,
@@ -12,7 +12,7 @@
 # ${CMAKE_BINARY_DIR}/slurm-tools-<version>, against the release's installed public headers
 # and libslurm (railguard_release_tools below).
 
-# railguard_slurm_release(SERIES SOURCE-TREE WHAT): the Slurm release SERIES ("2411", "2511")
+# railguard_slurm_release(SERIES SOURCE-TREE WHAT): the Slurm release SERIES ("2411", "2605")
 # that the configured tree holds (checked), as RG_VERSION ("24.11.5") and RG_PREFIX (where
 # it is installed) in the caller's scope; both empty, with one line that says WHAT is not
 # built, when there is no configured tree.
@@ -57,10 +57,15 @@ function(railguard_release_plugins series tree)
       ${tree}/src/plugins/topology/tree/eval_nodes_tree.c)
   set_source_files_properties(${slurm_eval} PROPERTIES COMPILE_OPTIONS "-w")
 
+  # 26.05 keeps 25.11's entry points and adds three: its folder holds only those.
+  set(entries ${ver}/topology_rail_${series}.c)
+  if(series GREATER 2511)
+    list(APPEND entries ${here}/topology_rail/slurm_2511/topology_rail_2511.c)
+  endif()
   railguard_slurm_plugin(topology_rail_${series} SLURM_INTERNAL
     SLURM_SRC ${tree} OUT_DIR ${out} OUTPUT_NAME topology_rail
     MAP ${ver}/topology_rail_${series}.map
-    SOURCES ${ver}/topology_rail_${series}.c topology_rail/topo_eval.c topology_rail/topo_info.c
+    SOURCES ${entries} topology_rail/topo_eval.c topology_rail/topo_info.c
             topology_rail/topo_slurm.c topology_rail/topo_bridge.cc common/slurm_log.c
             ${slurm_eval})
   target_include_directories(topology_rail_${series} PRIVATE ${ver})
@@ -71,7 +76,7 @@ function(railguard_release_plugins series tree)
     MAP ${here}/job_submit_rail/job_submit_rail.map
     SOURCES job_submit_rail/job_submit_rail.c job_submit_rail/js_slurm.c
             job_submit_rail/js_keeper.c job_submit_rail/js_bridge.cc common/slurm_log.c)
-  # js_version.h: a release without its own folder takes the one before (25.11 = 24.11's).
+  # js_version.h: a release without its own folder takes 24.11's (25.11 and 26.05 do).
   set(js_ver ${here}/job_submit_rail/slurm_${series})
   if(NOT EXISTS ${js_ver})
     set(js_ver ${here}/job_submit_rail/slurm_2411)
@@ -92,6 +97,8 @@ set(RAILGUARD_SLURM_2411_SRC "/opt/railguard/src/slurm-24.11.5" CACHE PATH
     "Configured Slurm 24.11 source tree (scripts/build_slurm.sh 24.11.5); empty = none")
 set(RAILGUARD_SLURM_2511_SRC "/opt/railguard/src/slurm-25.11.7" CACHE PATH
     "Configured Slurm 25.11 source tree (scripts/build_slurm.sh 25.11.7); empty = none")
+set(RAILGUARD_SLURM_2605_SRC "/opt/railguard/src/slurm-26.05.3" CACHE PATH
+    "Configured Slurm 26.05 source tree (scripts/build_slurm.sh 26.05.3); empty = none")
 
 # railguard_release_tools(SERIES SOURCE-TREE): railcheck_<series> and railctl_<series>, named
 # railcheck and railctl in slurm-tools-<version>/ (with railcheck's -prolog, -epilog and
@@ -124,7 +131,7 @@ function(railguard_release_tools series tree)
                  "(libslurm ${lib})")
 endfunction()
 
-foreach(series 2411 2511)
+foreach(series 2411 2511 2605)
   railguard_release_plugins(${series} "${RAILGUARD_SLURM_${series}_SRC}")
   cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${CMAKE_SOURCE_DIR}]] CALL
     railguard_release_tools ${series} [[${RAILGUARD_SLURM_${series}_SRC}]])")

@@ -152,7 +152,7 @@ class SlurmSource : public ClusterSource {
     slurm_conf_t* conf = nullptr;
     if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS || !conf) return "";
     std::string name = Str(conf->cluster_name);
-    slurm_free_ctl_conf(conf);
+    FreeCtlConf(conf);
     return name;
   }
 

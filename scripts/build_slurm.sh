@@ -43,22 +43,31 @@ fi
 configure_opts=(--quiet CFLAGS=-O1 --enable-multiple-slurmd --disable-static --disable-debug --without-pmix
   --without-hdf5 --without-rdkafka --without-lua --without-ucx --without-nvml --without-rsmi
   --without-oneapi --without-freeipmi --without-jwt --without-libcurl --without-s2n --without-bpf)
-# src/: libslurm, the daemons and the commands the harness and tests run; src/plugins/: the
-# plugin types those load (their "none" flavours are built into the daemons since 23.x;
-# 25.x adds certgen and http_parser, which its commands and slurmctld load). serializer/json,
+# src/: libslurm, the daemons and the commands the harness and tests run. src/plugins/: only
+# the plugins the harness's slurm.conf and the tests load, a folder per plugin (TYPE/NAME; a
+# bare TYPE is all of that type's plugins), "common" folders first (their libraries serve the
+# plugins beside them; a bare TYPE where its Makefile picks what configure found: cgroup/v2
+# needs the D-Bus headers). Every "none" flavour (accounting_storage, jobacct_gather, task,
+# switch, preempt, mcs, acct_gather_*, ...) is built into the daemons since 23.x. 25.x adds
+# certgen and http_parser, which its commands and slurmctld load; serializer/json and
 # serializer/yaml (libjson-c, libyaml: setup.sh installs them) and data_parser: 25.05+ reads
 # topology.yaml through them (without them slurmctld stops: "serializer_required: could not
-# find plugin for application/json").
+# find plugin for application/json"). 26.05's slurmd needs a compress plugin ("fatal: Unable
+# to locate valid compression plugin"; compress/none). 25.11 measured on a fresh 2-core machine, beside another
+# release's build: the plugin folders took 190 s of 624 with every plugin of those types.
 # doc/, testsuite/, contribs/ and the accounting daemon are not built.
 src_dirs="api bcast common conmgr interfaces plugins stepmgr slurmctld slurmd sbatch srun
   salloc sattach scancel scontrol sinfo squeue sprio sdiag sstat strigger sacct"
-plugin_dirs="accounting_storage acct_gather_energy acct_gather_profile acct_gather_interconnect
-  acct_gather_filesystem auth certmgr cred gpu gres hash jobacct_gather job_submit mcs mpi
-  node_features preempt prep priority proctrack sched select serializer site_factor switch
-  task tls topology cgroup certgen http_parser data_parser"
+plugin_dirs="auth/munge cred/common cred/munge gpu/common gpu/generic gres/common gres/gpu
+  hash/common_xkcp hash/k12 mpi/pmi2 prep/script priority/basic priority/multifactor
+  proctrack/linuxproc proctrack/pgid sched/backfill sched/builtin select/cons_tres
+  serializer/json serializer/yaml serializer/url-encoded tls/none topology
+  cgroup certgen http_parser data_parser compress"
 # The stamp holds the tarball's checksum and that of the recipe above: a different tarball,
 # or a change in what is configured and built, means a rebuild; a change elsewhere in this
-# script (its messages) does not.
+# script (its messages) does not. The configured tree has a stamp of its own (the tarball and
+# the configure options): a change in the folders only builds again in it, without unpacking
+# and configuring (about 3 minutes of one core).
 tar_sum=$(cd "$tarballs" && grep " slurm-$version.tar.xz\$" SHA256SUMS | cut -d' ' -f1 || true)
 if [ -z "$tar_sum" ]; then
   echo "build_slurm $version: $tarballs/SHA256SUMS has no line for slurm-$version.tar.xz" >&2
@@ -77,24 +86,34 @@ fi
 }
 
 start=$SECONDS
-log "unpacking into $src"
-rm -rf "$src" "$prefix"
-mkdir -p "$root/src"
-tar -xJf "$tarball" -C "$root/src"
-[ -f "$src/configure" ] || { echo "build_slurm $version: $tarball has no slurm-$version/configure" >&2; exit 1; }
+configured_stamp=$src/.railguard-configured
+configured_sum="$tar_sum $(printf '%s\n' "${configure_opts[*]}" | sha256sum | cut -d' ' -f1)"
+rm -rf "$prefix"
+if [ -f "$configured_stamp" ] && [ "$(cat "$configured_stamp")" = "$configured_sum" ] &&
+  [ -f "$src/config.h" ]; then
+  log "configured tree $src kept (same tarball and configure options); building in it"
+else
+  log "unpacking into $src"
+  rm -rf "$src"
+  mkdir -p "$root/src"
+  tar -xJf "$tarball" -C "$root/src"
+  [ -f "$src/configure" ] || { echo "build_slurm $version: $tarball has no slurm-$version/configure" >&2; exit 1; }
 
-# Multiple slurmd: the harness runs one `slurmd -N node` per node on one host. Optional
-# libraries the tests do not use are left out so that their plugins are not built.
-log "configure (prefix $prefix)"
-( cd "$src" && ./configure --prefix="$prefix" --sysconfdir="$prefix/etc" "${configure_opts[@]}" \
-    >"$src/railguard-configure.log" 2>&1 ) || {
-  echo "build_slurm $version: configure failed; see $src/railguard-configure.log" >&2
-  tail -n 15 "$src/railguard-configure.log" >&2
-  exit 1
-}
+  # Multiple slurmd: the harness runs one `slurmd -N node` per node on one host. Optional
+  # libraries the tests do not use are left out so that their plugins are not built.
+  log "configure (prefix $prefix)"
+  ( cd "$src" && ./configure --prefix="$prefix" --sysconfdir="$prefix/etc" "${configure_opts[@]}" \
+      >"$src/railguard-configure.log" 2>&1 ) || {
+    echo "build_slurm $version: configure failed; see $src/railguard-configure.log" >&2
+    tail -n 15 "$src/railguard-configure.log" >&2
+    exit 1
+  }
+  echo "$configured_sum" >"$configured_stamp"
+fi
 
 keep_dirs() {  # keep_dirs DIR WANTED...: the WANTED subfolders that exist in DIR (exit 0
-  # also when the last one does not: 24.11 has no http_parser, and set -e would stop here)
+  # also when the last one does not: 24.11 has no http_parser nor tls/none, and set -e would
+  # stop here)
   local d=$1 w; shift
   for w in "$@"; do
     if [ -f "$d/$w/Makefile" ]; then printf '%s ' "$w"; fi

@@ -396,17 +396,17 @@ else
   echo "(the discovered layout differs from etc/superpod-b300.yaml)"
 fi
 
-step "15. Slurm 24.11.5: topology/rail chooses the nodes itself (topology_p_eval_nodes)"
-prefix=/opt/railguard/slurm-24.11.5
-plugins_2411="$build/slurm-plugins-24.11.5"
-if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2411/topology_rail.so" ]; then
-  echo "Starting a Slurm 24.11.5 cluster (built by scripts/build_slurm.sh from ../shared/slurm)"
+step "15. Slurm 26.05.3: topology/rail chooses the nodes itself, and a waiting job says why"
+prefix=/opt/railguard/slurm-26.05.3
+plugins_2605="$build/slurm-plugins-26.05.3"
+if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2605/topology_rail.so" ]; then
+  echo "Starting a Slurm 26.05.3 cluster (built by scripts/build_slurm.sh from ../shared/slurm)"
   echo "with topology/rail only: no job_submit plugin, no --switches. n003 is degraded."
-  echo "topology: topology.yaml" >"$tmp/railguard-2411.yaml"
+  echo "topology: topology.yaml" >"$tmp/railguard-2605.yaml"
   cluster_up=1
-  rg_cluster_start --no-trap --topo etc/dev-4su.yaml --slurm-version 24.11.5 \
-    --topology-plugin rail --plugin-dir "$plugins_2411" --railctl "$railctl" \
-    --railguard-conf "$tmp/railguard-2411.yaml"
+  rg_cluster_start --no-trap --topo etc/dev-4su.yaml --slurm-version 26.05.3 \
+    --topology-plugin rail --plugin-dir "$plugins_2605" --railctl "$railctl" \
+    --railguard-conf "$tmp/railguard-2605.yaml"
   healthy_sus 4
   scontrol update NodeName=n003 AvailableFeatures=su1 ActiveFeatures=su1
   run scontrol show topology
@@ -416,13 +416,19 @@ if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2411/topology_rail.so" ]; t
   sleep 4
   job_table
   echo "Best fit: the 5-node job takes su1 (7 healthy nodes: n003 is left out), the 8-node jobs take"
-  echo "whole SUs, the 3-node job the SU still free; n003 still runs the single-node job. A job"
-  echo "that fits one SU waits for one rather than spread (tests/plugin/topology_rail_2411_itest.sh)."
-  echo "Slurm's own evaluation code, built into the plugin, still counts cores, memory and GPUs."
+  echo "whole SUs, the 3-node job the SU still free; n003 still runs the single-node job."
+  echo "Now a 6-node job: 7 healthy nodes are free, but no SU has 6 of them. It waits for one SU,"
+  echo "and Slurm 26.05 shows topology/rail's reason instead of plain 'Resources':"
+  sbatch -N6 --exclusive -o /dev/null --wrap 'sleep 30' >/dev/null
+  sleep 5
+  run squeue -t PENDING -o '%.6i %.3D %.9T %r'
+  echo "Slurm's own evaluation code, built into the plugin, still counts cores, memory and GPUs"
+  echo "(tests/plugin/topology_rail_2605_itest.sh; slurm_2605_features_itest.sh: Exclusive=TOPO,"
+  echo "task ranks in domain order)."
   scancel --user="$(id -un)"
   rg_cluster_stop >/dev/null 2>&1; cluster_up=0
 else
-  echo "demo: step 15 left out: Slurm 24.11.5 is not built ($prefix; scripts/build_slurm.sh 24.11.5 needs ../shared/slurm)"
+  echo "demo: step 15 left out: Slurm 26.05.3 is not built ($prefix; scripts/build_slurm.sh 26.05.3 needs ../shared/slurm)"
 fi
 
 step "16. Slurm 25.11.7: a GPU partition with rail placement, a CPU partition with Slurm's own"

@@ -417,12 +417,16 @@ static bool _keeper_nap(keeper_t *k, long ms) {
  * before slurmctld serves RPCs; later it naps 100 ms. */
 static void *_keeper(void *arg) {
   keeper_t *k = arg;
-  slurmctld_lock_t conf_read = {READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK, NO_LOCK};
-  slurmctld_lock_t node_read = {NO_LOCK, NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK};
-  slurmctld_lock_t node_write = {NO_LOCK, WRITE_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK};
-  slurmctld_lock_t jobs_read = {NO_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, NO_LOCK};
+  /* By field name: 26.05 adds select_node, which none of these takes (NO_LOCK). */
+  slurmctld_lock_t conf_read = {.conf = READ_LOCK};
+  slurmctld_lock_t node_read = {.node = READ_LOCK};
+  /* as update_node's RPC takes them (proc_req.c, _slurm_rpc_update_node) */
+  slurmctld_lock_t node_write = {
+      .job = WRITE_LOCK, .node = WRITE_LOCK, .part = WRITE_LOCK, .fed = READ_LOCK};
+  slurmctld_lock_t jobs_read = {.job = READ_LOCK, .node = READ_LOCK, .part = READ_LOCK};
   /* releasing a hold changes only job records (job_mgr.c, _release_job_rec) */
-  slurmctld_lock_t jobs_write = {READ_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, READ_LOCK};
+  slurmctld_lock_t jobs_write = {
+      .conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK, .part = READ_LOCK, .fed = READ_LOCK};
   time_t restored_for = 0, looked_at = 0, jobs_at = 0;
   int over_logged = 0; /* the drain budget alert's count last logged */
   bool left;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* topology/rail's node selection on Slurm 24.11 and 25.11 (see topo_eval.h). Resource accounting
+/* topology/rail's node selection on Slurm 24.11 and later (see topo_eval.h). Resource accounting
  * stays Slurm's: this file only narrows node_map to one-hop domains and healthy nodes, then
  * calls Slurm's own evaluation (topology/tree's eval_nodes_tree, built into the plugin from
  * the matching tree) on the switch table topo_slurm.c built (one leaf switch per domain). */
@@ -104,13 +104,16 @@ static void _restore_cores(bitstr_t **cores, bitstr_t **saved, bitstr_t *nodes) 
  * a failed try restores node_map and the cores of the domain's nodes (Slurm's evaluation
  * touches only the nodes of node_map: copying the cores of that one domain instead of every
  * node's keeps the cost of a try to the domain's size). Returns SLURM_SUCCESS with node_map =
- * the chosen nodes, else SLURM_ERROR (the job waits for a domain; it never spreads). */
+ * the chosen nodes, else an error (the job waits for a domain; it never spreads): on 26.05
+ * ESLURM_TOPO_NO_FIT, which Slurm shows as the pending job's reason, when no domain holds
+ * enough usable nodes. */
 static int _eval_one_domain(topology_eval_t *topo_eval) {
   bitstr_t *orig_map = bit_copy(topo_eval->node_map);
   bitstr_t *try_map = bit_alloc(bit_size(orig_map));
   bitstr_t *tried = bit_alloc(switch_record_cnt);
   bitstr_t *req = topo_eval->job_ptr->details->req_node_bitmap;
   int rc = SLURM_ERROR;
+  bool any_tried;
 
   for (;;) {
     int best = -1, best_cnt = 0;
@@ -141,10 +144,15 @@ static int _eval_one_domain(topology_eval_t *topo_eval) {
     if (rc == SLURM_SUCCESS) break;
     if (rc == ESLURM_NOT_SUPPORTED) break; /* e.g. --contiguous: Slurm's common algorithms */
   }
+  any_tried = bit_ffs(tried) >= 0;
   FREE_NULL_BITMAP(try_map);
   FREE_NULL_BITMAP(tried);
   FREE_NULL_BITMAP(orig_map);
-  return (rc == SLURM_SUCCESS || rc == ESLURM_NOT_SUPPORTED) ? rc : SLURM_ERROR;
+  if (rc == SLURM_SUCCESS || rc == ESLURM_NOT_SUPPORTED) return rc;
+  /* No domain holds min_nodes of node_map: dropping nodes cannot help. A domain that did but
+   * whose nodes lacked a resource: Slurm may retry without its least resourceful nodes. */
+  if (!any_tried) return RG_EVAL_FAIL(topo_eval, ESLURM_TOPO_NO_FIT, EVAL_ACTION_BREAK);
+  return RG_EVAL_FAIL(topo_eval, ESLURM_TOPO_INSUFFICIENT_RESOURCES, EVAL_ACTION_RETRY_DEFAULT);
 }
 
 /* topo_eval->eval_nodes: a partition without rail nodes is Slurm's (flat); in one with them,
@@ -169,9 +177,11 @@ static int _eval_rail(topology_eval_t *topo_eval) {
       _drop_degraded(topo_eval->node_map, healthy);
       free(healthy);
     }
-    if (req && !bit_super_set(req, topo_eval->node_map))
-      return SLURM_ERROR; /* --nodelist names a degraded node or one outside the rails */
-    if (bit_set_count(topo_eval->node_map) < (int)topo_eval->min_nodes) return SLURM_ERROR;
+    if (req && !bit_super_set(req, topo_eval->node_map)) /* --nodelist: a degraded node, */
+      return RG_EVAL_FAIL(topo_eval, ESLURM_TOPO_REQ_NODES_NOT_AVAIL, /* or one off the rails */
+                          EVAL_ACTION_BREAK);
+    if (bit_set_count(topo_eval->node_map) < (int)topo_eval->min_nodes)
+      return RG_EVAL_FAIL(topo_eval, ESLURM_TOPO_EMPTY_NODE_MAP, EVAL_ACTION_BREAK);
   }
   /* A job its partition cannot fit in one domain, or whose --nodelist spans domains, may
    * never run in one: it gets the fewest domains instead of waiting forever. */
@@ -183,9 +193,17 @@ static int _eval_rail(topology_eval_t *topo_eval) {
 }
 
 extern int rail_topo_eval_nodes(topology_eval_t *topo_eval) {
+  job_record_t *job_ptr = topo_eval->job_ptr;
+
   RG_EVAL_CONTEXT(topo_eval);
   topo_eval->eval_nodes = _eval_rail;
-  topo_eval->trump_others = true;
+  /* Ahead of Slurm's other algorithms (spread, LLN, ...) only where the rails decide: with no
+   * switch table, in a partition without rail nodes, or for --contiguous (which tree's
+   * evaluation does not do), _eval_rail answers ESLURM_NOT_SUPPORTED, and Slurm's own choice
+   * must follow; 26.05 takes a trumping algorithm's answer as final. */
+  topo_eval->trump_others =
+      switch_record_cnt && !job_ptr->details->contiguous &&
+      _rail_partition(job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap : NULL);
   return common_topo_choose_nodes(topo_eval);
 }
 
@@ -205,4 +223,48 @@ extern bitstr_t *rail_topo_get_bitmap(char *name) {
 extern int rail_topo_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count,
                                     uint16_t tree_width) {
   return common_topo_split_hostlist_treewidth(hl, sp_hl, count, tree_width);
+}
+
+/* The nodes of `mask` in the domains `mask` does not wholly hold: free capacity a job that
+ * needs a whole domain cannot use. Per domain, the count of its nodes in the mask against its
+ * size (domains are runs of whole words or not: bit_overlap is over the whole map either way,
+ * so the cost is domains x words of the map). */
+extern uint32_t rail_topo_fragmentation(bitstr_t *mask) {
+  uint32_t frag = 0;
+
+  if (!mask) return 0;
+  for (int i = 0; i < switch_record_cnt; i++) {
+    bitstr_t *nodes = switch_record_table[i].node_bitmap;
+    int in_mask;
+
+    if (!_is_domain(i) || !nodes) continue;
+    in_mask = bit_overlap(nodes, mask);
+    if (in_mask && (in_mask < bit_set_count(nodes))) frag += (uint32_t)in_mask;
+  }
+  return frag;
+}
+
+extern int rail_topo_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size,
+                              uint32_t id_shift) {
+  int n = 0, cnt;
+
+  *node_rank = NULL;
+  *size = 0;
+  if (!node_bitmap || !(cnt = bit_set_count(node_bitmap))) return SLURM_SUCCESS;
+  *node_rank = xcalloc(cnt, sizeof(**node_rank));
+  *size = (uint32_t)cnt;
+  for (int i = 0; next_node_bitmap(node_bitmap, &i) && (n < cnt); i++, n++) {
+    uint32_t unit = 0, domain = 0;
+
+    for (int sw = 0; sw < switch_record_cnt; sw++) {
+      if (switch_record_table[sw].level != 0) continue;
+      domain++;
+      if (bit_test(switch_record_table[sw].node_bitmap, i)) {
+        unit = domain;
+        break;
+      }
+    }
+    (*node_rank)[n] = unit << id_shift;
+  }
+  return SLURM_SUCCESS;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topology/rail's entry points that Slurm has since 24.05 (topology_p_*; built for 24.11 and
- * 25.11): node selection (topo_eval.c) and the records of `scontrol show topology`
+ * later): node selection (topo_eval.c) and the records of `scontrol show topology`
  * (topo_info.c), on the switch table topo_slurm.c builds (reached through topo_version.h).
  * The entry points 22.05 has too (init, build_config, ranking, node address) stay in
  * topo_slurm.c. REQUIRES: src/common/slurm_xlator.h included first. */
@@ -30,6 +30,19 @@ bitstr_t *rail_topo_get_bitmap(char *name);
 /* Message fan-out: Slurm's tree-width split (common_topo_split_hostlist_treewidth). */
 int rail_topo_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count,
                              uint16_t tree_width);
+
+/* The nodes of `mask` that sit in a domain `mask` holds only part of (0 when every domain is
+ * wholly in or wholly out of it): how fragmented the free nodes are, for the backfill
+ * scheduler's topology-aware choice (SchedulerParameters=bf_topopt_enable; lower is better,
+ * as topology/block's count). Domains only; the leaf of unmapped nodes is not one. */
+uint32_t rail_topo_fragmentation(bitstr_t *mask);
+
+/* For each node of node_bitmap, in index order, its leaf switch's number (1 = the first in the
+ * table; 0 = none) shifted left by id_shift (26.05's TOPO_RANK_ID_SHIFT): Slurm orders a
+ * step's tasks by it, so ranks follow the domains. *node_rank (xmalloc'd, NULL for an empty
+ * map) holds *size entries. SLURM_SUCCESS. */
+int rail_topo_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size,
+                       uint32_t id_shift);
 
 /* topology_p_get: TOPO_DATA_TOPOLOGY_PTR (a copy of the switch table tagged with plugin id
  * `id`, freed by rail_topo_info_free), TOPO_DATA_REC_CNT, TOPO_DATA_EXCLUSIVE_TOPO (0). */

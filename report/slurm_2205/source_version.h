@@ -17,4 +17,7 @@ inline uint32_t SlurmJobId(const slurm_job_info_t& job) { return job.job_id; }
 // The node state flags this release has beyond the ones slurm_source.cc names for all: none.
 inline constexpr std::array<ReleaseNodeFlag, 0> kReleaseNodeFlags{};
 
+// Frees what slurm_load_ctl_conf returned (slurm_free_ctl_conf before 26.05).
+inline void FreeCtlConf(slurm_conf_t* conf) { slurm_free_ctl_conf(conf); }
+
 }  // namespace railguard::report

@@ -13,9 +13,9 @@
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 bin=${RAILGUARD_BINARY_DIR:-$src/build}
-name=placement_2411_itest
-release=24.11.5
-out=$(mktemp -d "${TMPDIR:-/tmp}/rg-placement-2411.XXXXXX")
+name=$(basename "${0%.sh}")
+release=${rg_release:-24.11.5}
+out=$(mktemp -d "${TMPDIR:-/tmp}/rg-$name.XXXXXX")
 trap 'rm -rf -- "$out"' EXIT
 
 fail() {

@@ -12,7 +12,7 @@
 # tree); topology_rail_partitions_*_itest.sh covers what it does per partition instead.
 # Skips with one line when Slurm 25.11.7 or its plugins are not built.
 set -euo pipefail
-rg_release=25.11.7
+rg_release=${rg_release:-25.11.7}
 # shellcheck source=itest_2411_lib.sh
 source "$(dirname "$0")/itest_2411_lib.sh"
 write_gpu_3su "$tmp/gpu-3su.yaml"

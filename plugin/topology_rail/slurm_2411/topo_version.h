@@ -15,4 +15,8 @@
 /* Points the switch table at the context of an evaluation: one global table on 24.11. */
 #define RG_EVAL_CONTEXT(topo_eval) ((void)(topo_eval))
 
+/* A failed try: Slurm before 26.05 has no ESLURM_TOPO_* reasons nor eval_action; its retry
+ * loop always goes on, and the job waits for "Resources". */
+#define RG_EVAL_FAIL(topo_eval, reason, action) ((void)(topo_eval), SLURM_ERROR)
+
 #endif /* RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_VERSION_H_ */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* topology/rail for Slurm 25.11: the symbols src/interfaces/topology.c looks up, each routed
- * to topo_slurm.c (shared with 22.05) or to topo_eval.h (shared with 24.11) after pointing
- * rg_tree_ctx (topo_version.h) at the topology context Slurm passes. */
+/* topology/rail for Slurm 25.11 and 26.05: the symbols src/interfaces/topology.c looks up
+ * (26.05's additions are in slurm_2605/topology_rail_2605.c, built beside this file), each
+ * routed to topo_slurm.c (shared with 22.05) or to topo_eval.h (shared with 24.11) after
+ * pointing rg_tree_ctx (topo_version.h) at the topology context Slurm passes. */
 
 // slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
 // clang-format off
@@ -25,19 +26,20 @@ const char plugin_type[] = "topology/rail";
 /* Not one of slurm.h's TOPOLOGY_PLUGIN_* (100-10x): a packed topology names its plugin. */
 const uint32_t plugin_id = 190;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
-const bool supports_exclusive_topo = false;
+/* Exclusive=TOPO partitions and --exclusive=topo jobs: Slurm keeps other jobs off every node of
+ * the domains such a job touches (rail_topo_whole_topo; the leaf of unmapped nodes is none). */
+const bool supports_exclusive_topo = true;
 
 static tree_context_t empty_ctx;
 tree_context_t *rg_tree_ctx = &empty_ctx;
 
-/* Points rg_tree_ctx at `plugin_ctx` (a tree_context_t), or at an empty one for NULL. */
-static void _use(void *plugin_ctx) { rg_tree_ctx = plugin_ctx ? plugin_ctx : &empty_ctx; }
+void rg_use_ctx(void *plugin_ctx) { rg_tree_ctx = plugin_ctx ? plugin_ctx : &empty_ctx; }
 
 /* Commands (scontrol, srun, sbatch) load the plugin too, only to unpack and print the
  * topology: they read no rail setup (nor log about it on the user's terminal). */
 extern int init(void) { return running_in_daemon() ? rail_topo_init() : SLURM_SUCCESS; }
 extern void fini(void) {
-  _use(NULL);
+  rg_use_ctx(NULL);
   (void)rail_topo_fini();
 }
 /* Nodes come from slurm.conf and the rail topology; dynamic topology units are not taken. */
@@ -48,14 +50,14 @@ extern int topology_p_add_rm_node(node_record_t *node_ptr, char *unit, topology_
 }
 extern int topology_p_build_config(topology_ctx_t *tctx) {
   if (!tctx->plugin_ctx) tctx->plugin_ctx = xmalloc(sizeof(tree_context_t));
-  _use(tctx->plugin_ctx);
+  rg_use_ctx(tctx->plugin_ctx);
   return rail_topo_build_config();
 }
 /* Frees the context's switch table; the next build reloads the rail setup. */
 extern int topology_p_destroy_config(topology_ctx_t *tctx) {
-  _use(tctx->plugin_ctx);
+  rg_use_ctx(tctx->plugin_ctx);
   (void)rail_topo_fini();
-  _use(NULL);
+  rg_use_ctx(NULL);
   xfree(tctx->plugin_ctx);
   return SLURM_SUCCESS;
 }
@@ -63,19 +65,19 @@ extern int topology_p_eval_nodes(topology_eval_t *topo_eval) {
   return rail_topo_eval_nodes(topo_eval);
 }
 extern int topology_p_whole_topo(bitstr_t *node_mask, void *ctx) {
-  _use(ctx);
+  rg_use_ctx(ctx);
   return rail_topo_whole_topo(node_mask);
 }
 extern bitstr_t *topology_p_get_bitmap(char *name, void *ctx) {
-  _use(ctx);
+  rg_use_ctx(ctx);
   return rail_topo_get_bitmap(name);
 }
 extern bool topology_p_generate_node_ranking(topology_ctx_t *tctx) {
-  _use(tctx->plugin_ctx);
+  rg_use_ctx(tctx->plugin_ctx);
   return rail_topo_generate_node_ranking();
 }
 extern int topology_p_get_node_addr(char *node_name, char **addr, char **pattern, void *ctx) {
-  _use(ctx);
+  rg_use_ctx(ctx);
   return rail_topo_get_node_addr(node_name, addr, pattern);
 }
 extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count,
@@ -84,7 +86,7 @@ extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *c
   return rail_topo_split_hostlist(hl, sp_hl, count, tree_width);
 }
 extern int topology_p_get(topology_data_t type, void *data, void *ctx) {
-  _use(ctx);
+  rg_use_ctx(ctx);
   return rail_topo_get(type, data, plugin_id);
 }
 extern int topology_p_topoinfo_free(void *info) { return rail_topo_info_free(info); }
@@ -117,18 +119,18 @@ extern int topology_p_jobinfo_get(topology_jobinfo_type_t type, void *jobinfo, v
   (void)data;
   return ESLURM_NOT_SUPPORTED;
 }
-/* Fragmentation is reported by topology/block only (as tree, 0). */
+/* Free nodes outside wholly free domains (backfill's bf_topopt_enable weighs placements by
+ * it); tree reports 0. */
 extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask, void *ctx) {
-  (void)node_mask;
-  (void)ctx;
-  return 0;
+  rg_use_ctx(ctx);
+  return rail_topo_fragmentation(node_mask);
 }
 /* "<topology>:<top>:<leaf>" for the node (its switches from the top down), as tree writes it. */
 extern void topology_p_get_topology_str(node_record_t *node_ptr, char **str,
                                         topology_ctx_t *tctx) {
   int chain[64], depth = 0;
 
-  _use(tctx->plugin_ctx);
+  rg_use_ctx(tctx->plugin_ctx);
   for (int i = 0; i < switch_record_cnt; i++) {
     if ((switch_record_table[i].level != 0) ||
         !bit_test(switch_record_table[i].node_bitmap, node_ptr->index))
