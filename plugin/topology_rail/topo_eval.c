@@ -246,25 +246,29 @@ extern uint32_t rail_topo_fragmentation(bitstr_t *mask) {
 
 extern int rail_topo_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size,
                               uint32_t id_shift) {
+  uint32_t *unit_of; /* per node index: its leaf's number, 0 for none */
+  uint32_t unit = 0;
   int n = 0, cnt;
 
   *node_rank = NULL;
   *size = 0;
   if (!node_bitmap || !(cnt = bit_set_count(node_bitmap))) return SLURM_SUCCESS;
+  /* One walk over each leaf's nodes (every node is under one leaf), not a search of the
+   * leaves per node: this runs for every multi-node job Slurm allocates. */
+  unit_of = xcalloc(bit_size(node_bitmap), sizeof(*unit_of));
+  for (int sw = 0; sw < switch_record_cnt; sw++) {
+    bitstr_t *nodes = switch_record_table[sw].node_bitmap;
+
+    if (switch_record_table[sw].level != 0) continue;
+    unit++;
+    if (!nodes) continue;
+    for (int i = 0; next_node_bitmap(nodes, &i); i++)
+      if ((i < bit_size(node_bitmap)) && !unit_of[i]) unit_of[i] = unit;
+  }
   *node_rank = xcalloc(cnt, sizeof(**node_rank));
   *size = (uint32_t)cnt;
-  for (int i = 0; next_node_bitmap(node_bitmap, &i) && (n < cnt); i++, n++) {
-    uint32_t unit = 0, domain = 0;
-
-    for (int sw = 0; sw < switch_record_cnt; sw++) {
-      if (switch_record_table[sw].level != 0) continue;
-      domain++;
-      if (bit_test(switch_record_table[sw].node_bitmap, i)) {
-        unit = domain;
-        break;
-      }
-    }
-    (*node_rank)[n] = unit << id_shift;
-  }
+  for (int i = 0; next_node_bitmap(node_bitmap, &i) && (n < cnt); i++, n++)
+    (*node_rank)[n] = unit_of[i] << id_shift;
+  xfree(unit_of);
   return SLURM_SUCCESS;
 }
