@@ -5,8 +5,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,18 +23,53 @@ namespace {
 
 std::atomic<const char*> g_phase{"starting"};
 
-// Ends the process `seconds` from now, whatever it is stuck in (a hung sysfs read in a
-// worker, slurmctld not answering), saying which phase ran out of time. _exit does not wait
-// for the stuck threads' blocking calls to return.
+using WatchClock = std::chrono::steady_clock;
+// When the watchdog ends the process (steady clock, ns since its epoch), and the limit that
+// set it (for the message).
+std::atomic<int64_t> g_deadline_ns{0};
+std::atomic<int> g_limit_seconds{0};
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             WatchClock::now().time_since_epoch())
+      .count();
+}
+
+// Ends the process `seconds` from now, or earlier if a limit already armed is earlier,
+// whatever it is stuck in (a hung sysfs read in a worker, slurmctld not answering), saying
+// which phase ran out of time. _exit does not wait for the stuck threads' blocking calls.
+void ArmWatchdog(int seconds) {
+  const int64_t at = NowNs() + int64_t{seconds} * 1000000000;
+  int64_t cur = g_deadline_ns.load();
+  while ((cur == 0 || at < cur) && !g_deadline_ns.compare_exchange_weak(cur, at)) {
+  }
+  if (g_deadline_ns.load() == at) g_limit_seconds.store(seconds);
+}
+
+// The one watchdog thread, started before anything else and running before this returns.
+// Arming a limit later creates no thread: railcheck forks its gather child right after the
+// mode's limit is armed, and a thread still starting then (taking allocator or sanitizer
+// locks) left those locks held in the child, whose own threads then never ran (seen under
+// ASan: every rail "starting did not finish within 1000 ms"). This thread holds no lock
+// while it waits.
 void StartWatchdog(int seconds) {
-  std::thread([seconds]() {
-    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  ArmWatchdog(seconds);
+  std::atomic<bool> running{false};
+  std::thread([&running]() {
+    running.store(true);
+    for (;;) {
+      const int64_t left = g_deadline_ns.load() - NowNs();
+      if (left <= 0) break;
+      // Polled, so that a nearer limit armed meanwhile is seen within 50 ms.
+      std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(left, 50000000)));
+    }
     std::fflush(stdout);
-    std::fprintf(stderr, "railcheck: time limit of %d s exceeded while %s; giving up\n", seconds,
-                 g_phase.load());
+    std::fprintf(stderr, "railcheck: time limit of %d s exceeded while %s; giving up\n",
+                 g_limit_seconds.load(), g_phase.load());
     std::fflush(stderr);
     _exit(railguard::health::kExitError);
   }).detach();
+  while (!running.load()) std::this_thread::yield();
 }
 
 std::string ShortHostName() {
@@ -95,7 +132,7 @@ int main(int argc, char** argv) {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
         .count();
   };
-  deps.arm_time_limit = [](int seconds) { StartWatchdog(seconds); };
+  deps.arm_time_limit = [](int seconds) { ArmWatchdog(seconds); };
   deps.set_phase = [](const char* phase) { g_phase.store(phase); };
   deps.out = &std::cout;
   deps.err = &std::cerr;

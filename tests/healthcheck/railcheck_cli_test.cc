@@ -499,11 +499,84 @@ std::string ReadUntilEof(int fd, std::chrono::steady_clock::time_point deadline,
   }
 }
 
-// The Prolog as slurmd runs it: the railcheck-prolog binary, its output through a pipe read
-// until EOF. The read of rail 3's rate is stuck the way a D-state read is: the process that
-// opens it stops inside open() and never runs again (tests/healthcheck/stop_preload.c), so
-// neither its threads nor its exit can end. railcheck must still answer within
-// prolog_time_limit_seconds, naming the file, and Slurm must see EOF on its pipe.
+// How the Prolog ended, as slurmd saw it: what it wrote until EOF (within 10 s), when that
+// came, and its exit.
+struct PrologRun {
+  std::string out;
+  bool eof = false;
+  double eof_ms = 0;
+  bool exited = false;  // it was waited for within 2 s of EOF
+  int status = 0;
+  double exit_ms = 0;
+  pid_t pid = -1;
+};
+
+// The Prolog as slurmd runs it: the railcheck-prolog binary for n003 (Slurm unreachable: no
+// slurm.conf), with the test's stop_preload and `env` added, its output through a pipe read
+// until EOF. A Prolog that did not exit is killed.
+PrologRun RunPrologBinary(const std::string& slurm_conf, const std::vector<std::string>& env) {
+  PrologRun r;
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return r;
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) return r;
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    dup2(pipefd[1], 2);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    std::vector<std::string> all = {
+        "SLURMD_NODENAME=n003",
+        "SLURM_CONF=" + slurm_conf,
+        "LD_PRELOAD=" RAILGUARD_BINARY_DIR "/healthcheck/librailcheck_stop_preload.so",
+    };
+    all.insert(all.end(), env.begin(), env.end());
+    std::vector<char*> envp;
+    for (const std::string& e : all) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    const char* bin = RAILGUARD_BINARY_DIR "/healthcheck/railcheck-prolog";
+    char* argv[] = {const_cast<char*>(bin), nullptr};
+    execve(bin, argv, envp.data());
+    _exit(127);
+  }
+  close(pipefd[1]);
+  r.pid = pid;
+  r.out = ReadUntilEof(pipefd[0], start + std::chrono::seconds(10), &r.eof);
+  r.eof_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  close(pipefd[0]);
+  pid_t waited = 0;
+  for (int i = 0; i < 200 && waited == 0; ++i) {
+    waited = waitpid(pid, &r.status, WNOHANG);
+    if (waited == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  r.exit_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.exited = waited == pid;
+  if (!r.exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  return r;
+}
+
+// `r` saw EOF and the exit between `from_ms` and `to_ms` after the start, with exit code `code`.
+void ExpectExited(const PrologRun& r, double from_ms, double to_ms, int code) {
+  ASSERT_TRUE(r.eof) << "no EOF on the Prolog's output within 10 s; got: " << r.out;
+  ASSERT_TRUE(r.exited) << "the Prolog did not exit";
+  EXPECT_GE(r.eof_ms, from_ms) << r.out;
+  EXPECT_LT(r.eof_ms, to_ms) << r.out;
+  EXPECT_LT(r.exit_ms, to_ms) << r.out;
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), code) << r.out;
+}
+
+// The Prolog as slurmd runs it. The read of rail 3's rate is stuck the way a D-state read is:
+// the process that opens it stops inside open() and never runs again
+// (tests/healthcheck/stop_preload.c), so neither its threads nor its exit can end. railcheck
+// must still answer within prolog_time_limit_seconds, naming the file, and Slurm must see EOF
+// on its pipe.
 TEST_F(Railcheck, AReadStuckInTheKernelDoesNotHoldThePrologPastItsLimit) {
   // 6 s: the run's child gets the limit less a reserve (about 4.5 s); the read times out after
   // 1 s.
@@ -529,68 +602,43 @@ TEST_F(Railcheck, AReadStuckInTheKernelDoesNotHoldThePrologPastItsLimit) {
   const std::string pidfile = tmp_ / "stopped.pid";
   // The process left behind becomes this one's child, so that the test can end it.
   ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-  int pipefd[2];
-  ASSERT_EQ(pipe(pipefd), 0);
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    dup2(pipefd[1], 1);
-    dup2(pipefd[1], 2);
-    close(pipefd[0]);
-    close(pipefd[1]);
-    const std::string env[] = {
-        "SLURMD_NODENAME=n003",
-        "SLURM_CONF=" + tmp_ / "slurm.conf",  // absent: Slurm is unreachable
-        "LD_PRELOAD=" RAILGUARD_BINARY_DIR "/healthcheck/librailcheck_stop_preload.so",
-        "RAILGUARD_TEST_STOP_AT=" + rate,
-        "RAILGUARD_TEST_STOP_DELAY_MS=300",
-        "RAILGUARD_TEST_STOP_PIDFILE=" + pidfile,
-        "ASAN_OPTIONS=verify_asan_link_order=0",
-    };
-    std::vector<char*> envp;
-    for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    const char* bin = RAILGUARD_BINARY_DIR "/healthcheck/railcheck-prolog";
-    char* argv[] = {const_cast<char*>(bin), nullptr};
-    execve(bin, argv, envp.data());
-    _exit(127);
-  }
-  close(pipefd[1]);
-  bool eof = false;
-  const std::string out = ReadUntilEof(pipefd[0], start + std::chrono::seconds(10), &eof);
-  const double eof_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  close(pipefd[0]);
-  int status = 0;
-  pid_t waited = 0;
-  for (int i = 0; i < 200 && waited == 0; ++i) {
-    waited = waitpid(pid, &status, WNOHANG);
-    if (waited == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  const double exit_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const PrologRun r =
+      RunPrologBinary(tmp_ / "slurm.conf", {"RAILGUARD_TEST_STOP_AT=" + rate,
+                                            "RAILGUARD_TEST_STOP_DELAY_MS=300",
+                                            "RAILGUARD_TEST_STOP_PIDFILE=" + pidfile,
+                                            "ASAN_OPTIONS=verify_asan_link_order=0"});
   // The stopped reader (railcheck sent it SIGKILL, which ends a stopped process at once, but
   // one in D state only when its read returns).
   const pid_t stopped = static_cast<pid_t>(std::atol(ReadFile(pidfile).c_str()));
-  if (stopped > 0) kill(stopped, SIGKILL);
-  if (waited != pid) kill(pid, SIGKILL);
-  for (pid_t p : {pid, stopped})
-    if (p > 0 && p != waited) waitpid(p, nullptr, 0);
+  if (stopped > 0) {
+    kill(stopped, SIGKILL);
+    waitpid(stopped, nullptr, 0);
+  }
   prctl(PR_SET_CHILD_SUBREAPER, 0);
 
-  ASSERT_TRUE(eof) << "no EOF on the Prolog's output within 10 s; got: " << out;
-  ASSERT_EQ(waited, pid) << "the Prolog did not exit";
-  EXPECT_LT(eof_ms, 6000) << out;
-  EXPECT_LT(exit_ms, 6000) << out;
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), kExitDrain) << out;
-  EXPECT_NE(out.find("  drain    gather.timeout: rail3 mlx5_5: reading " + rate +
-                     " did not finish within 1000 ms\n"),
+  ExpectExited(r, 0, 6000, kExitDrain);
+  EXPECT_NE(r.out.find("  drain    gather.timeout: rail3 mlx5_5: reading " + rate +
+                       " did not finish within 1000 ms\n"),
             std::string::npos)
-      << out;
+      << r.out;
   EXPECT_GT(stopped, 0) << "no process was stopped in the read";
-  EXPECT_NE(stopped, pid) << "the process that was reading is the one Slurm waits for";
+  EXPECT_NE(stopped, r.pid) << "the process that was reading is the one Slurm waits for";
+}
+
+// A thread of the Prolog itself stuck (here: opening the state folder's lock, after the
+// mode's limit is armed): the watchdog ends the run at prolog_time_limit_seconds, with exit
+// code 4 and the phase it was in, and Slurm sees EOF on its pipe.
+TEST_F(Railcheck, TheWatchdogEndsAPrologStuckPastItsLimitNamingThePhase) {
+  Fixture("");
+  WriteConfig("  prolog_time_limit_seconds: 2\n");
+  const PrologRun r = RunPrologBinary(
+      tmp_ / "slurm.conf", {"RAILGUARD_TEST_HANG_AT=" + tmp_ / "state/n003/lock",
+                            "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0"});
+  ExpectExited(r, 1900, 5000, kExitError);
+  EXPECT_NE(r.out.find("railcheck: time limit of 2 s exceeded while reading the state files; "
+                       "giving up\n"),
+            std::string::npos)
+      << r.out;
 }
 
 // Real sysfs, but some files read as a series of texts (one per read, the last repeated),

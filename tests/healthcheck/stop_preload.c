@@ -6,6 +6,9 @@
 // stops itself with SIGSTOP inside open(): no thread of it runs again and it never exits by
 // itself; only SIGKILL ends it. A FIFO does not model this: its blocking open is interrupted
 // by the exit of the process.
+// With $RAILGUARD_TEST_HANG_AT instead, only the thread that opens that file stops: it sleeps
+// for good inside open() while the process's other threads run on (a read stuck in one
+// thread, as railcheck's watchdog must end).
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -21,6 +24,13 @@ typedef int (*OpenFn)(const char*, int, ...);
 typedef int (*OpenatFn)(int, const char*, int, ...);
 
 static void StopIfAsked(const char* path) {
+  const char* hang = getenv("RAILGUARD_TEST_HANG_AT");
+  if (hang && *hang && path && strcmp(path, hang) == 0) {
+    for (;;) {
+      struct timespec ts = {3600, 0};
+      nanosleep(&ts, NULL);
+    }
+  }
   const char* at = getenv("RAILGUARD_TEST_STOP_AT");
   if (!at || !*at || !path || strcmp(path, at) != 0) return;
   const char* delay = getenv("RAILGUARD_TEST_STOP_DELAY_MS");
