@@ -25,10 +25,24 @@ logs=${RAILGUARD_LOG_DIR:-$here/build-logs}
 export RAILGUARD_LOG_DIR=$logs
 stage_times=()
 # stage NAME START: prints and records the seconds since START (a $SECONDS value).
+# The machine's busy CPU time (all processes), in clock ticks since boot: a stage's share of
+# what the cores could give says whether it waited (idle cores) or was short of CPU.
+cpu_busy() {
+  local _ u n s i w q sq st
+  read -r _ u n s i w q sq st _ </proc/stat
+  echo $((u + n + s + q + sq + st))
+}
+cpu_mark=$(cpu_busy)
+stage_cpu=()
 stage() {
-  local took=$((SECONDS - $2))
+  local took=$((SECONDS - $2)) busy now
+  now=$(cpu_busy)
+  busy=$(((now - cpu_mark) * 100 / $(getconf CLK_TCK)))  # CPU-seconds x 100
+  cpu_mark=$now
   stage_times+=("$1 ${took} s")
-  rg_say test "stage $1 took ${took} s"
+  local use=$((took > 0 ? busy / (took * $(nproc)) : 0))
+  stage_cpu+=("$1 ${use}%")
+  rg_say test "stage $1 took ${took} s (CPU busy ${use}% of $(nproc) cores)"
 }
 hardening=1
 if [ "$#" -gt 0 ] || [ "${RAILGUARD_HARDENING:-1}" = 0 ]; then hardening=0; fi
@@ -116,5 +130,8 @@ printf 'test: %s\n' "${summary[@]}"
 printf 'test: stage times: %s' "${stage_times[0]}"
 printf ', %s' "${stage_times[@]:1}"
 printf ' (total %d s)\n' "$SECONDS"
+printf 'test: CPU busy per stage (of %d cores): %s' "$(nproc)" "${stage_cpu[0]}"
+printf ', %s' "${stage_cpu[@]:1}"
+echo
 echo "$total_passed passed, $total_failed failed"
 [ "$total_failed" -eq 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_everywhere COST=75
+# ctest: RESOURCE_LOCK=railcheck_lane2 COST=75
 # railcheck SIGKILLed while it writes its state, on the real cluster (node n007):
 #  - at three points of replacing state.json, made exact by an LD_PRELOAD shim (crash_at.cc):
 #    half-way through writing the new file, before the rename, right after the rename. Each

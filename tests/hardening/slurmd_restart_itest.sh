@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_everywhere COST=80
+# ctest: RESOURCE_LOCK=railcheck_lane1 COST=80
 # slurmd SIGKILLed and started again (`slurmd -D -N NODE`, no -c, as systemd would), with
 # railcheck as Prolog and Epilog:
 #  - n010's slurmd dies while a job runs there: the job's slurmstepd goes on, the new slurmd

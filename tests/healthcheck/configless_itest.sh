@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ctest: COST=60
-# ctest: RESOURCE_LOCK=railcheck_everywhere
+# ctest: RESOURCE_LOCK=railcheck_lane1
 # railcheck and railctl on configless Slurm nodes. slurmctld runs with
 # SlurmctldParameters=enable_configless and every slurmd starts with --conf-server, no -f and
 # no SLURM_CONF, in a file system of its own without /etc/slurm (the harness's --configless):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_everywhere COST=200
+# ctest: RESOURCE_LOCK=railcheck_lane1 COST=200
 # A flapping link on the real cluster: rail 2 of n007 bounces between DOWN/Polling and
 # ACTIVE/LinkUp while its link_downed counter rises, for 30 s, with railcheck as
 # HealthCheckProgram every 5 s. n007 is drained once, stays drained with one unchanged reason

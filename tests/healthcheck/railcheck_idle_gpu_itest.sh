@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_everywhere COST=140
+# ctest: RESOURCE_LOCK=railcheck_lane2 COST=140
 # Idle GPUs on the real cluster (issue 13 items 1 and 11): every node's GPUs and their switch
 # downstream ports read "2.5 GT/s PCIe" against "32.0 GT/s PCIe", as idle NVIDIA GPUs train
 # them. With railcheck as Prolog, Epilog and HealthCheckProgram no node is drained and a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_everywhere COST=130
+# ctest: RESOURCE_LOCK=railcheck_lane2 COST=130
 # A flapping RoCE link on the real cluster: every node's rails are RoCE (ports/1/link_layer
 # Ethernet, each with its netdev in class/net: operstate, carrier_changes and speed as
 # net/core/net-sysfs.c prints them, named by ports/1/gid_attrs/ndevs/0 as

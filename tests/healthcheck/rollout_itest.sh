@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_everywhere COST=90
+# ctest: RESOURCE_LOCK=railcheck_lane2 COST=90
 # Rolling railguard out on a real cluster (issue 23), railcheck as Prolog, Epilog and
 # HealthCheckProgram (run here by hand, as slurmd would) on the 32 nodes of etc/dev-4su.yaml:
 #  1. observe mode (health.mode: observe), day one: no node has rail_healthy, and rail 3 of

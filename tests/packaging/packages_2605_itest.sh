@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=dpkg PROCESSORS=2 COST=150 TIMEOUT=1200
+# ctest: PROCESSORS=2 COST=150 TIMEOUT=1200
 # packages_itest.sh for Slurm 26.05.3 built from source (scripts/build_slurm.sh 26.05.3): the packages
 # scripts/package.sh --slurm-version 26.05.3 builds, refused over another Slurm release in its
 # prefix, then installed and run on a 26.05.3 cluster, removed and purged. Skips with one line

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=dpkg PROCESSORS=2 COST=150 TIMEOUT=1200
+# ctest: PROCESSORS=2 COST=150 TIMEOUT=1200
 # Integration test of the Debian packages, on this machine, for Debian's Slurm or (run by
 # packages_<series>_itest.sh with rg_release=V) for Slurm V built from source into
 # $RAILGUARD_SLURM_ROOT/slurm-V (scripts/build_slurm.sh):
@@ -72,6 +72,53 @@ fi
 
 [ "$(id -u)" -eq 0 ] || fail "must run as root (dpkg -i)"
 
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rg-$name.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT  # until the cleanup below takes over
+
+# Two locks instead of CTest's RESOURCE_LOCK for the whole test, so that the packages tests of
+# the releases overlap: one builds while another has the machine. Both are taken with a
+# limit, never forever (a daemon left running by a killed run would hold the second: the
+# harness's daemons inherit its descriptor).
+lock() {  # lock FD FILE WHAT: flock FD (opened on FILE by the caller) within 1000 s
+  local t=$SECONDS
+  flock -w 1000 "$1" || fail "$3 ($2) was held by another run for 1000 s"
+  [ $((SECONDS - t)) -lt 2 ] || echo "$name: waited $((SECONDS - t)) s for $3 ($2)"
+}
+
+# --- build -----------------------------------------------------------------------------------
+# In the staging tree all releases share (the code they share is compiled once), one build at
+# a time; the packages are copied out, so that the next release's build cannot replace them
+# while this test installs them.
+exec 8>"$bin/pkg-itest.lock"
+lock 8 "$bin/pkg-itest.lock" "the package build tree"
+export RAILGUARD_PKG_DIR=$bin/pkg-itest
+# At low CPU priority: CTest runs other integration tests beside this one, and their daemons
+# and health checks answer within deadlines; the package build only has to finish. And with
+# line tables only (-g1 after Debian's -g: GCC takes the last): half the compile time for the
+# same code and flags otherwise (a fresh machine's first package build did not finish within
+# 600 s beside the other tests with full -g). And -O1 after Debian's -O2: what is tested here
+# is the packaging, not the optimizer, and _FORTIFY_SOURCE (hardening=+all, lintian checks it)
+# needs only -O1. scripts/package.sh alone keeps Debian's -g -O2.
+export DEB_CFLAGS_MAINT_APPEND="-g1 -O1" DEB_CXXFLAGS_MAINT_APPEND="-g1 -O1"
+debs=$(nice -n 10 bash "$src/scripts/package.sh" --incremental "${release_args[@]}" 2>"$tmp/package.err") || {
+  cat "$tmp/package.err" >&2
+  fail "scripts/package.sh failed"
+}
+grep -q '^package: lintian: no errors, no warnings$' "$tmp/package.err" ||
+  fail "package.sh did not report a clean lintian run: $(cat "$tmp/package.err")"
+grep -E '^[EWI]: ' "$tmp/package.err" | sed "s/^/$name: lintian: /" || true
+ok "packages built, lintian: no errors, no warnings ($(grep -o 'built in [0-9]* s' "$tmp/package.err"))"
+mapfile -t debs <<<"$debs"
+[ "${#debs[@]}" = 2 ] || fail "package.sh printed ${#debs[@]} packages, expected 2: ${debs[*]}"
+mkdir "$tmp/debs"
+cp "${debs[@]}" "$tmp/debs/"
+debs=("$tmp/debs/${debs[0]##*/}" "$tmp/debs/${debs[1]##*/}")
+exec 8>&-
+
+# --- the machine: dpkg, this Slurm's folders, /var/lib/railguard; one packages test at a time
+exec 9>/run/lock/rg-packages-itest.lock
+lock 9 /run/lock/rg-packages-itest.lock "the machine's packages"
+
 # A run of this test (any release) killed before its EXIT trap ran (SIGKILL: CTest's timeout,
 # CI's limit) leaves the packages and its changes behind. While it runs, it keeps a marker
 # saying what it changed; a later run that finds the marker undoes that first. Without the
@@ -119,7 +166,6 @@ for p in "${pkgs[@]}"; do
   fi
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rg-$name.XXXXXX")
 # What the packages could leave behind, listed before anything happens: in the system
 # folders and in the prefix of the Slurm they are for (not all of /opt, where other Slurm
 # builds come and go).
@@ -182,26 +228,6 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
-# --- build -----------------------------------------------------------------------------------
-export RAILGUARD_PKG_DIR=$bin/pkg-itest
-# At low CPU priority: CTest runs other integration tests beside this one, and their daemons
-# and health checks answer within deadlines; the package build only has to finish. And with
-# line tables only (-g1 after Debian's -g: GCC takes the last): half the compile time for the
-# same code and flags otherwise (a fresh machine's first package build did not finish within
-# 600 s beside the other tests with full -g). And -O1 after Debian's -O2: what is tested here
-# is the packaging, not the optimizer, and _FORTIFY_SOURCE (hardening=+all, lintian checks it)
-# needs only -O1. scripts/package.sh alone keeps Debian's -g -O2.
-export DEB_CFLAGS_MAINT_APPEND="-g1 -O1" DEB_CXXFLAGS_MAINT_APPEND="-g1 -O1"
-debs=$(nice -n 10 bash "$src/scripts/package.sh" --incremental "${release_args[@]}" 2>"$tmp/package.err") || {
-  cat "$tmp/package.err" >&2
-  fail "scripts/package.sh failed"
-}
-grep -q '^package: lintian: no errors, no warnings$' "$tmp/package.err" ||
-  fail "package.sh did not report a clean lintian run: $(cat "$tmp/package.err")"
-grep -E '^[EWI]: ' "$tmp/package.err" | sed "s/^/$name: lintian: /" || true
-ok "packages built, lintian: no errors, no warnings ($(grep -o 'built in [0-9]* s' "$tmp/package.err"))"
-mapfile -t debs <<<"$debs"
-[ "${#debs[@]}" = 2 ] || fail "package.sh printed ${#debs[@]} packages, expected 2: ${debs[*]}"
 
 if [ -n "$release" ]; then
   # Another Slurm release in the prefix (Debian's daemons bound over it, in this command's own

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: PROCESSORS=2 COST=300 RESOURCE_LOCK=railcheck_everywhere
+# ctest: PROCESSORS=2 COST=300 RESOURCE_LOCK=railcheck_lane1,railcheck_lane2
 # railguard's three Slurm plugins under AddressSanitizer (and UBSan), in real daemons:
 #  - builds ASan-instrumented plugins (RAILGUARD_SANITIZE=ON, Debug) in their own build
 #    tree, only the plugin targets and what they link (first run: about 45 s of CPU at -j2;
