@@ -65,7 +65,8 @@ function(railguard_release_plugins series tree)
   railguard_slurm_plugin(topology_rail_${series} SLURM_INTERNAL
     SLURM_SRC ${tree} OUT_DIR ${out} OUTPUT_NAME topology_rail
     MAP ${ver}/topology_rail_${series}.map
-    SOURCES ${entries} topology_rail/topo_eval.c topology_rail/topo_info.c
+    SOURCES ${entries} topology_rail/topo_eval.c topology_rail/topo_domains.c
+            topology_rail/topo_info.c
             topology_rail/topo_slurm.c topology_rail/topo_bridge.cc common/slurm_log.c
             ${slurm_eval})
   target_include_directories(topology_rail_${series} PRIVATE ${ver})

@@ -23,6 +23,7 @@
 #include "src/plugins/topology/common/common_topo.h"
 #include "src/plugins/topology/tree/eval_nodes_tree.h"
 #include "plugin/topology_rail/topo_bridge.h"
+#include "plugin/topology_rail/topo_domains.h"
 #include "plugin/topology_rail/topo_eval.h"
 #include "plugin/topology_rail/topo_slurm.h"
 #include "topo_version.h" /* the switch table: slurm_2411/, slurm_2511/ */
@@ -45,58 +46,51 @@ static void _drop_degraded(bitstr_t *map, const char *feature) {
     bit_clear_all(map);
 }
 
-/* True when switch i is a one-hop domain: a leaf, not the one of the nodes the rail topology
- * does not list. */
-static bool _is_domain(int i) {
-  return (switch_record_table[i].level == 0) && (i != rg_unmapped_leaf);
-}
-
 /* True when `part` (the job's partition; NULL = all nodes) holds a node of the rail topology.
  * A partition that holds none (CPU nodes only) is left to Slurm's own selection, as if its
  * topology were flat: no healthy feature asked, no domain. */
 static bool _rail_partition(bitstr_t *part) {
-  for (int i = 0; i < switch_record_cnt; i++)
-    if (_is_domain(i) && (!part || bit_overlap_any(switch_record_table[i].node_bitmap, part)))
-      return true;
-  return false;
+  int n;
+
+  rg_domains(&n);
+  return n && (!part || rg_domains_overlap_any(part));
 }
 
 /* The most nodes of `part` (the job's partition; NULL = all nodes) that one one-hop domain
  * holds. */
 static int _largest_domain(bitstr_t *part) {
-  int most = 0;
+  int most = 0, n;
+  const rg_domain_t *d = rg_domains(&n);
 
-  for (int i = 0; i < switch_record_cnt; i++) {
-    bitstr_t *nodes = switch_record_table[i].node_bitmap;
-
-    if (!_is_domain(i)) continue;
-    most = MAX(most, part ? bit_overlap(nodes, part) : bit_set_count(nodes));
-  }
+  for (int k = 0; k < n; k++) most = MAX(most, part ? rg_domain_count(&d[k], part) : d[k].size);
   return most;
 }
 
 /* True when one domain holds all of `req` (the job's --nodelist), or there is no `req`. */
 static bool _req_in_one_domain(bitstr_t *req) {
+  int n;
+  const rg_domain_t *d = rg_domains(&n);
+
   if (!req) return true;
-  for (int i = 0; i < switch_record_cnt; i++)
-    if (_is_domain(i) && bit_super_set(req, switch_record_table[i].node_bitmap)) return true;
+  for (int k = 0; k < n; k++)
+    if (bit_super_set(req, switch_record_table[d[k].sw].node_bitmap)) return true;
   return false;
 }
 
-/* Copies of the core bitmaps of the nodes of `nodes` (one domain); NULL for every other node.
- * Release with free_core_array. */
-static bitstr_t **_save_cores(bitstr_t **cores, bitstr_t *nodes) {
-  bitstr_t **saved = xcalloc(node_record_count, sizeof(bitstr_t *));
-
+/* Into `saved` (node_record_count entries, NULL where nothing is saved): copies of the core
+ * bitmaps of the nodes of `nodes` (one domain). */
+static void _save_cores(bitstr_t **cores, bitstr_t **saved, bitstr_t *nodes) {
   for (int i = 0; next_node_bitmap(nodes, &i); i++)
     if (cores[i]) saved[i] = bit_copy(cores[i]);
-  return saved;
 }
 
-/* Gives the nodes of `nodes` back the cores `saved` holds (Slurm's evaluation only clears). */
-static void _restore_cores(bitstr_t **cores, bitstr_t **saved, bitstr_t *nodes) {
-  for (int i = 0; next_node_bitmap(nodes, &i); i++)
-    if (cores[i] && saved[i]) bit_or(cores[i], saved[i]);
+/* Gives the nodes of `nodes` back the cores `saved` holds (Slurm's evaluation only clears),
+ * when `restore`, and frees those copies (`saved` is NULL everywhere again). */
+static void _drop_saved_cores(bitstr_t **cores, bitstr_t **saved, bitstr_t *nodes, bool restore) {
+  for (int i = 0; next_node_bitmap(nodes, &i); i++) {
+    if (restore && cores[i] && saved[i]) bit_or(cores[i], saved[i]);
+    FREE_NULL_BITMAP(saved[i]);
+  }
 }
 
 /* Tries the job in one domain after another, fewest usable nodes first (best fit, so that
@@ -110,43 +104,42 @@ static void _restore_cores(bitstr_t **cores, bitstr_t **saved, bitstr_t *nodes) 
 static int _eval_one_domain(topology_eval_t *topo_eval) {
   bitstr_t *orig_map = bit_copy(topo_eval->node_map);
   bitstr_t *try_map = bit_alloc(bit_size(orig_map));
-  bitstr_t *tried = bit_alloc(switch_record_cnt);
   bitstr_t *req = topo_eval->job_ptr->details->req_node_bitmap;
-  int rc = SLURM_ERROR;
-  bool any_tried;
+  bitstr_t **saved = xcalloc(node_record_count, sizeof(bitstr_t *));
+  int n, rc = SLURM_ERROR;
+  const rg_domain_t *d = rg_domains(&n);
+  /* Per domain, the usable nodes it holds (node_map does not change between tries: a failed
+   * try puts it back), or -1 when it cannot hold the job (too few, or not all of --nodelist):
+   * counted once, not once per try. */
+  int *usable = xcalloc(MAX(n, 1), sizeof(int));
+  bool any_tried = false;
 
+  for (int k = 0; k < n; k++) {
+    usable[k] = rg_domain_count(&d[k], orig_map);
+    if ((usable[k] < (int)topo_eval->min_nodes) ||
+        (req && !bit_super_set(req, switch_record_table[d[k].sw].node_bitmap)))
+      usable[k] = -1;
+  }
   for (;;) {
-    int best = -1, best_cnt = 0;
-    bitstr_t **saved;
+    int best = -1;
 
-    for (int i = 0; i < switch_record_cnt; i++) {
-      const switch_record_t *sw = &switch_record_table[i];
-      int cnt;
-
-      if (!_is_domain(i) || bit_test(tried, i)) continue;
-      if (req && !bit_super_set(req, sw->node_bitmap)) continue;
-      cnt = bit_overlap(sw->node_bitmap, orig_map);
-      if ((cnt < (int)topo_eval->min_nodes) || ((best >= 0) && (cnt >= best_cnt))) continue;
-      best = i;
-      best_cnt = cnt;
-    }
+    for (int k = 0; k < n; k++)
+      if ((usable[k] >= 0) && ((best < 0) || (usable[k] < usable[best]))) best = k;
     if (best < 0) break;
-    bit_set(tried, best);
-    bit_and(topo_eval->node_map, switch_record_table[best].node_bitmap);
+    usable[best] = -1; /* tried */
+    any_tried = true;
+    bit_and(topo_eval->node_map, switch_record_table[d[best].sw].node_bitmap);
     bit_copybits(try_map, topo_eval->node_map); /* eval_nodes_tree narrows node_map */
-    saved = _save_cores(topo_eval->avail_core, try_map);
+    _save_cores(topo_eval->avail_core, saved, try_map);
     rc = eval_nodes_tree(topo_eval);
-    if (rc != SLURM_SUCCESS) {
-      bit_copybits(topo_eval->node_map, orig_map);
-      _restore_cores(topo_eval->avail_core, saved, try_map);
-    }
-    free_core_array(&saved);
+    if (rc != SLURM_SUCCESS) bit_copybits(topo_eval->node_map, orig_map);
+    _drop_saved_cores(topo_eval->avail_core, saved, try_map, rc != SLURM_SUCCESS);
     if (rc == SLURM_SUCCESS) break;
     if (rc == ESLURM_NOT_SUPPORTED) break; /* e.g. --contiguous: Slurm's common algorithms */
   }
-  any_tried = bit_ffs(tried) >= 0;
+  xfree(usable);
+  xfree(saved);
   FREE_NULL_BITMAP(try_map);
-  FREE_NULL_BITMAP(tried);
   FREE_NULL_BITMAP(orig_map);
   if (rc == SLURM_SUCCESS || rc == ESLURM_NOT_SUPPORTED) return rc;
   /* No domain holds min_nodes of node_map: dropping nodes cannot help. A domain that did but
@@ -207,10 +200,15 @@ extern int rail_topo_eval_nodes(topology_eval_t *topo_eval) {
   return common_topo_choose_nodes(topo_eval);
 }
 
+extern void rail_topo_eval_fini(void) { rg_domains_free(); }
+
 extern int rail_topo_whole_topo(bitstr_t *node_mask) {
-  for (int i = 0; i < switch_record_cnt; i++)
-    if (_is_domain(i) && bit_overlap_any(switch_record_table[i].node_bitmap, node_mask))
-      bit_or(node_mask, switch_record_table[i].node_bitmap);
+  int n;
+  const rg_domain_t *d = rg_domains(&n);
+
+  for (int k = 0; k < n; k++)
+    if (rg_domain_count(&d[k], node_mask))
+      bit_or(node_mask, switch_record_table[d[k].sw].node_bitmap);
   return SLURM_SUCCESS;
 }
 
@@ -226,49 +224,35 @@ extern int rail_topo_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *co
 }
 
 /* The nodes of `mask` in the domains `mask` does not wholly hold: free capacity a job that
- * needs a whole domain cannot use. Per domain, the count of its nodes in the mask against its
- * size (domains are runs of whole words or not: bit_overlap is over the whole map either way,
- * so the cost is domains x words of the map). */
+ * needs a whole domain cannot use. Per domain, the count of its nodes in the mask (over the
+ * domain's own words, topo_domains.h) against its size, kept in the index. */
 extern uint32_t rail_topo_fragmentation(bitstr_t *mask) {
   uint32_t frag = 0;
+  int n;
+  const rg_domain_t *d = rg_domains(&n);
 
   if (!mask) return 0;
-  for (int i = 0; i < switch_record_cnt; i++) {
-    bitstr_t *nodes = switch_record_table[i].node_bitmap;
-    int in_mask;
+  for (int k = 0; k < n; k++) {
+    const int in_mask = rg_domain_count(&d[k], mask);
 
-    if (!_is_domain(i) || !nodes) continue;
-    in_mask = bit_overlap(nodes, mask);
-    if (in_mask && (in_mask < bit_set_count(nodes))) frag += (uint32_t)in_mask;
+    if (in_mask && (in_mask < d[k].size)) frag += (uint32_t)in_mask;
   }
   return frag;
 }
 
 extern int rail_topo_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size,
                               uint32_t id_shift) {
-  uint32_t *unit_of; /* per node index: its leaf's number, 0 for none */
-  uint32_t unit = 0;
-  int n = 0, cnt;
+  int known, n = 0, cnt;
+  /* Per node index its leaf's number, kept with the domain index: this runs for every
+   * multi-node job Slurm allocates. */
+  const uint32_t *unit_of = rg_leaf_number_of_nodes(&known);
 
   *node_rank = NULL;
   *size = 0;
   if (!node_bitmap || !(cnt = bit_set_count(node_bitmap))) return SLURM_SUCCESS;
-  /* One walk over each leaf's nodes (every node is under one leaf), not a search of the
-   * leaves per node: this runs for every multi-node job Slurm allocates. */
-  unit_of = xcalloc(bit_size(node_bitmap), sizeof(*unit_of));
-  for (int sw = 0; sw < switch_record_cnt; sw++) {
-    bitstr_t *nodes = switch_record_table[sw].node_bitmap;
-
-    if (switch_record_table[sw].level != 0) continue;
-    unit++;
-    if (!nodes) continue;
-    for (int i = 0; next_node_bitmap(nodes, &i); i++)
-      if ((i < bit_size(node_bitmap)) && !unit_of[i]) unit_of[i] = unit;
-  }
   *node_rank = xcalloc(cnt, sizeof(**node_rank));
   *size = (uint32_t)cnt;
   for (int i = 0; next_node_bitmap(node_bitmap, &i) && (n < cnt); i++, n++)
-    (*node_rank)[n] = unit_of[i] << id_shift;
-  xfree(unit_of);
+    (*node_rank)[n] = ((i < known) ? unit_of[i] : 0) << id_shift;
   return SLURM_SUCCESS;
 }

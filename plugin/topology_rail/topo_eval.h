@@ -21,6 +21,10 @@
  * Slurm's result. */
 int rail_topo_eval_nodes(topology_eval_t *topo_eval);
 
+/* Frees what the evaluation keeps between calls (the domain index, topo_domains.h): at
+ * fini, and where the switch table is destroyed. */
+void rail_topo_eval_fini(void);
+
 /* Adds to node_mask every node of each domain it touches. SLURM_SUCCESS. */
 int rail_topo_whole_topo(bitstr_t *node_mask);
 

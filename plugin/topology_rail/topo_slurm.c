@@ -39,6 +39,7 @@
 static bool loaded_since_build = false;
 
 int rg_unmapped_leaf = -1;
+unsigned long rg_topo_table_generation = 0;
 
 static void _log(int level, const char *msg) { rg_slurm_log(PREFIX, level, msg); }
 
@@ -100,6 +101,7 @@ static void _free_table(void) {
     FREE_NULL_BITMAP(s->node_bitmap);
   }
   xfree(switch_record_table);
+  rg_topo_table_generation++;
   switch_record_cnt = 0;
   rg_unmapped_leaf = -1;
   switch_levels = 0;
@@ -137,6 +139,7 @@ static void _install(const rg_plan_t *plan, node_record_t **nodes) {
   _free_table();
   switch_record_table = table;
   switch_record_cnt = cnt;
+  rg_topo_table_generation++;
   switch_levels = plan->levels;
   for (int i = 0; i < cnt; i++)
     if (plan->switches[i].unmapped) rg_unmapped_leaf = i;

@@ -19,6 +19,10 @@ int rail_topo_init(void);
  * 25.11's topology.yaml cannot name topology/rail, so it never has more than one context.) */
 extern int rg_unmapped_leaf;
 
+/* Counts every change of the switch table (rebuilt or freed): what indexes of it kept between
+ * calls compare against (topo_domains.c). */
+extern unsigned long rg_topo_table_generation;
+
 /* Releases the switch table and the loaded setup. */
 int rail_topo_fini(void);
 

@@ -31,7 +31,10 @@ int switch_levels = 0;
 /* Commands (scontrol, srun, sbatch) load the plugin too, only to unpack and print the
  * topology: they read no rail setup (nor log about it on the user's terminal). */
 extern int init(void) { return running_in_daemon() ? rail_topo_init() : SLURM_SUCCESS; }
-extern int fini(void) { return rail_topo_fini(); }
+extern int fini(void) {
+  rail_topo_eval_fini();
+  return rail_topo_fini();
+}
 extern int topology_p_build_config(void) { return rail_topo_build_config(); }
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval) {
   return rail_topo_eval_nodes(topo_eval);

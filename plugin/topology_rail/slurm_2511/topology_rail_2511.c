@@ -40,6 +40,7 @@ void rg_use_ctx(void *plugin_ctx) { rg_tree_ctx = plugin_ctx ? plugin_ctx : &emp
 extern int init(void) { return running_in_daemon() ? rail_topo_init() : SLURM_SUCCESS; }
 extern void fini(void) {
   rg_use_ctx(NULL);
+  rail_topo_eval_fini();
   (void)rail_topo_fini();
 }
 /* Nodes come from slurm.conf and the rail topology; dynamic topology units are not taken. */
@@ -56,6 +57,7 @@ extern int topology_p_build_config(topology_ctx_t *tctx) {
 /* Frees the context's switch table; the next build reloads the rail setup. */
 extern int topology_p_destroy_config(topology_ctx_t *tctx) {
   rg_use_ctx(tctx->plugin_ctx);
+  rail_topo_eval_fini();
   (void)rail_topo_fini();
   rg_use_ctx(NULL);
   xfree(tctx->plugin_ctx);

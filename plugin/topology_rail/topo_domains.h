@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The one-hop domains of topology/rail's switch table, indexed once per table (not per job
+ * evaluation): which switch each is, its size, whether its nodes are one run of node indexes,
+ * and per node its leaf's number. Counting a map's nodes in a domain whose nodes are one run
+ * reads only the words of that run (bit_set_count_range), not the whole map: with 128 domains
+ * of 32 nodes, one or two words per domain instead of 64 (Slurm is built without hardware
+ * popcount, so every word counted is a libgcc call). Used in slurmctld's scheduling path
+ * (under its locks): no I/O, no lock of its own; the index is rebuilt on the first call
+ * after the switch table changed (rg_topo_table_generation). Built for Slurm 24.11 and later.
+ * REQUIRES: src/common/slurm_xlator.h included first. */
+#ifndef RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_DOMAINS_H_
+#define RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_DOMAINS_H_
+
+#include <stdint.h>
+
+#include "src/common/bitstring.h"
+
+typedef struct {
+  int sw;    /* its index in switch_record_table */
+  int size;  /* its nodes */
+  int first; /* when its nodes are exactly the indexes [first, end): first; else -1 */
+  int end;
+} rg_domain_t;
+
+/* The domains of the current switch table, in table order (leaves, not the leaf of unmapped
+ * nodes), *n of them; NULL with *n = 0 when there is no table. Valid until the table
+ * changes. */
+const rg_domain_t *rg_domains(int *n);
+
+/* The nodes of `map` in domain `d`. */
+int rg_domain_count(const rg_domain_t *d, bitstr_t *map);
+
+/* True when `map` holds a node of some domain. */
+bool rg_domains_overlap_any(bitstr_t *map);
+
+/* Per node index, the number of its leaf switch (1 = the first leaf of the table, the leaf of
+ * unmapped nodes included; 0 = none), *n entries; NULL with *n = 0 when there is no table. */
+const uint32_t *rg_leaf_number_of_nodes(int *n);
+
+/* Frees the index (plugin fini). */
+void rg_domains_free(void);
+
+#endif /* RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_DOMAINS_H_ */
