@@ -74,6 +74,10 @@ verdicts, and the plugins' cost.
   --rail-max-switch-wait S
                       SchedulerParameters max_switch_wait of the railguard policies (default:
                       the value in etc/slurm.conf.railguard, else 31536000)
+  --sched-params P    more SchedulerParameters for every policy, comma-separated, appended to
+                      bf_interval=2,max_switch_wait=... (e.g. bf_topopt_enable on 26.05:
+                      the backfill scheduler's topology-aware placement; checked: letters,
+                      digits, _ = , only)
   --fault-at S        inject the fault S seconds into the stream (default: half way through
                       its submissions)
   --fault-nodes N     nodes the fault degrades: the first N of the first SU (default 2)
@@ -101,12 +105,13 @@ log() { echo "placement.sh: $*" >&2; }
 quick=0 trace="" format=auto skip="" jobs="" compress="" load="" max_duration="" topo=""
 policies=tree,switches,rail latency="" cost=1 out="" long_queue=0 switch_wait=""
 rail_max_switch_wait="" fault=1 fault_at="" fault_nodes=2 slurm_version="" jobcomp=filetxt
+sched_params=""
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1; shift ;;
     --trace | --format | --skip | --jobs | --compress | --load | --max-duration | --topo | \
       --policies | --latency | --out | --build | --switch-wait | --rail-max-switch-wait | \
-      --fault-at | --fault-nodes | --slurm-version)
+      --fault-at | --fault-nodes | --slurm-version | --sched-params)
       [ $# -ge 2 ] || { echo "placement.sh: $1 needs a value" >&2; exit 2; }
       case $1 in
         --trace) trace=$2 ;;
@@ -126,6 +131,7 @@ while [ $# -gt 0 ]; do
         --fault-at) fault_at=$2 ;;
         --fault-nodes) fault_nodes=$2 ;;
         --slurm-version) slurm_version=$2 ;;
+        --sched-params) sched_params=$2 ;;
       esac
       shift 2 ;;
     --no-cost) cost=0; shift ;;
@@ -136,6 +142,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+[[ $sched_params =~ ^[A-Za-z0-9_=,]*$ ]] ||
+  die "--sched-params '$sched_params': expected SchedulerParameters such as bf_topopt_enable or a=1,b (letters, digits, _ = , only)"
 if [ "$long_queue" = 1 ] && [ "$quick" = 1 ]; then
   # The quick stream's arrivals stay as they are (gaps / 2000); its run times are compressed
   # 10x less, so the 32 nodes stay full for minutes and 4-node jobs queue past a 60 s wait.
@@ -450,7 +458,7 @@ run_policy() {
     else
       echo "MinJobAge=86400"
     fi
-    echo "SchedulerParameters=bf_interval=2,max_switch_wait=$max_wait"
+    echo "SchedulerParameters=bf_interval=2,max_switch_wait=$max_wait${sched_params:+,$sched_params}"
   } >"$out/extra-$policy.conf"
   if [ "$policy" = block ]; then
     opts+=(--topology-plugin block)  # the harness writes railctl's block export
@@ -530,6 +538,7 @@ percentiles() {  # FILE: "p50 p99 mean" in ms of microsecond samples
   echo "waits:   tree + --switches: --switches=ceil(nodes/$su_nodes)@${switch_wait}s" \
     "(max_switch_wait=$([ "$switch_wait" -le 300 ] && echo 300 || echo "$switch_wait"));" \
     "railguard: max_switch_wait=$rail_max_switch_wait"
+  [ -z "$sched_params" ] || echo "sched:   every policy's SchedulerParameters also: $sched_params"
   if [ "${#fault_list[@]}" -gt 0 ]; then
     echo "fault:   at stream second $fault_at, $fault_hosts lose rail_healthy and get" \
       "railcheck's restrict Extra; starts from the next whole second on are counted"

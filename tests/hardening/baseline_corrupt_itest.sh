@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_lane2
+# ctest: RESOURCE_LOCK=railcheck_lane2 COST=100
 # A truncated, a corrupt and a cut run-state file, on the real cluster, and the way back:
 #  - n008's baseline.json cut in half: the Prolog of a job sent there cannot judge (exit 4), so
 #    Slurm requeues the job and drains n008 "Prolog error"; railcheck by hand says which file,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_lane1
+# ctest: RESOURCE_LOCK=railcheck_lane1 COST=100
 # slurmctld SIGKILLed in the middle of a job stream, with topology/rail, job_submit/rail and
 # railcheck (Prolog, Epilog) loaded, and started again on the same slurm.conf and
 # StateSaveLocation (no -c), as systemd would after a crash:

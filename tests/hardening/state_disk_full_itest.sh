@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_lane2
+# ctest: RESOURCE_LOCK=railcheck_lane2 COST=100
 # railcheck's state folder full, on the real cluster: n006's health.state_dir is a 64 KiB tmpfs
 # (needs root), filled to the last byte after a first run. The policy this checks
 # (healthcheck/README.md): railcheck drains for what it finds in the hardware, never for its own

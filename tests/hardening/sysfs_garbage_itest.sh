@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_lane1,railcheck_lane2
+# ctest: RESOURCE_LOCK=railcheck_lane1,railcheck_lane2 COST=100
 # Garbage in sysfs, on the real cluster: rail 2 of n005 reads escape sequences, a bell, binary
 # bytes, a counter past 64 bits and a PCIe width without its number; n006 has the same plus a
 # FIFO as rail 3's rate (a read that blocks, as a hung driver read would).

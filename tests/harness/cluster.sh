@@ -402,7 +402,7 @@ _rg_kill_run() {
       *) slurmds+=("$name=$pid") ;;
     esac
   done
-  _rg_term_wait 5 "${ctld[@]}"
+  _rg_term_wait "${RAILGUARD_CTLD_STOP_SECONDS:-5}" "${ctld[@]}"
   for pid in "${!marked[@]}"; do
     [ -n "${is_daemon[$pid]:-}" ] || steps+=("$pid")
   done

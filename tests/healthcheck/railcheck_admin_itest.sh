@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_lane2
+# ctest: RESOURCE_LOCK=railcheck_lane2 COST=100
 # railcheck only resumes what it drained, on the real cluster with railcheck as
 # HealthCheckProgram: an admin's drain of a healthy node stays, reason and all, run after run;
 # a node railcheck drained and an admin then took over (own reason) stays drained after its

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_lane1
+# ctest: RESOURCE_LOCK=railcheck_lane1 COST=100
 # railcheck as Prolog on the real cluster: rail 3 of n002 trained down to 200 Gb/s. A 2-node
 # job placed on n001+n002 is requeued by n002's Prolog and completes on healthy nodes, while
 # n002 stays drained with railcheck's reason (sinfo -R) and its rails in Extra. Then the

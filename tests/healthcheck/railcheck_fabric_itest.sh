@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_lane1,railcheck_lane2
+# ctest: RESOURCE_LOCK=railcheck_lane1,railcheck_lane2 COST=100
 # Acting on fabric evidence, end to end: a simulated dev-4su fabric (ibsim + opensm) with a
 # switch-side symbol-error burst on su2-rail3 port 5 (n013), su3-rail6 port 2 (n018) trained
 # at 1X on the leaf end, and every host port of su4-rail1 erring; `railctl fabric sweep

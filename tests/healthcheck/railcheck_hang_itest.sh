@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_lane1,railcheck_lane2
+# ctest: RESOURCE_LOCK=railcheck_lane1,railcheck_lane2 COST=100
 # A read stuck in the kernel cannot hold the Prolog, on the real cluster. The read of port 1
 # rate of n004's rail 3 NIC is stuck the way a hung driver or firmware command leaves it (D
 # state): the process that opens the file stops inside open() and never runs again

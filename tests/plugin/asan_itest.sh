@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: PROCESSORS=2 COST=300 RESOURCE_LOCK=railcheck_lane1,railcheck_lane2
+# ctest: COST=300 RESOURCE_LOCK=railcheck_lane1,railcheck_lane2 FIXTURES_REQUIRED=asan_plugins
 # railguard's three Slurm plugins under AddressSanitizer (and UBSan), in real daemons:
 #  - builds ASan-instrumented plugins (RAILGUARD_SANITIZE=ON, Debug) in their own build
-#    tree, only the plugin targets and what they link (first run: about 45 s of CPU at -j2;
-#    after that, incremental). RAILGUARD_ASAN_BUILD_DIR overrides where (default
-#    $RAILGUARD_BINARY_DIR/asan);
+#    tree, only the plugin targets and what they link (rgp_build_asan_plugins; in CTest
+#    asan_build_itest did it first, outside the railcheck lanes this test holds: on a fresh
+#    machine the build took 321 s, all of it holding both lanes). RAILGUARD_ASAN_BUILD_DIR
+#    overrides where (default $RAILGUARD_BINARY_DIR/asan);
 #  - runs the local cluster on etc/dev-4su.yaml with topology/rail, job_submit/rail and the
 #    SPANK plugin; Slurm's binaries are not instrumented, so slurmctld, every slurmd (and
 #    through it every slurmstepd), sbatch, srun and salloc run with libasan (and libubsan)
@@ -28,20 +29,9 @@ src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 source "$src/tests/plugin/itest_lib.sh"
 
 # --- the instrumented plugins ---------------------------------------------------------------
-asan_build=${RAILGUARD_ASAN_BUILD_DIR:-$rgp_bin/asan}
-echo "$rgp_name: building ASan plugins in $asan_build (plugin targets only, -j2)"
-# Debug (-O0 -g): with ASan and UBSan, -O2 compiles about 7 times slower, for no gain here.
-cmake -S "$rgp_src" -B "$asan_build" -DRAILGUARD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
-  >"$rgp_tmp/cmake.log" 2>&1 ||
-  rgp_fail "cmake -DRAILGUARD_SANITIZE=ON failed: $(tail -n 20 "$rgp_tmp/cmake.log")"
-nice -n 10 cmake --build "$asan_build" -j2 --target topology_rail job_submit_rail spank_railguard \
-  >"$rgp_tmp/build.log" 2>&1 ||
-  rgp_fail "building the ASan plugins failed: $(grep -m 10 -E 'error|Error' "$rgp_tmp/build.log")"
-rgp_plugins=$asan_build/slurm-plugins  # rgp_write_configs and rgp_start use this one
-for f in topology_rail.so job_submit_rail.so spank_railguard.so; do
-  grep -q 'NEEDED.*libasan' < <(readelf -d "$rgp_plugins/$f") ||
-    rgp_fail "$rgp_plugins/$f is not linked against libasan (was RAILGUARD_SANITIZE honoured?)"
-done
+# Built by asan_build_itest first in CTest (its fixture): here that is a check that they are
+# current, seconds; run alone, this builds them.
+rgp_build_asan_plugins
 rgp_ok "ASan plugins built in $asan_build ($SECONDS s)"
 
 # --- wrappers that preload the sanitizer runtimes -------------------------------------------
@@ -250,15 +240,16 @@ rgp_ok "slurmctld and all 32 slurmd are still running"
 # Stop now (daemons exit through their normal paths), keeping the logs to scan.
 kept=$RAILGUARD_CLUSTER_DIR
 keep_after=${RAILGUARD_KEEP_CLUSTER:-0}
-RAILGUARD_KEEP_CLUSTER=1 rg_cluster_stop
+# slurmctld gets 60 s after SIGTERM (the harness's default is 5): a sanitizer report made
+# while it shuts down is symbolized slowly beside the ASan daemons, and a SIGKILL in the
+# middle of it left only its first 3 lines (seen in CI).
+RAILGUARD_CTLD_STOP_SECONDS=60 RAILGUARD_KEEP_CLUSTER=1 rg_cluster_stop
 found=$(grep -lE 'ERROR: AddressSanitizer|runtime error:|SUMMARY: (Address|Undefined)' \
   "$reports"/* "$kept"/ctld/slurmctld.out "$kept"/ctld/slurmctld.log "$kept"/nodes/*/slurmd.out \
   "$kept"/nodes/*/slurmd.log 2>/dev/null || true)
 if [ -n "$found" ] || compgen -G "$reports/*" >/dev/null; then
   for f in $found "$reports"/*; do
-    [ -f "$f" ] || continue
-    echo "---- $f" >&2
-    head -n 40 "$f" >&2
+    [ -f "$f" ] && rgp_show_report "$f"
   done
   [ "$keep_after" = 1 ] || rm -rf -- "$kept"
   rgp_fail "sanitizer reports above"
