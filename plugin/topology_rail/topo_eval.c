@@ -202,6 +202,13 @@ extern int rail_topo_eval_nodes(topology_eval_t *topo_eval) {
 
 extern void rail_topo_eval_fini(void) { rg_domains_free(); }
 
+extern int rail_topo_build_config_and_index(void) {
+  int rc = rail_topo_build_config(), n;
+
+  (void)rg_domains(&n);
+  return rc;
+}
+
 extern int rail_topo_whole_topo(bitstr_t *node_mask) {
   int n;
   const rg_domain_t *d = rg_domains(&n);

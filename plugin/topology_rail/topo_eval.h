@@ -21,6 +21,12 @@
  * Slurm's result. */
 int rail_topo_eval_nodes(topology_eval_t *topo_eval);
 
+/* rail_topo_build_config, then the domain index of the new table (topo_domains.h), built
+ * here, where slurmctld holds its write locks, rather than by the first evaluation after it:
+ * evaluations, fragmentation and ranks may run side by side under read locks, and only
+ * read it. SLURM_SUCCESS. */
+int rail_topo_build_config_and_index(void);
+
 /* Frees what the evaluation keeps between calls (the domain index, topo_domains.h): at
  * fini, and where the switch table is destroyed. */
 void rail_topo_eval_fini(void);

@@ -35,7 +35,7 @@ extern int fini(void) {
   rail_topo_eval_fini();
   return rail_topo_fini();
 }
-extern int topology_p_build_config(void) { return rail_topo_build_config(); }
+extern int topology_p_build_config(void) { return rail_topo_build_config_and_index(); }
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval) {
   return rail_topo_eval_nodes(topo_eval);
 }

@@ -52,7 +52,7 @@ extern int topology_p_add_rm_node(node_record_t *node_ptr, char *unit, topology_
 extern int topology_p_build_config(topology_ctx_t *tctx) {
   if (!tctx->plugin_ctx) tctx->plugin_ctx = xmalloc(sizeof(tree_context_t));
   rg_use_ctx(tctx->plugin_ctx);
-  return rail_topo_build_config();
+  return rail_topo_build_config_and_index();
 }
 /* Frees the context's switch table; the next build reloads the rail setup. */
 extern int topology_p_destroy_config(topology_ctx_t *tctx) {
