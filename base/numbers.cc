@@ -9,7 +9,7 @@
 namespace railguard {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsDecimalDigit(char c) { return c >= '0' && c <= '9'; }
 
 // White space as C's isspace() in the "C" locale.
 bool IsCSpace(char c) {
@@ -21,7 +21,7 @@ bool IsCSpace(char c) {
 bool ParseDigits(std::string_view s, uint64_t lo, uint64_t hi, uint64_t* out, size_t max_chars) {
   if (s.empty() || s.size() > max_chars) return false;
   for (char c : s)
-    if (!IsDigit(c)) return false;
+    if (!IsDecimalDigit(c)) return false;
   uint64_t v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi) return false;
@@ -46,7 +46,7 @@ bool ParseLong(std::string_view s, long lo, long hi, long* out) {
   const char* first = s.data() + i;
   const char* last = s.data() + s.size();
   if (first == last) return false;
-  if (*first == '-' ? plus || first + 1 == last || !IsDigit(first[1]) : !IsDigit(*first))
+  if (*first == '-' ? plus || first + 1 == last || !IsDecimalDigit(first[1]) : !IsDecimalDigit(*first))
     return false;
   long v = 0;
   const auto [end, ec] = std::from_chars(first, last, v);
@@ -70,13 +70,13 @@ bool ParseDecimal(std::string_view s, const DecimalSyntax& syntax, double* out) 
   size_t i = 0;
   if (syntax.allow_minus && i < s.size() && s[i] == '-') ++i;
   const size_t int_start = i;
-  while (i < s.size() && IsDigit(s[i])) ++i;
+  while (i < s.size() && IsDecimalDigit(s[i])) ++i;
   size_t digits = i - int_start;
   if (i < s.size() && s[i] == '.') {
     const bool digits_before = digits > 0;
     ++i;
     const size_t frac_start = i;
-    while (i < s.size() && IsDigit(s[i])) ++i;
+    while (i < s.size() && IsDecimalDigit(s[i])) ++i;
     digits += i - frac_start;
     if (!syntax.allow_bare_point && (!digits_before || i == frac_start)) return false;
   }

@@ -16,7 +16,7 @@ namespace {
 
 constexpr char kJobPrefix[] = "rgb-";
 
-std::string Where(const std::string& name, int line) {
+std::string FileLine(const std::string& name, int line) {
   return name + ":" + std::to_string(line) + ": ";
 }
 
@@ -103,7 +103,7 @@ bool ParseJobComp(std::string_view text, const std::string& name, std::vector<Jo
       kv[last] = tok.substr(eq + 1);
     }
     if (kv.empty()) continue;  // blank line
-    const std::string at = Where(name, line_no);
+    const std::string at = FileLine(name, line_no);
     for (const char* key :
          {"JobId", "Name", "JobState", "SubmitTime", "StartTime", "EndTime", "NodeList"}) {
       if (kv.find(key) == kv.end()) {
@@ -199,7 +199,7 @@ bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>
     std::vector<std::string> hosts;
     std::string herr;
     if (!ExpandHostlist(r->node_list, &hosts, &herr)) {
-      *err = Where(records_name, r->line) + "NodeList '" + r->node_list + "': " + herr;
+      *err = FileLine(records_name, r->line) + "NodeList '" + r->node_list + "': " + herr;
       return false;
     }
     if (fault && r->start >= fault->time) {
@@ -220,7 +220,7 @@ bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>
     for (const std::string& h : hosts) {
       const topo::NodeRef* ref = topo.FindNode(h);
       if (!ref) {
-        *err = Where(records_name, r->line) + "job " + r->name + " ran on node '" + h +
+        *err = FileLine(records_name, r->line) + "job " + r->name + " ran on node '" + h +
                "', which the layout does not list; expected nodes of the benchmark's layout";
         return false;
       }
@@ -348,7 +348,7 @@ bool ParseFault(std::string_view text, const std::string& name, const topo::Topo
     ++line_no;
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     if (line.empty() || line[0] == '#') continue;
-    const std::string at = Where(name, line_no);
+    const std::string at = FileLine(name, line_no);
     if (have) {
       *err = at + "a second fault" + kForm;
       return false;

@@ -24,7 +24,7 @@
 namespace railguard::cli {
 namespace {
 
-using json = nlohmann::ordered_json;  // keys in the order a reader expects
+using ojson = nlohmann::ordered_json;  // keys in the order a reader expects
 
 const char kDiscoverUsage[] =
     "usage: railctl topology discover DUMP [-o OUT.yaml] [--json] [--cluster NAME]\n"
@@ -90,17 +90,17 @@ const char* const kFaultFlags[] = {"swap",         "drop",      "drop-leaf", "un
                                    "cross-su",     "slow",      "ufm",       "sharp",
                                    "drop-uplinks", "host-name", "empty",     "appliance"};
 
-json FindingJson(const topo::Finding& f) {
+ojson FindingJson(const topo::Finding& f) {
   return {{"kind", f.kind}, {"node", f.node}, {"hca", f.hca},        {"switch", f.switch_name},
           {"guid", f.guid}, {"port", f.port}, {"message", f.message}};
 }
 
-json DiscoveryJson(const topo::Discovery& d) {
+ojson DiscoveryJson(const topo::Discovery& d) {
   const topo::Topology& t = d.topology;
-  json rails = RailsJson(t);
-  json sus = ScalableUnitsJson(t);
-  json spines = SpinesJson(t);
-  json switches = json::array();
+  ojson rails = RailsJson(t);
+  ojson sus = ScalableUnitsJson(t);
+  ojson spines = SpinesJson(t);
+  ojson switches = ojson::array();
   for (const topo::SwitchReport& r : d.switches)
     switches.push_back({{"name", r.name},
                         {"guid", r.guid},
@@ -114,10 +114,10 @@ json DiscoveryJson(const topo::Discovery& d) {
                         {"unnamed", r.unnamed},
                         {"non_compute", r.non_compute},
                         {"switch_links", r.switch_links}});
-  json findings = json::array();
+  ojson findings = ojson::array();
   for (const topo::Finding& f : d.findings) findings.push_back(FindingJson(f));
   const topo::DiscoveryCounts& c = d.counts;
-  json summary = {{"switches", c.switches}, {"leaves", c.leaves},
+  ojson summary = {{"switches", c.switches}, {"leaves", c.leaves},
                   {"spines", c.spines},     {"cas", c.cas},
                   {"hcas", c.hcas},         {"hosts", c.hosts},
                   {"unnamed", c.unnamed},   {"non_compute", c.non_compute},

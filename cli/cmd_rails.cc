@@ -13,7 +13,7 @@
 namespace railguard::cli {
 namespace {
 
-using json = nlohmann::ordered_json;  // keys in the order a reader expects
+using ojson = nlohmann::ordered_json;  // keys in the order a reader expects
 
 const char kRailsUsage[] =
     "usage: railctl topology rails [--xml FILE] [--json] [--help]\n"
@@ -47,15 +47,15 @@ std::string RailsText(const topo::RailOrder& order) {
   return out;
 }
 
-json RailsJson(const topo::RailOrder& order) {
-  json rails = json::array();
+ojson RailOrderJson(const topo::RailOrder& order) {
+  ojson rails = ojson::array();
   for (const topo::RailNic& r : order.rails)
     rails.push_back({{"rail", r.rail},
                      {"gpu_pci", r.gpu_pci},
                      {"nic", r.nic},
                      {"nic_pci", r.nic_pci},
                      {"via", r.via}});
-  json others = json::array();
+  ojson others = ojson::array();
   for (const topo::OtherNic& n : order.other_nics)
     others.push_back({{"nic", n.nic}, {"nic_pci", n.nic_pci}});
   return {{"source", order.source},
@@ -92,7 +92,7 @@ int TopologyRails(int argc, char** argv) {
     return 1;
   }
   const std::string out =
-      args.Has("json") ? RailsJson(order).dump(2, ' ', false, json::error_handler_t::replace) + "\n"
+      args.Has("json") ? RailOrderJson(order).dump(2, ' ', false, ojson::error_handler_t::replace) + "\n"
                        : RailsText(order);
   return h.Write("", out);
 }

@@ -24,7 +24,7 @@
 namespace railguard::cli {
 namespace {
 
-const char kUsage[] =
+const char kReportUsage[] =
     "usage: railctl report [--topology FILE.yaml | --config railguard.yaml]\n"
     "                      [--snapshot FILE] [--save-snapshot FILE]\n"
     "                      [--history FILE]... [--no-history]\n"
@@ -89,7 +89,7 @@ std::vector<std::string> HistoryPaths(const std::vector<std::string>& given,
 }  // namespace
 
 int Report(int argc, char** argv) {
-  const Handler h("railctl report", kUsage, argc, argv,
+  const Handler h("railctl report", kReportUsage, argc, argv,
                   {{"topology", 0, true}, {"config", 0, true}, {"snapshot", 0, true},
                    {"save-snapshot", 0, true}, {"history", 0, true}, {"no-history", 0, false},
                    {"json", 0, false}, {"html", 0, false}, {"prometheus", 0, false},

@@ -17,7 +17,7 @@ bool Report(const SlurmNode& node, wire::RailcheckExtra* out) {
 }
 
 // Whether node `a` (weight `wa`) comes before node `b` (weight `wb`) in the fair order.
-bool Before(int wa, const std::string& a, int wb, const std::string& b) {
+bool BudgetBefore(int wa, const std::string& a, int wb, const std::string& b) {
   return wa != wb ? wa > wb : a < b;
 }
 
@@ -58,8 +58,8 @@ BudgetView ViewBudget(const std::vector<SlurmNode>& nodes, const std::string& se
     if (n.name == self) continue;
     if (HeldOutByRailcheck(n)) {
       ++v.held;
-      if (Before(BudgetWeight(n), n.name, weight, self)) ++v.rank;
-    } else if (WaitsOverBudget(n) && Before(BudgetWeight(n), n.name, weight, self)) {
+      if (BudgetBefore(BudgetWeight(n), n.name, weight, self)) ++v.rank;
+    } else if (WaitsOverBudget(n) && BudgetBefore(BudgetWeight(n), n.name, weight, self)) {
       ++v.waiting;
       if (BudgetWeight(n) > weight) ++v.heavier;
     }

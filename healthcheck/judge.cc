@@ -32,7 +32,7 @@ Level LevelOf(HealthAction a) {
 }
 
 // Strongest action first, then severity, then the table's order, then rail.
-bool Before(const Finding& a, const Finding& b) {
+bool FindingBefore(const Finding& a, const Finding& b) {
   if (LevelOf(a.action) != LevelOf(b.action)) return LevelOf(a.action) > LevelOf(b.action);
   if (a.severity != b.severity) return a.severity > b.severity;
   const size_t ia = HealthCheckIndex(a.check), ib = HealthCheckIndex(b.check);
@@ -99,7 +99,7 @@ Judgement Judge(const JudgeInput& in) {
     }
     v.findings.push_back(std::move(f));
   }
-  std::stable_sort(v.findings.begin(), v.findings.end(), Before);
+  std::stable_sort(v.findings.begin(), v.findings.end(), FindingBefore);
   j.next = std::move(h.next);
   h.next = RunState();
   j.moves = std::move(h);

@@ -208,15 +208,15 @@ Token LexAt(std::string_view s, size_t at, size_t reset) {
 }
 
 // What the valid text before offset `at` says about the token at `at`.
-struct Before {
+struct ScanBefore {
   size_t token = 0;    // where the string or number `at` is inside of starts
   size_t reset = 0;    // where the last string or number before `at` starts (0: none)
   bool key = false;    // that string is an object key
   char container = 0;  // '{' or '[' around `at`, 0 at the top
 };
 
-Before Scan(std::string_view s, size_t at) {
-  Before b;
+ScanBefore Scan(std::string_view s, size_t at) {
+  ScanBefore b;
   bool in_string = false;
   std::vector<char> open;
   char last = 0;  // the last structural byte
@@ -298,7 +298,7 @@ std::string StateSyntaxError(std::string_view text, const JsonError& e, const st
   for (const Place& p : kPlaces)
     if (EndsWith(m, p.tail)) place = &p;
   if (m.rfind("empty input", 0) == 0) place = &kPlaces[0];
-  const Before before = Scan(text, at);
+  const ScanBefore before = Scan(text, at);
   Token t;
   std::string context, expected;
   if (m.rfind("leading zero", 0) == 0) {

@@ -154,7 +154,7 @@ std::string RailSquares(const Report& r, const NodeRow& n) {
   return s + "</span>";
 }
 
-std::string StateText(const NodeRow& n) { return NodeStateText(n, "not in Slurm"); }
+std::string HtmlStateText(const NodeRow& n) { return NodeStateText(n, "not in Slurm"); }
 
 // The summary cards of observe mode, in kWouldActions order.
 constexpr const char* kWouldCardLabels[kWouldActionCount] = {
@@ -174,7 +174,7 @@ std::string NodeLinks(const Report& r, const std::vector<int>& idx) {
 
 // Observe mode (only when some node runs railcheck in it): what railcheck would have done,
 // per action with links to the nodes.
-void Observe(const Report& r, std::string* o) {
+void HtmlObserve(const Report& r, std::string* o) {
   if (r.observe == 0) return;
   *o += "<section id=\"observe\"><p class=\"observe\"><b>Observe mode</b> on " +
         std::to_string(r.observe) + " of " + std::to_string(r.nodes.size()) +
@@ -234,10 +234,10 @@ void Header(const Report& r, std::string* o) {
     }
   }
   *o += "</section>\n";
-  Observe(r, o);
+  HtmlObserve(r, o);
 }
 
-void Suspects(const Report& r, std::string* o) {
+void HtmlSuspects(const Report& r, std::string* o) {
   *o += "<section id=\"suspects\"><h2>Suspects</h2>";
   if (r.suspects.empty()) {
     *o += "<p>None: no node reports a degraded or down rail.</p></section>\n";
@@ -317,7 +317,7 @@ void Heatmap(const Report& r, std::string* o) {
   *o += "</tbody></table>" + panels + "</section>\n";
 }
 
-void Capacity(const Report& r, std::string* o) {
+void HtmlCapacity(const Report& r, std::string* o) {
   *o +=
       "<section id=\"capacity\"><h2>Capacity</h2><table><thead><tr><th>SU</th><th>nodes</th>"
       "<th>idle</th><th>free</th><th>drained</th><th>restricted</th><th>down</th>"
@@ -335,7 +335,7 @@ void Capacity(const Report& r, std::string* o) {
       "Largest job: free nodes of one SU, when at least 2.</p></section>\n";
 }
 
-void Jobs(const Report& r, std::string* o) {
+void HtmlJobs(const Report& r, std::string* o) {
   *o += "<section id=\"jobs\"><h2>Running jobs on degraded paths</h2>";
   if (r.degraded_jobs.empty()) {
     *o += "<p>None.</p></section>\n";
@@ -397,14 +397,14 @@ void NodeDrill(const Report& r, const NodeRow& n, std::string* o) {
   if (why.empty() && n.restricted) why = "restricted: no " + r.healthy_feature;
   *o += "<details class=\"node\" id=\"" + NodeAnchor(n.name) + "\" data-node=\"" + H(n.name) +
         "\"><summary><span class=\"nname\">" + H(n.name) + "</span>" + RailSquares(r, n) +
-        "<span class=\"state\">" + H(StateText(n)) + "</span><span class=\"why\">" + H(why) +
+        "<span class=\"state\">" + H(HtmlStateText(n)) + "</span><span class=\"why\">" + H(why) +
         "</span>" + WouldBadges(n) + "</summary><div class=\"drill\"><dl>";
   const auto item = [&](const std::string& k, const std::string& v) {
     *o += "<dt>" + H(k) + "</dt><dd>" + H(v) + "</dd>";
   };
   item("scalable unit", su.name + " (node " + std::to_string(n.position + 1) + " of " +
                             std::to_string(su.nodes.size()) + ")");
-  item("Slurm state", StateText(n));
+  item("Slurm state", HtmlStateText(n));
   if (n.drained)
     item("drained by",
          n.drained_by + (n.reason_user.empty() ? "" : " (user " + n.reason_user + ")"));
@@ -503,7 +503,7 @@ void Nodes(const Report& r, std::string* o) {
   *o += "</section>\n";
 }
 
-void Notes(const Report& r, std::string* o) {
+void HtmlNotes(const Report& r, std::string* o) {
   if (r.notes.empty() && r.problems.empty()) return;
   *o += "<section id=\"notes\"><h2>Notes</h2><ul>";
   for (const std::string& n : r.notes) *o += "<li>" + H(n) + "</li>";
@@ -529,7 +529,7 @@ std::string RenderHtml(const Report& r) {
        "<title>railguard report: " +
        H(r.cluster) + "</title><style>" + kStyle + "</style></head>\n<body>\n";
   using Section = void (*)(const Report&, std::string*);
-  const Section sections[] = {Header, Suspects, Heatmap, Capacity, Jobs, History, Nodes, Notes};
+  const Section sections[] = {Header, HtmlSuspects, Heatmap, HtmlCapacity, HtmlJobs, History, Nodes, HtmlNotes};
   for (Section section : sections) section(r, &o);
   o += "<footer>railctl report &middot; schema railguard-report version " +
        std::to_string(kReportSchemaVersion) + "</footer>\n<script>" + kScript +

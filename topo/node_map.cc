@@ -10,7 +10,7 @@ namespace {
 
 const char kForm[] = "<H-guid|S-guid|0xguid> <host> [<device>], e.g. H-003048c74e4a0000 node1";
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimSpaces(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
@@ -35,17 +35,17 @@ bool ParseId(const std::string& id, uint64_t* guid) {
 // or bare up to a '#'. False with `*what` set when the quote is not closed.
 bool ParseName(std::string_view rest, const std::string& id, std::string_view* name,
                std::string* what) {
-  *name = Trim(rest);
+  *name = TrimSpaces(rest);
   if (!name->empty() && (*name)[0] == '"') {
     const size_t close = name->find('"', 1);
     if (close == std::string_view::npos) {
       *what = "unterminated name after " + id;
       return false;
     }
-    *name = Trim(name->substr(1, close - 1));
+    *name = TrimSpaces(name->substr(1, close - 1));
   } else {
     const size_t hash = name->find('#');
-    if (hash != std::string_view::npos) *name = Trim(name->substr(0, hash));
+    if (hash != std::string_view::npos) *name = TrimSpaces(name->substr(0, hash));
   }
   return true;
 }
@@ -61,7 +61,7 @@ bool ParseNodeMap(std::string_view text, const std::string& filename, NodeMap* o
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view line = Trim(text.substr(pos, end - pos));
+    std::string_view line = TrimSpaces(text.substr(pos, end - pos));
     pos = end + 1;
     ++line_no;
     if (line.empty() || line[0] == '#') continue;

@@ -14,7 +14,7 @@
 #include "tests/base/base_test_util.h"
 
 namespace railguard {
-namespace {
+namespace base_file_util_test {
 
 using testing::ScratchDir;
 
@@ -178,5 +178,5 @@ TEST(WriteAll, WritesEverythingToAPipe) {
   EXPECT_EQ(ParentDir("a"), ".");
 }
 
-}  // namespace
+}  // namespace base_file_util_test
 }  // namespace railguard

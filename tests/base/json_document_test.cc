@@ -9,7 +9,7 @@
 #include <string>
 
 namespace railguard {
-namespace {
+namespace base_json_document_test {
 
 nlohmann::json Doc(const std::string& text) {
   JsonValue v;
@@ -32,5 +32,5 @@ TEST(ToJsonDocument, KeepsValuesAndNumbersAsNlohmannReadsThem) {
   EXPECT_EQ(d.dump(), nlohmann::json::parse(text).dump());
 }
 
-}  // namespace
+}  // namespace base_json_document_test
 }  // namespace railguard

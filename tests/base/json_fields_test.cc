@@ -8,7 +8,7 @@
 #include <string>
 
 namespace railguard {
-namespace {
+namespace base_json_fields_test {
 
 JsonValue Parse(const std::string& text) {
   JsonValue v;
@@ -71,5 +71,5 @@ TEST(JsonFieldReader, StopsAddingErrorsAtTheCap) {
   EXPECT_EQ(errors.size(), 3u);
 }
 
-}  // namespace
+}  // namespace base_json_fields_test
 }  // namespace railguard

@@ -6,7 +6,7 @@
 #include <string>
 
 namespace railguard {
-namespace {
+namespace base_names_test {
 
 TEST(IsSafeName, LettersDigitsDashUnderscoreDotUpTo64) {
   EXPECT_TRUE(IsSafeName("dgx-a100_01.site"));
@@ -70,5 +70,5 @@ TEST(WithFeature, AddsAndRemovesOneNameKeepingTheOthersInOrder) {
   EXPECT_FALSE(HasFeature("rail_healthy_old", "rail_healthy"));
 }
 
-}  // namespace
+}  // namespace base_names_test
 }  // namespace railguard

@@ -6,7 +6,7 @@
 #include <cmath>
 
 namespace railguard {
-namespace {
+namespace base_numbers_test {
 
 TEST(ParseDigits, DigitsOnlyInRangeAndWithinTheLengthLimit) {
   uint64_t v = 7;
@@ -71,5 +71,5 @@ TEST(ParseDecimal, PlainDecimalsOnly) {
   EXPECT_FALSE(ParseDecimal("1234567890123", strict, &v));
 }
 
-}  // namespace
+}  // namespace base_numbers_test
 }  // namespace railguard

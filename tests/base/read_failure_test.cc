@@ -7,7 +7,7 @@
 #include "base/file_util.h"
 
 namespace railguard {
-namespace {
+namespace base_read_failure_test {
 
 TEST(ReadFailureMessage, WordsOpenReadAndTooLargeAndLeavesTheRestToTheCaller) {
   ReadResult r;
@@ -31,5 +31,5 @@ TEST(ReadFailureMessage, WordsOpenReadAndTooLargeAndLeavesTheRestToTheCaller) {
   }
 }
 
-}  // namespace
+}  // namespace base_read_failure_test
 }  // namespace railguard

@@ -14,7 +14,7 @@
 #include "tests/base/base_test_util.h"
 
 namespace railguard {
-namespace {
+namespace base_text_file_test {
 
 using testing::ScratchDir;
 
@@ -93,5 +93,5 @@ TEST(EscapeNonPrintable, QuotesControlBytesAndBrokenUtf8) {
   EXPECT_EQ(EscapeNonPrintable("line\n"), "line\\x0a");
 }
 
-}  // namespace
+}  // namespace base_text_file_test
 }  // namespace railguard

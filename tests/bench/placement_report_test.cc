@@ -12,7 +12,7 @@
 #include "wire/extra_json.h"
 
 namespace railguard::bench {
-namespace {
+namespace bench_placement_report_test {
 
 // A record in the exact layout of jobcomp/filetxt (JOB_FORMAT of Slurm 22.05).
 std::string Record(int id, const std::string& name, const std::string& state,
@@ -369,5 +369,5 @@ TEST(Table, HasTheFaultRowsOnlyWhenARunHadAFault) {
       << t;
 }
 
-}  // namespace
+}  // namespace bench_placement_report_test
 }  // namespace railguard::bench

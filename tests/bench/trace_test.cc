@@ -12,7 +12,7 @@
 #include "tests/shared_data.h"
 
 namespace railguard::bench {
-namespace {
+namespace bench_trace_test {
 
 constexpr char kHeader[] = "job_id,submission_time,duration,num_gpu\n";
 
@@ -467,5 +467,5 @@ TEST(RealTrace, MicrosoftItpCluster04ReadsWholeAndMapsOntoEightGpuNodes) {
   EXPECT_EQ(multi, 41);
 }
 
-}  // namespace
+}  // namespace bench_trace_test
 }  // namespace railguard::bench

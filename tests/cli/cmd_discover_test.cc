@@ -15,7 +15,7 @@
 #include "tests/topo/discover_test_util.h"
 
 namespace railguard::cli {
-namespace {
+namespace cli_cmd_discover_test {
 
 using topo::discover_testing::DevYamlWithSimulatedGuids;
 using topo::discover_testing::kDev4su;
@@ -162,5 +162,5 @@ TEST(DiscoverCli, ExitsTwoOnUsageErrors) {
   EXPECT_EQ(help.out.substr(0, 40), "usage: railctl topology discover DUMP [-");
 }
 
-}  // namespace
+}  // namespace cli_cmd_discover_test
 }  // namespace railguard::cli

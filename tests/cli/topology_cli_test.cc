@@ -15,7 +15,7 @@
 #include "cli/commands.h"
 
 namespace railguard::cli {
-namespace {
+namespace cli_topology_cli_test {
 
 const std::string kSrc = RAILGUARD_SOURCE_DIR;
 const std::string kDev = kSrc + "/etc/dev-4su.yaml";
@@ -30,10 +30,10 @@ struct CliRun {
 CliRun Call(int (*cmd)(int, char**), std::vector<std::string> args) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
   const int rc = cmd(static_cast<int>(argv.size()), argv.data());
-  CliRun r{rc, testing::internal::GetCapturedStdout(), testing::internal::GetCapturedStderr()};
+  CliRun r{rc, ::testing::internal::GetCapturedStdout(), ::testing::internal::GetCapturedStderr()};
   return r;
 }
 
@@ -99,7 +99,7 @@ TEST(TopologyCli, ShowNodeGivesItsNicAndLeafPerRail) {
 }
 
 TEST(TopologyCli, ExportWritesTheTreeFileAtomically) {
-  const std::string out = testing::TempDir() + "/topology.conf." + std::to_string(getpid());
+  const std::string out = ::testing::TempDir() + "/topology.conf." + std::to_string(getpid());
   CliRun r = Call(TopologyExport, {"export", kDev, "--format", "tree", "-o", out});
   ASSERT_EQ(r.rc, 0) << r.err;
   const std::string text = Slurp(out);
@@ -156,5 +156,5 @@ TEST(TopologyCli, BinaryBytesAreQuotedInTheMessages) {
   std::remove(path.c_str());
 }
 
-}  // namespace
+}  // namespace cli_topology_cli_test
 }  // namespace railguard::cli

@@ -13,7 +13,7 @@
 #include "tests/text_edit.h"
 
 namespace railguard {
-namespace {
+namespace config_config_test {
 
 // The catalog railcheck passes (health.actions is validated against it).
 const CheckCatalog* Checks() { return &health::CheckCatalogOfTable(); }
@@ -456,5 +456,5 @@ TEST(HealthConfig, HealthActionsRoundTripThroughTheirNames) {
   EXPECT_EQ(unchanged, HealthAction::kWarn);
 }
 
-}  // namespace
+}  // namespace config_config_test
 }  // namespace railguard

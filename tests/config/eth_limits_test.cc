@@ -7,7 +7,7 @@
 #include "healthcheck/check_table.h"
 
 namespace railguard {
-namespace {
+namespace config_eth_limits_test {
 
 std::string Load(const std::string& text, Config* c) {
   Diags diags;
@@ -58,5 +58,5 @@ TEST(EthErrorLimits, BadNamesAndValuesAreErrorsWithTheirPlace) {
             "health.eth_error_limits\n");
 }
 
-}  // namespace
+}  // namespace config_eth_limits_test
 }  // namespace railguard

@@ -13,7 +13,7 @@
 #include "healthcheck/check_table.h"
 
 namespace railguard {
-namespace {
+namespace config_load_test {
 
 // A catalog of two checks, so that defaults and overrides are easy to tell apart.
 const CheckCatalog kTwoChecks = {{"a.one", HealthAction::kDrain}, {"b.two", HealthAction::kWarn}};
@@ -148,5 +148,5 @@ TEST(SetupHolder, ADirectoryIsNotTakenForAConfigFile) {
   EXPECT_EQ(FormatDiags(diags), dir + ": not a regular file; expected a YAML file\n");
 }
 
-}  // namespace
+}  // namespace config_load_test
 }  // namespace railguard

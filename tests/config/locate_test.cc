@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace railguard {
-namespace {
+namespace config_locate_test {
 
 // A fresh folder, removed at the end of the test.
 struct Scratch {
@@ -167,5 +167,5 @@ TEST(FindSlurmConf, FollowsLibslurm) {
   EXPECT_EQ(dflt.origin, "the default");
 }
 
-}  // namespace
+}  // namespace config_locate_test
 }  // namespace railguard

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace railguard {
-namespace {
+namespace config_rate_rule_test {
 
 TEST(AveragingSeconds, IsTheLongestOfWindowMinimumIntervalAndSpan) {
   HealthConfig h;
@@ -26,5 +26,5 @@ TEST(RateOverLimit, ZeroLimitIsAnyIncreaseAndNoIncreaseIsNeverOver) {
   EXPECT_TRUE(RateOverLimit(121, 121, 120));
 }
 
-}  // namespace
+}  // namespace config_rate_rule_test
 }  // namespace railguard

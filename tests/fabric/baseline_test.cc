@@ -13,7 +13,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::fabric {
-namespace {
+namespace fabric_baseline_test {
 
 // One leaf, one host with one HCA (rail 0 of 1), no spine.
 const char kYaml[] = R"(cluster: one
@@ -129,5 +129,5 @@ TEST(FabricBaseline, BadInputNamesFileLineColumnAndTheExpectedForm) {
   EXPECT_NE(errors[0].ToString().find("/nonexistent/base.json"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace fabric_baseline_test
 }  // namespace railguard::fabric

@@ -14,7 +14,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::fabric {
-namespace {
+namespace fabric_live_discover_test {
 
 using topo::discover_testing::AllFindings;
 using topo::discover_testing::DevOptions;
@@ -180,5 +180,5 @@ TEST(ToIbFabric, GivesWhatTheDumpOfTheSameFabricGives) {
   EXPECT_NE(AllFindings(from_dump).find("non-compute: "), std::string::npos);
 }
 
-}  // namespace
+}  // namespace fabric_live_discover_test
 }  // namespace railguard::fabric

@@ -22,7 +22,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::fabric {
-namespace {
+namespace fabric_sweep_test {
 
 using namespace tiny_fabric;  // NOLINT: the fixture's names
 
@@ -335,9 +335,9 @@ TEST(FabricSweepCli, RejectsAWindowOutsideItsRangeAndAMissingTopology) {
   auto run = [](std::vector<std::string> a, std::string* err) {
     std::vector<char*> argv;
     for (std::string& s : a) argv.push_back(s.data());
-    testing::internal::CaptureStderr();
+    ::testing::internal::CaptureStderr();
     const int rc = cli::FabricSweep(static_cast<int>(argv.size()), argv.data());
-    *err = testing::internal::GetCapturedStderr();
+    *err = ::testing::internal::GetCapturedStderr();
     return rc;
   };
   std::string err;
@@ -348,5 +348,5 @@ TEST(FabricSweepCli, RejectsAWindowOutsideItsRangeAndAMissingTopology) {
   EXPECT_NE(err.find("/nonexistent/t.yaml"), std::string::npos) << err;
 }
 
-}  // namespace
+}  // namespace fabric_sweep_test
 }  // namespace railguard::fabric

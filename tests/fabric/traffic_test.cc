@@ -26,7 +26,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::fabric {
-namespace {
+namespace fabric_traffic_test {
 
 using namespace tiny_fabric;  // NOLINT: the fixture's names
 
@@ -297,9 +297,9 @@ TEST(Prometheus, EveryLineParsesAndHoldsTheSweepsValues) {
 int RunSweepCli(std::vector<std::string> a, std::string* err) {
   std::vector<char*> argv;
   for (std::string& s : a) argv.push_back(s.data());
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   const int rc = cli::FabricSweep(static_cast<int>(argv.size()), argv.data());
-  *err = testing::internal::GetCapturedStderr();
+  *err = ::testing::internal::GetCapturedStderr();
   return rc;
 }
 
@@ -319,7 +319,7 @@ TEST(FabricSweepCli, RejectsConflictingOutputsAndWindowsAndAPreviousSweepWithout
   EXPECT_EQ(RunSweepCli({"sweep", "t.yaml", "--state-dir", "/tmp", "--previous", "b"}, &err), 2);
   EXPECT_NE(err.find("--state-dir with --baseline or --previous"), std::string::npos) << err;
 
-  const std::string dir = testing::TempDir();
+  const std::string dir = ::testing::TempDir();
   const std::string topo = dir + "/traffic_cli_topo.yaml", old = dir + "/traffic_cli_old.json",
                     bad = dir + "/traffic_cli_bad.json";
   std::ofstream(topo) << kYaml;
@@ -341,5 +341,5 @@ TEST(FabricSweepCli, RejectsConflictingOutputsAndWindowsAndAPreviousSweepWithout
       << err;
 }
 
-}  // namespace
+}  // namespace fabric_traffic_test
 }  // namespace railguard::fabric

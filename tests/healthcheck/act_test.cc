@@ -11,7 +11,7 @@
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_act_test {
 
 Verdict MakeVerdict(Level level, std::vector<Finding> findings = {}) {
   Verdict v;
@@ -501,5 +501,5 @@ TEST(DrainReason, IsBoundedPrintableAndCountsTheOthers) {
   for (char c : r) EXPECT_TRUE(c >= 0x20 && c < 0x7f);
 }
 
-}  // namespace
+}  // namespace healthcheck_act_test
 }  // namespace railguard::health

@@ -12,7 +12,7 @@
 #include "tests/healthcheck/checks_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_aer_window_test {
 
 using namespace check_testing;
 
@@ -80,5 +80,5 @@ TEST_F(Checks, AFatalAerTotalOfTheBaselinesBootDoesNotHideANewBootsError) {
                             "counted since boot) (0000:5e:00.0 MalfTLP 1)"}));
 }
 
-}  // namespace
+}  // namespace healthcheck_aer_window_test
 }  // namespace railguard::health

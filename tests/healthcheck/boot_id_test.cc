@@ -11,7 +11,7 @@
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_boot_id_test {
 
 using testing::TempDir;
 using testing::WriteFile;
@@ -56,5 +56,5 @@ TEST(BootId, GatherReadsItFromTheConfiguredFile) {
   EXPECT_TRUE(f.boot_id.error.empty()) << "not read";
 }
 
-}  // namespace
+}  // namespace healthcheck_boot_id_test
 }  // namespace railguard::health

@@ -16,7 +16,7 @@
 #include "wire/extra_json.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_budget_test {
 
 Verdict Healthy() {
   Verdict v;
@@ -229,5 +229,5 @@ TEST_F(Budget, WithoutTheNodeListTheNodeStaysInServiceAndSaysWhy) {
   EXPECT_EQ(a.problems[0], "Socket timed out on send/recv operation");
 }
 
-}  // namespace
+}  // namespace healthcheck_budget_test
 }  // namespace railguard::health

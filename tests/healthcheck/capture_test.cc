@@ -10,7 +10,7 @@
 #include "tests/shared_data.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_capture_test {
 
 using testing::CopyCapture;
 using testing::MaterializeCapture;
@@ -197,5 +197,5 @@ TEST(CaptureMlx4, TheSecondPortIsReadWhenItIsTheOnlyOne) {
                 "cannot judge it");
 }
 
-}  // namespace
+}  // namespace healthcheck_capture_test
 }  // namespace railguard::health

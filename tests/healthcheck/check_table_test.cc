@@ -13,7 +13,7 @@
 #include "config/config.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_check_table_test {
 
 // The names are stable (railguard.yaml's health.actions and sites' alert rules use them);
 // the catalog the loader validates against is the table itself.
@@ -82,5 +82,5 @@ TEST(CheckTable, TheManPageListsExactlyTheTablesChecks) {
   EXPECT_EQ(listed, expected);
 }
 
-}  // namespace
+}  // namespace healthcheck_check_table_test
 }  // namespace railguard::health

@@ -12,7 +12,7 @@
 #include "tests/healthcheck/checks_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_checks_counters_test {
 
 using namespace check_testing;
 
@@ -263,5 +263,5 @@ TEST_F(Checks, NoPmaCountersAreOneNoteAndNeverAFault) {
             "cannot judge them");
 }
 
-}  // namespace
+}  // namespace healthcheck_checks_counters_test
 }  // namespace railguard::health

@@ -21,7 +21,7 @@
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_checks_eth_test {
 
 using check_testing::Checks;
 using check_testing::Val;
@@ -349,5 +349,5 @@ TEST_F(EthChecks, TheNetdevRecordSurvivesTheStateFile) {
   EXPECT_FALSE(rec.last.counters.count("rx_corrected_bits_phy"));
 }
 
-}  // namespace
+}  // namespace healthcheck_checks_eth_test
 }  // namespace railguard::health

@@ -15,7 +15,7 @@
 #include "wire/fabric_evidence.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_checks_fabric_test {
 
 using check_testing::Checks;
 
@@ -141,5 +141,5 @@ TEST_F(FabricInput, StaleMissingOrBadEvidenceIsIgnoredWithANote) {
   EXPECT_FALSE(LoadNodeFabric(off, "n001", "su1", now_, &f, &note));
 }
 
-}  // namespace
+}  // namespace healthcheck_checks_fabric_test
 }  // namespace railguard::health

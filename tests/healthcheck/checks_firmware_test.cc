@@ -13,7 +13,7 @@
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_checks_firmware_test {
 
 using namespace check_testing;
 
@@ -135,5 +135,5 @@ TEST_F(NicFirmware, TheCheckCanBeTurnedToDrainOrOff) {
   EXPECT_EQ(Judge(Input()).verdict.level, Level::kDrain);
 }
 
-}  // namespace
+}  // namespace healthcheck_checks_firmware_test
 }  // namespace railguard::health

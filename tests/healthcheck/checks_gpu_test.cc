@@ -10,7 +10,7 @@
 #include "tests/healthcheck/checks_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_checks_gpu_test {
 
 using namespace check_testing;
 
@@ -67,5 +67,5 @@ TEST_F(Checks, ATimedOutReadIsADownRailNamingTheFile) {
   EXPECT_EQ(j.verdict.rails[3].status, RailStatus::kDown);
 }
 
-}  // namespace
+}  // namespace healthcheck_checks_gpu_test
 }  // namespace railguard::health

@@ -11,7 +11,7 @@
 #include "tests/healthcheck/checks_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_checks_pcie_test {
 
 using namespace check_testing;
 
@@ -240,5 +240,5 @@ TEST_F(Checks, ARootPortAerCountIsChargedToTheLinkBelowIt) {
                             "counted since boot) (0000:97:01.0 SDES 1)"}));
 }
 
-}  // namespace
+}  // namespace healthcheck_checks_pcie_test
 }  // namespace railguard::health

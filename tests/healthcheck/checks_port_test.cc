@@ -10,7 +10,7 @@
 #include "tests/healthcheck/checks_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_checks_port_test {
 
 using namespace check_testing;
 
@@ -181,5 +181,5 @@ TEST_F(Checks, APortLeavingActiveBetweenRunsIsAFlapComingBackIsNot) {
   EXPECT_TRUE(Messages().empty());
 }
 
-}  // namespace
+}  // namespace healthcheck_checks_port_test
 }  // namespace railguard::health

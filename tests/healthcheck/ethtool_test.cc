@@ -10,7 +10,7 @@
 #include "tests/healthcheck/eth_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_ethtool_test {
 
 using eth_testing::FakeEthtool;
 using eth_testing::Mlx5Stats;
@@ -138,5 +138,5 @@ TEST(OpenEthtoolIoctl, AnInterfaceThatDoesNotExistIsAnErrorNotACrash) {
       << err;
 }
 
-}  // namespace
+}  // namespace healthcheck_ethtool_test
 }  // namespace railguard::health

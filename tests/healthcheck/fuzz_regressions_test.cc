@@ -10,7 +10,7 @@
 #include "healthcheck/state.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_fuzz_regressions_test {
 
 // fuzz_health_state: a number too large for a double ("1e308" with digits appended) made
 // nlohmann throw out_of_range, which only parse errors were caught for: railcheck ended in
@@ -42,5 +42,5 @@ TEST(SysfsValuesFuzzRegression, AnAerSumPast64BitsSaturatesInsteadOfWrapping) {
   EXPECT_EQ(aer.total, 5u);
 }
 
-}  // namespace
+}  // namespace healthcheck_fuzz_regressions_test
 }  // namespace railguard::health

@@ -15,7 +15,7 @@
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_gather_test {
 
 using testing::CachedFixture;
 using testing::MakeFixture;
@@ -184,5 +184,5 @@ TEST(IsBdf, AcceptsPciAddressesOnly) {
   EXPECT_FALSE(IsBdf("0000:18:00"));
 }
 
-}  // namespace
+}  // namespace healthcheck_gather_test
 }  // namespace railguard::health

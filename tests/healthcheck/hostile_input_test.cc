@@ -18,7 +18,7 @@
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_hostile_input_test {
 
 using namespace std::string_literals;
 using testing::FakeSlurm;
@@ -278,5 +278,5 @@ TEST_F(Hostile, RailcheckBaselineStillRefusesAnotherNodesBaseline) {
   EXPECT_EQ(ReadFile(path), text);
 }
 
-}  // namespace
+}  // namespace healthcheck_hostile_input_test
 }  // namespace railguard::health

@@ -15,7 +15,7 @@
 #include <thread>
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_isolate_test {
 
 using Clock = std::chrono::steady_clock;
 
@@ -225,5 +225,5 @@ TEST(FactsOfLateChild, TheOldestStuckReadIsATimeoutOnTheRailItReads) {
   EXPECT_TRUE(FactsOfLateChild(c, "n003", "/s", nics, 500).timeouts.empty());
 }
 
-}  // namespace
+}  // namespace healthcheck_isolate_test
 }  // namespace railguard::health

@@ -10,7 +10,7 @@
 #include "tests/healthcheck/checks_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_judge_test {
 
 using namespace check_testing;
 
@@ -61,5 +61,5 @@ TEST(FormatDuration, PicksAReadableUnit) {
   EXPECT_EQ(FormatDuration(3 * 86400), "3.0 days");
 }
 
-}  // namespace
+}  // namespace healthcheck_judge_test
 }  // namespace railguard::health

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_parse_test {
 
 TEST(ParsePortState, ReadsTheNumberAndNameOfStateAndPhysState) {
   PortStateValue v;
@@ -258,5 +258,5 @@ TEST(FormatNumber, PrintsWholeNumbersWithoutDecimals) {
   EXPECT_EQ(FormatPcieSpeed(2.5), "2.5 GT/s");
 }
 
-}  // namespace
+}  // namespace healthcheck_parse_test
 }  // namespace railguard::health

@@ -22,7 +22,7 @@
 #include "config/load.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_railcheck_cli_test {
 
 using testing::CachedFixture;
 using testing::FakeSlurm;
@@ -884,11 +884,11 @@ TEST_F(RailcheckStuck, AChildStuckAfterItsGatherGaveUpIsAnsweredForAtTheRunsDead
   EXPECT_EQ(Node().reason, "railcheck: rail3 mlx5_5 sysfs read timed out");
 }
 
-}  // namespace
+}  // namespace healthcheck_railcheck_cli_test
 }  // namespace railguard::health
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_railcheck_cli_test {
 
 // With the default health.sysfs_root (and with "/", what configs said before), a node's
 // rail NICs are looked for under /sys/class/infiniband, where the kernel puts them, not
@@ -912,5 +912,5 @@ TEST_F(Railcheck, TheDefaultSysfsRootIsWhereTheKernelMountsSysfs) {
   }
 }
 
-}  // namespace
+}  // namespace healthcheck_railcheck_cli_test
 }  // namespace railguard::health

@@ -12,7 +12,7 @@
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_railcheck_pcie_test {
 
 using testing::CachedFixture;
 using testing::FakeSlurm;
@@ -145,5 +145,5 @@ TEST_F(RailcheckPcie, RailNicsOnDifferentFirmwareWarnAndExtraCarriesTheVersions)
       << Node().extra;
 }
 
-}  // namespace
+}  // namespace healthcheck_railcheck_pcie_test
 }  // namespace railguard::health

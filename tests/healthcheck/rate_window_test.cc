@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_rate_window_test {
 
 constexpr double kT0 = 1700000000;
 
@@ -76,5 +76,5 @@ TEST(RateWindow, AnyIncreaseIsJudgedInTheShortestWindowOnly) {
   EXPECT_FALSE(OverLimit(h, kT0 + 300 + 3600, 0, cfg).has_value());
 }
 
-}  // namespace
+}  // namespace healthcheck_rate_window_test
 }  // namespace railguard::health

@@ -14,7 +14,7 @@
 #include "tests/shared_data.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_reason_capture_test {
 
 TEST(ReasonOnCapture, NamesTheWrongPhysStateByItsKernelNumberAndListsTheWidthToo) {
   RAILGUARD_NEEDS_SHARED(testing::kCaptureRel);
@@ -63,5 +63,5 @@ TEST(ReasonOnCapture, NamesTheWrongPhysStateByItsKernelNumberAndListsTheWidthToo
       << text;
 }
 
-}  // namespace
+}  // namespace healthcheck_reason_capture_test
 }  // namespace railguard::health

@@ -11,7 +11,7 @@
 #include "healthcheck/checks.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_run_events_test {
 
 using wire::EventFromJsonLine;
 using wire::EventKind;
@@ -129,5 +129,5 @@ TEST(EventsForRun, EveryEventItMakesSurvivesTheLog) {
   }
 }
 
-}  // namespace
+}  // namespace healthcheck_run_events_test
 }  // namespace railguard::health

@@ -13,7 +13,7 @@
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_state_test {
 
 using testing::ReadFile;
 using testing::TempDir;
@@ -379,5 +379,5 @@ TEST(StateLock, ASecondRunWaitsAndThenGivesUpWithAClearError) {
                      "than 50 ms");
 }
 
-}  // namespace
+}  // namespace healthcheck_state_test
 }  // namespace railguard::health

@@ -12,7 +12,7 @@
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::health {
-namespace {
+namespace healthcheck_verbs_test {
 
 // rdma-core's encodings (verbs.h): IBV_WIDTH_1X 1, 4X 2, 8X 4, 12X 8, 2X 16; IBV_SPEED_SDR 1,
 // DDR 2, QDR 4, FDR10 8, FDR 16, EDR 32, HDR 64, NDR 128, XDR 256.
@@ -163,5 +163,5 @@ TEST(CheckPortRate, AnXdrPortOnAnXdrRailPassesAndBelowItFails) {
             "port.rate: rail0 mlx5_0 rate 400 Gb/sec (2X XDR) < expected 800 Gb/sec (4X XDR)");
 }
 
-}  // namespace
+}  // namespace healthcheck_verbs_test
 }  // namespace railguard::health

@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace railguard::plugin {
-namespace {
+namespace plugin_bridge_test {
 
 std::vector<std::pair<int, std::string>>* lines = nullptr;
 
@@ -89,5 +89,5 @@ TEST(Bridge, ReloadLoggedSaysWhatLoadedAndWhatStaysInForce) {
   EXPECT_EQ(got[2].first, RG_LOG_ERROR);
 }
 
-}  // namespace
+}  // namespace plugin_bridge_test
 }  // namespace railguard::plugin

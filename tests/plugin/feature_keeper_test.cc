@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 namespace railguard::plugin {
-namespace {
+namespace plugin_feature_keeper_test {
 
 const char kOk[] = R"({"railcheck":{"failed":[],"rails":["ok","ok"],"time":1,"verdict":"ok"}})";
 const char kDegraded[] =
@@ -78,5 +78,5 @@ TEST(FixFeatures, AnActiveListOutOfStepIsRepaired) {
   EXPECT_EQ(fix->features_act, "gpu,rail_healthy");
 }
 
-}  // namespace
+}  // namespace plugin_feature_keeper_test
 }  // namespace railguard::plugin

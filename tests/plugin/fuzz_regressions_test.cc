@@ -10,7 +10,7 @@
 #include "plugin/core/placement.h"
 
 namespace railguard::plugin {
-namespace {
+namespace plugin_fuzz_regressions_test {
 
 // fuzz_job_options: a --rail-max-sus value of 19 or more digits overflowed a signed long
 // while it was read (undefined behaviour), although the value was refused afterwards.
@@ -39,5 +39,5 @@ TEST(JobOptionsFuzzRegression, AJobWithAnOverlongMaxSusIsRefusedAtSubmission) {
             "number from 1 to 4096");
 }
 
-}  // namespace
+}  // namespace plugin_fuzz_regressions_test
 }  // namespace railguard::plugin

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 namespace railguard::plugin {
-namespace {
+namespace plugin_held_jobs_test {
 
 const std::string kF = "rail_healthy";
 
@@ -119,5 +119,5 @@ TEST(HeldJobs, AJobSlurmParkedForTooFewHealthyNodesIsTakenOver) {
   EXPECT_EQ(JudgeParkedJob(j, kF, false).kind, ParkedStep::kLeave);
 }
 
-}  // namespace
+}  // namespace plugin_held_jobs_test
 }  // namespace railguard::plugin

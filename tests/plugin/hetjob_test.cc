@@ -12,7 +12,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::plugin {
-namespace {
+namespace plugin_hetjob_test {
 
 topo::Topology Dev4Su() { return Dev4SuTopology(); }
 
@@ -83,5 +83,5 @@ TEST(HetjobTogether, TheOptionTravelsInTheSpankEnvironment) {
   EXPECT_EQ(err, "invalid --rail-hetjob value 'close?'; expected together or apart");
 }
 
-}  // namespace
+}  // namespace plugin_hetjob_test
 }  // namespace railguard::plugin

@@ -12,7 +12,7 @@
 #include "tests/healthcheck/health_test_util.h"
 
 namespace railguard::plugin {
-namespace {
+namespace plugin_job_env_isolation_test {
 
 using health::testing::TempDir;
 using health::testing::WriteFile;
@@ -115,5 +115,5 @@ TEST_F(JobSubmitBridge, AHostileOptionValueIsRefusedWithOneShortPrintableLine) {
   }
 }
 
-}  // namespace
+}  // namespace plugin_job_env_isolation_test
 }  // namespace railguard::plugin

@@ -16,7 +16,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::plugin {
-namespace {
+namespace plugin_one_hop_domain_test {
 
 topo::Topology B300Dev() {
   topo::Topology t;
@@ -115,5 +115,5 @@ TEST(OneHopSwitchPlan, EachDomainIsALeafUnderItsSuUnderTheTop) {
             "b300dev-spine, 64 nodes ranked scalable unit by scalable unit");
 }
 
-}  // namespace
+}  // namespace plugin_one_hop_domain_test
 }  // namespace railguard::plugin

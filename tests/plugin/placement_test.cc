@@ -11,7 +11,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::plugin {
-namespace {
+namespace plugin_placement_test {
 
 // etc/dev-4su.yaml: four SUs of eight nodes with 8 GPUs each.
 Fabric Dev4Su() { return Fabric{{8, 8, 8, 8}, 8}; }
@@ -479,5 +479,5 @@ TEST(FabricOf, ReadsSuSizesAndGpusFromTheDevLayout) {
   EXPECT_EQ(f.gpus_per_node, 8u);
 }
 
-}  // namespace
+}  // namespace plugin_placement_test
 }  // namespace railguard::plugin

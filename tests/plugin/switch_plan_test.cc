@@ -14,7 +14,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::plugin {
-namespace {
+namespace plugin_switch_plan_test {
 
 topo::Topology Dev4Su() { return Dev4SuTopology(); }
 
@@ -257,5 +257,5 @@ TEST(NcclIbHca, ListsTheNodesRailNicsInRailOrderForExactMatch) {
   EXPECT_FALSE(NcclIbHca(t, "login1").has_value());
 }
 
-}  // namespace
+}  // namespace plugin_switch_plan_test
 }  // namespace railguard::plugin

@@ -12,7 +12,7 @@
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
-namespace {
+namespace report_budget_alert_test {
 
 using testing::DevTopology;
 using testing::RowOf;
@@ -74,5 +74,5 @@ TEST(ReportDrainBudget, WithinTheBudgetThereIsNoAlert) {
   EXPECT_EQ(RenderPrometheus(r).find("railguard_node_over_drain_budget{"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace report_budget_alert_test
 }  // namespace railguard::report

@@ -11,7 +11,7 @@
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
-namespace {
+namespace report_firmware_test {
 
 using namespace testing;
 
@@ -113,5 +113,5 @@ TEST(ReportFirmware, AFwListOfTheWrongLengthIsAnInputProblem) {
     }
 }
 
-}  // namespace
+}  // namespace report_firmware_test
 }  // namespace railguard::report

@@ -7,7 +7,7 @@
 #include <string>
 
 namespace railguard::report {
-namespace {
+namespace report_json_reader_test {
 
 std::string ErrorOf(const std::string& text, int max_depth = 32) {
   JsonValue v;
@@ -111,5 +111,5 @@ TEST(JsonReader, Utf8HelpersReplaceOnlyInvalidBytes) {
             "b\xC3\xA9");
 }
 
-}  // namespace
+}  // namespace report_json_reader_test
 }  // namespace railguard::report

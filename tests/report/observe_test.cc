@@ -12,7 +12,7 @@
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
-namespace {
+namespace report_observe_test {
 
 using testing::DevTopology;
 using testing::N;
@@ -279,5 +279,5 @@ TEST(ReportObserveMode, EnforceModeShowsNothingOfIt) {
   EXPECT_EQ(prom.find("railguard_node_would{"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace report_observe_test
 }  // namespace railguard::report

@@ -16,7 +16,7 @@
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
-namespace {
+namespace report_render_test {
 
 using testing::DevTopology;
 
@@ -270,5 +270,5 @@ TEST(RenderPrometheus, HostileJobNamesStayInsideTheirLabel) {
   EXPECT_EQ(text.find("\nrailguard_fake"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace report_render_test
 }  // namespace railguard::report

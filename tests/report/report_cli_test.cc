@@ -15,7 +15,7 @@
 #include "tests/report/report_test_util.h"
 
 namespace railguard::cli {
-namespace {
+namespace report_report_cli_test {
 
 using report::testing::kDevYaml;
 using report::testing::kFaultsEvents;
@@ -211,5 +211,5 @@ TEST_F(ReportCli, LiveReadingWithoutSlurmConfSaysWhatToDo) {
                        "with --snapshot FILE\n");
 }
 
-}  // namespace
+}  // namespace report_report_cli_test
 }  // namespace railguard::cli

@@ -11,7 +11,7 @@
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
-namespace {
+namespace report_report_test {
 
 using testing::Build;
 using testing::DevTopology;
@@ -293,5 +293,5 @@ TEST(FleetReport, FormatsTimesAndAges) {
   EXPECT_EQ(FormatAge(2 * 86400), "2.0d");
 }
 
-}  // namespace
+}  // namespace report_report_test
 }  // namespace railguard::report

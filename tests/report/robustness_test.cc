@@ -14,7 +14,7 @@
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
-namespace {
+namespace report_robustness_test {
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path);
@@ -135,5 +135,5 @@ TEST(ReportRobustness, MutatedHistoryLinesAreEventsOrReasonsNeverCrash) {
   EXPECT_GT(parsed, 100);
 }
 
-}  // namespace
+}  // namespace report_robustness_test
 }  // namespace railguard::report

@@ -11,7 +11,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::report {
-namespace {
+namespace report_rootcause_test {
 
 using testing::Build;
 using testing::DevTopology;
@@ -219,11 +219,11 @@ TEST(RootCause, LeafPortIsPositionPlusOneUnlessTheLeafHasNoSuchPort) {
   EXPECT_EQ(LeafPort(t, 9, 3, 0), 0);
 }
 
-}  // namespace
+}  // namespace report_rootcause_test
 }  // namespace railguard::report
 
 namespace railguard::report {
-namespace {
+namespace report_rootcause_test {
 
 // tests/data/topo/b300-2su.yaml: 2 SUs of 32 nodes, two leaves per rail of 16 nodes each.
 topo::Topology SplitTopology() {
@@ -260,5 +260,5 @@ TEST(RootCauseDomains, AFaultyLeafOfASplitSuIsThatLeafNotHalfTheSu) {
             "leaf switch su1-r2-b (su1-d2, rail2) or its uplinks: 8 of 16 nodes bad on rail2");
 }
 
-}  // namespace
+}  // namespace report_rootcause_test
 }  // namespace railguard::report

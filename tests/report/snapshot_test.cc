@@ -10,7 +10,7 @@
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
-namespace {
+namespace report_snapshot_test {
 
 std::string Errors(const std::string& text) {
   Snapshot s;
@@ -188,5 +188,5 @@ TEST(ReportSnapshot, TakeSnapshotPassesOnTheSourcesError) {
   EXPECT_EQ(err, "cannot load jobs from slurmctld: Unable to contact slurm controller");
 }
 
-}  // namespace
+}  // namespace report_snapshot_test
 }  // namespace railguard::report

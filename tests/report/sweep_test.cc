@@ -17,7 +17,7 @@
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
-namespace {
+namespace report_sweep_test {
 
 using testing::DevTopology;
 using testing::HealthySnapshot;
@@ -162,11 +162,11 @@ TEST(SweepRootCause, NodeHealthSuspectsTakeTheirPortAndEndFromTheSweep) {
   EXPECT_EQ(n013, 1);
 }
 
-}  // namespace
+}  // namespace report_sweep_test
 }  // namespace railguard::report
 
 namespace railguard::report {
-namespace {
+namespace report_sweep_test {
 
 TEST(EvidenceFromSweep, SwitchSideProblemsPerNodeRailAndTheLeafFaultOfARealSweep) {
   const topo::Topology t = DevTopology();
@@ -259,11 +259,11 @@ TEST(SweepInput, TakesTheTimeFromTheSweepsSummaryWhenItHasOne) {
             "b.json:1:40: \"time\" is not a number; expected seconds since the epoch\n");
 }
 
-}  // namespace
+}  // namespace report_sweep_test
 }  // namespace railguard::report
 
 namespace railguard::report {
-namespace {
+namespace report_sweep_test {
 
 TEST(SweepRender, EveryFormatNamesTheEndAndTheSweep) {
   const topo::Topology t = DevTopology();
@@ -282,5 +282,5 @@ TEST(SweepRender, EveryFormatNamesTheEndAndTheSweep) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace report_sweep_test
 }  // namespace railguard::report

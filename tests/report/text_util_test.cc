@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace railguard::report {
-namespace {
+namespace report_text_util_test {
 
 TEST(ReportText, JoinsWithoutALeadingSeparator) {
   EXPECT_EQ(JoinStrings({"a", "b", "c"}), "a, b, c");
@@ -19,5 +19,5 @@ TEST(ReportText, RatesHaveOneDecimalBelowTen) {
   EXPECT_EQ(RatePerHour(12.4), "12/h");
 }
 
-}  // namespace
+}  // namespace report_text_util_test
 }  // namespace railguard::report

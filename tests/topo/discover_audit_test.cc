@@ -15,7 +15,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_discover_audit_test {
 
 using discover_testing::AllFindings;
 using discover_testing::DevOptions;
@@ -349,5 +349,5 @@ TEST(DiscoverRealDumps, FindingsComeGroupedByKind) {
                                              "non-compute"}));
 }
 
-}  // namespace
+}  // namespace topo_discover_audit_test
 }  // namespace railguard::topo

@@ -19,7 +19,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_discover_domains_test {
 
 using discover_testing::AllFindings;
 using discover_testing::Keys;
@@ -244,16 +244,16 @@ TEST(DiscoverDomains, TraitsInASplitSuGiveExactlyTheirFindingsNamingTheDomain) {
 int RunTopology(int (*cmd)(int, char**), std::vector<std::string> args, std::string* out) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
   const int rc = cmd(static_cast<int>(argv.size()), argv.data());
-  *out = testing::internal::GetCapturedStdout();
-  testing::internal::GetCapturedStderr();
+  *out = ::testing::internal::GetCapturedStdout();
+  ::testing::internal::GetCapturedStderr();
   return rc;
 }
 
 TEST(DiscoverDomainsCli, SimulateThenDiscoverGivesBackWhatShowSeesInTheSource) {
-  const std::string base = testing::TempDir() + "/domains_" + std::to_string(getpid());
+  const std::string base = ::testing::TempDir() + "/domains_" + std::to_string(getpid());
   for (const std::string& src : {kB300Dev, kB300}) {
     std::string out;
     ASSERT_EQ(RunTopology(cli::TopologySimulate, {"simulate", src, "-o", base + ".topo"}, &out), 0);
@@ -286,5 +286,5 @@ TEST(DiscoverDomainsCli, SimulateThenDiscoverGivesBackWhatShowSeesInTheSource) {
   std::remove((base + ".yaml").c_str());
 }
 
-}  // namespace
+}  // namespace topo_discover_domains_test
 }  // namespace railguard::topo

@@ -17,7 +17,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_discover_infer_test {
 
 using discover_testing::AllFindings;
 using discover_testing::BigLayout;
@@ -259,5 +259,5 @@ TEST(DiscoverRealDumps, TheTwoHostSampleIsOneSuOfOneRail) {
   EXPECT_TRUE(LoadTopologyString(yaml, "d.yaml", &check, &diags)) << FormatDiags(diags);
 }
 
-}  // namespace
+}  // namespace topo_discover_infer_test
 }  // namespace railguard::topo

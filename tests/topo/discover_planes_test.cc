@@ -12,7 +12,7 @@
 #include "topo/fabric_sim.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_discover_planes_test {
 
 using discover_testing::AllFindings;
 using discover_testing::Keys;
@@ -73,5 +73,5 @@ TEST(DiscoverPlanes, SpinesThatServeEveryRailSayNothing) {
   EXPECT_EQ(AllFindings(DiscoverPlanes("[mlx5_1, mlx5_0, mlx5_2, mlx5_3]", false)), "");
 }
 
-}  // namespace
+}  // namespace topo_discover_planes_test
 }  // namespace railguard::topo

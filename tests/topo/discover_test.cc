@@ -14,7 +14,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_discover_test {
 
 using discover_testing::AllFindings;
 using discover_testing::BigLayout;
@@ -81,5 +81,5 @@ TEST(DiscoverScale, A4096NodeFabricRoundTripsAndCostsLinearTime) {
   EXPECT_EQ(EmitTopologyYaml(d.topology), EmitTopologyYaml(expected));
 }
 
-}  // namespace
+}  // namespace topo_discover_test
 }  // namespace railguard::topo

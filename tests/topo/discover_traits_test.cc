@@ -19,7 +19,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_discover_traits_test {
 
 using discover_testing::AllFindings;
 using discover_testing::Keys;
@@ -313,18 +313,18 @@ TEST(DiscoverTraits, AllTraitsAtOnceGiveExactlyTheirFindings) {
 int RunRailctl(std::vector<std::string> args, std::string* out, std::string* err) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
   const int rc = args[0] == "simulate"
                      ? cli::TopologySimulate(static_cast<int>(argv.size()), argv.data())
                      : cli::TopologyDiscover(static_cast<int>(argv.size()), argv.data());
-  *out = testing::internal::GetCapturedStdout();
-  *err = testing::internal::GetCapturedStderr();
+  *out = ::testing::internal::GetCapturedStdout();
+  *err = ::testing::internal::GetCapturedStderr();
   return rc;
 }
 
 TEST(DiscoverTraitsCli, SimulateWritesTheTraitsAndDiscoverTakesOneRailOrderPerNaming) {
-  const std::string base = testing::TempDir() + "/traits_" + std::to_string(getpid());
+  const std::string base = ::testing::TempDir() + "/traits_" + std::to_string(getpid());
   { std::ofstream(base + ".yaml") << kH100; }
   std::string out;
   std::string err;
@@ -362,5 +362,5 @@ TEST(DiscoverTraitsCli, SimulateWritesTheTraitsAndDiscoverTakesOneRailOrderPerNa
   std::remove((base + ".topo").c_str());
 }
 
-}  // namespace
+}  // namespace topo_discover_traits_test
 }  // namespace railguard::topo

@@ -17,7 +17,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_fabric_sim_test {
 
 const std::string kDev4su = RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml";
 
@@ -436,10 +436,10 @@ CliResult RunSimulate(std::vector<std::string> args) {
   args.insert(args.begin(), "simulate");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
   const int rc = cli::TopologySimulate(static_cast<int>(argv.size()), argv.data());
-  CliResult r{rc, testing::internal::GetCapturedStdout(), testing::internal::GetCapturedStderr()};
+  CliResult r{rc, ::testing::internal::GetCapturedStdout(), ::testing::internal::GetCapturedStderr()};
   return r;
 }
 
@@ -448,7 +448,7 @@ TEST(FabricSimCli, WritesTheDumpToStdoutOrToTheOutputFile) {
   EXPECT_EQ(r.rc, 0) << r.err;
   const Topology t = LoadFile(kDev4su);
   EXPECT_EQ(r.out, Simulate(t, WithFault(t, "swap", "n001:1:2")));
-  const std::string path = testing::TempDir() + "/sim_" + std::to_string(getpid()) + ".topo";
+  const std::string path = ::testing::TempDir() + "/sim_" + std::to_string(getpid()) + ".topo";
   const CliResult w = RunSimulate({kDev4su, "-o", path});
   EXPECT_EQ(w.rc, 0) << w.err;
   EXPECT_EQ(w.out, "");
@@ -490,5 +490,5 @@ TEST(FabricSimCli, ExitsOneOnAnInvalidTopologyOrAnImpossibleFabric) {
                        ": spine spine1 has 64 ports but needs 96 (32 leaves x 3 uplinks)\n");
 }
 
-}  // namespace
+}  // namespace topo_fabric_sim_test
 }  // namespace railguard::topo

@@ -10,7 +10,7 @@
 #include "topo/topology_yaml.h"
 
 namespace railguard {
-namespace {
+namespace topo_fuzz_regressions_test {
 
 // fuzz_hostlist: digits before a bracket group joined the group's numbers into a suffix above
 // 18446744073709551614. Expansion accepted it, but the compressed names did not expand again
@@ -100,5 +100,5 @@ TEST(TopologyYamlFuzzRegression, NamesThatOnlyLookSpecialStayPlain) {
   EXPECT_NE(emitted.find("  - name: 1e3\n"), std::string::npos) << emitted;
 }
 
-}  // namespace
+}  // namespace topo_fuzz_regressions_test
 }  // namespace railguard

@@ -26,7 +26,7 @@
 extern char** environ;
 
 namespace railguard {
-namespace {
+namespace topo_hostlist_test {
 
 // Expansion joined by spaces, or "error: <message>".
 std::string Expand(const std::string& expr) {
@@ -696,5 +696,5 @@ TEST_F(HostlistVsScontrol, SeededRandomExpressionsExpandAndCompressExactlyAsScon
   }
 }
 
-}  // namespace
+}  // namespace topo_hostlist_test
 }  // namespace railguard

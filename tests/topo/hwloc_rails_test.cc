@@ -12,7 +12,7 @@
 #include "cli/commands.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_hwloc_rails_test {
 
 using nlohmann::json;
 
@@ -173,7 +173,7 @@ TEST(HwlocRailsErrors, MissingFileIsAnError) {
 }
 
 TEST(HwlocRailsErrors, EmptyFileIsAnError) {
-  const std::string path = testing::TempDir() + "hwloc_rails_empty.xml";
+  const std::string path = ::testing::TempDir() + "hwloc_rails_empty.xml";
   std::FILE* f = std::fopen(path.c_str(), "w");
   ASSERT_NE(nullptr, f);
   std::fclose(f);
@@ -318,11 +318,11 @@ CliRun Rails(std::vector<std::string> args) {
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   CliRun r;
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
   r.code = cli::TopologyRails(static_cast<int>(args.size()), argv.data());
-  r.out = testing::internal::GetCapturedStdout();
-  r.err = testing::internal::GetCapturedStderr();
+  r.out = ::testing::internal::GetCapturedStdout();
+  r.err = ::testing::internal::GetCapturedStderr();
   return r;
 }
 
@@ -453,5 +453,5 @@ TEST(HwlocRailsCli, LiveModeWithoutGpusFailsCleanly) {
             r.err);
 }
 
-}  // namespace
+}  // namespace topo_hwloc_rails_test
 }  // namespace railguard::topo

@@ -12,7 +12,7 @@
 #include "tests/shared_data.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_ibnet_test {
 
 const std::string kShared = RAILGUARD_SHARED_DATA "/ibnetdiscover/";
 const std::string kData = RAILGUARD_SOURCE_DIR "/tests/data/ibnet/";
@@ -433,5 +433,5 @@ TEST(IbnetIds, PrintGuidsAsIbnetdiscoverAndTheYamlDo) {
   EXPECT_EQ(GuidString(0xe41d2d030003e470ULL), "0xe41d2d030003e470");
 }
 
-}  // namespace
+}  // namespace topo_ibnet_test
 }  // namespace railguard::topo

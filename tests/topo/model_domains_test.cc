@@ -10,7 +10,7 @@
 #include "tests/text_edit.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_model_domains_test {
 
 // One SU of 8 nodes and 2 rails, two leaves per rail of 4 nodes each (the B300 SuperPOD
 // pattern of etc/superpod-b300.yaml scaled down), and an H100-style SU of one leaf per rail.
@@ -235,5 +235,5 @@ TEST(OneHopDomains, TheB300ExampleValidatesWithTwoDomainsPerSuAndExports) {
   EXPECT_NE(block.find("BlockSizes=32,64,128\n"), std::string::npos) << block;
 }
 
-}  // namespace
+}  // namespace topo_model_domains_test
 }  // namespace railguard::topo

@@ -10,7 +10,7 @@
 #include "tests/topo/discover_test_util.h"
 
 namespace railguard::topo {
-namespace {
+namespace topo_node_map_test {
 
 using discover_testing::kX5;
 
@@ -47,5 +47,5 @@ TEST(DiscoverHelpers, NodeMapErrorsNameTheLineAndTheExpectedForm) {
                                      "m.map:6: GUID H-12 is mapped twice (first at line 5)" + form);
 }
 
-}  // namespace
+}  // namespace topo_node_map_test
 }  // namespace railguard::topo

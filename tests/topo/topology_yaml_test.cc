@@ -8,7 +8,7 @@
 #include <string>
 
 namespace railguard::topo {
-namespace {
+namespace topo_topology_yaml_test {
 
 // A valid two-SU, two-rail layout that the error tests below break one line at a time.
 const char kGood[] =
@@ -235,5 +235,5 @@ TEST(TopologyYaml, ShippedExampleLayoutsValidate) {
   }
 }
 
-}  // namespace
+}  // namespace topo_topology_yaml_test
 }  // namespace railguard::topo

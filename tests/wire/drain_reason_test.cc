@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace railguard::wire {
-namespace {
+namespace wire_drain_reason_test {
 
 TEST(DrainReasonGrammar, WritesThePrefixTheFirstFindingAndHowManyMore) {
   EXPECT_EQ(FormatDrainReason("rail3 mlx5_5 rate 200 < 400 Gb/s", 0),
@@ -47,5 +47,5 @@ TEST(DrainReasonGrammar, OnlyWholeRailWordsCountAndOnlyRailchecksPrefix) {
   EXPECT_EQ(RailsInReason("railcheck: rail2 rail2 (rail1)", 8), (std::vector<int>{2, 1}));
 }
 
-}  // namespace
+}  // namespace wire_drain_reason_test
 }  // namespace railguard::wire

@@ -15,7 +15,7 @@
 #include <vector>
 
 namespace railguard::wire {
-namespace {
+namespace wire_event_log_test {
 
 class HistoryTest : public ::testing::Test {
  protected:
@@ -276,5 +276,5 @@ TEST(EventKinds, NamesRoundTrip) {
   EXPECT_EQ(unchanged, EventKind::kDown);
 }
 
-}  // namespace
+}  // namespace wire_event_log_test
 }  // namespace railguard::wire

@@ -9,7 +9,7 @@
 #include "wire/extra_json.h"
 
 namespace railguard::wire {
-namespace {
+namespace wire_extra_fw_test {
 
 std::string ErrorOf(const std::string& extra) {
   RailcheckExtra e;
@@ -64,5 +64,5 @@ TEST(ExtraFw, MalformedListsNameTheEntryAndTheForm) {
   EXPECT_NE(ErrorOf(head + "\"fw\":[\"" + std::string(65, '1') + "\"]}}"), "");
 }
 
-}  // namespace
+}  // namespace wire_extra_fw_test
 }  // namespace railguard::wire

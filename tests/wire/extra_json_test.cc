@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace railguard::wire {
-namespace {
+namespace wire_extra_json_test {
 
 std::string ErrorOf(const std::string& extra) {
   RailcheckExtra e;
@@ -182,5 +182,5 @@ TEST(ExtraField, RailStatesHaveTheirWords) {
   EXPECT_STREQ(RailStateName(RailState::kUnknown), "unknown");
 }
 
-}  // namespace
+}  // namespace wire_extra_json_test
 }  // namespace railguard::wire

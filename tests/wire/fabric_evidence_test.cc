@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace railguard::wire {
-namespace {
+namespace wire_fabric_evidence_test {
 
 FabricEvidence Sample() {
   FabricEvidence e;
@@ -63,5 +63,5 @@ TEST(FabricEvidence, BadInputNamesFileLineColumnAndTheExpectedForm) {
   ASSERT_EQ(d.size(), 1u);
 }
 
-}  // namespace
+}  // namespace wire_fabric_evidence_test
 }  // namespace railguard::wire
