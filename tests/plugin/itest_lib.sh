@@ -87,7 +87,24 @@ rgp_show_report() {
     waited=$((waited + 2))
   done
   echo "---- $1" >&2
-  head -n 150 "$1" >&2
+  head -n 150 "$1" | rgp_symbolize >&2
+}
+
+# rgp_symbolize: copies stdin to stdout, with each unsymbolized stack frame of a sanitizer
+# report ("#3 0x7f.. (/path/lib.so+0x1a2b)", as symbolize=0 writes them) followed by its
+# functions and source lines from addr2line (inlined ones too). The daemons report without
+# symbolizing: symbolizing in a multithreaded daemon that is shutting down is slow, and a
+# report cut short by the stop's SIGKILL kept only its first 3 lines (seen twice).
+rgp_symbolize() {
+  local line module offset
+  while IFS= read -r line; do
+    printf '%s\n' "$line"
+    if [[ $line =~ \#[0-9]+\ 0x[0-9a-f]+\ +\(([^+\)]+)\+(0x[0-9a-f]+)\) ]]; then
+      module=${BASH_REMATCH[1]} offset=${BASH_REMATCH[2]}
+      [ -r "$module" ] || continue
+      addr2line -f -C -i -e "$module" "$offset" 2>/dev/null | paste - - | sed 's/^/        /' || true
+    fi
+  done
 }
 
 # rgp_ok MESSAGE: records a passed check.
