@@ -46,7 +46,8 @@ bool ParseLong(std::string_view s, long lo, long hi, long* out) {
   const char* first = s.data() + i;
   const char* last = s.data() + s.size();
   if (first == last) return false;
-  if (*first == '-' ? plus || first + 1 == last || !IsDecimalDigit(first[1]) : !IsDecimalDigit(*first))
+  if (*first == '-' ? plus || first + 1 == last || !IsDecimalDigit(first[1])
+                    : !IsDecimalDigit(*first))
     return false;
   long v = 0;
   const auto [end, ec] = std::from_chars(first, last, v);

@@ -118,10 +118,10 @@ ojson DiscoveryJson(const topo::Discovery& d) {
   for (const topo::Finding& f : d.findings) findings.push_back(FindingJson(f));
   const topo::DiscoveryCounts& c = d.counts;
   ojson summary = {{"switches", c.switches}, {"leaves", c.leaves},
-                  {"spines", c.spines},     {"cas", c.cas},
-                  {"hcas", c.hcas},         {"hosts", c.hosts},
-                  {"unnamed", c.unnamed},   {"non_compute", c.non_compute},
-                  {"links", c.links}};
+                   {"spines", c.spines},     {"cas", c.cas},
+                   {"hcas", c.hcas},         {"hosts", c.hosts},
+                   {"unnamed", c.unnamed},   {"non_compute", c.non_compute},
+                   {"links", c.links}};
   return {{"cluster", t.cluster}, {"sus", sus},       {"rails", rails},
           {"findings", findings}, {"spines", spines}, {"switches", switches},
           {"summary", summary},   {"domains", DomainsJson(t)}};

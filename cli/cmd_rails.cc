@@ -92,8 +92,9 @@ int TopologyRails(int argc, char** argv) {
     return 1;
   }
   const std::string out =
-      args.Has("json") ? RailOrderJson(order).dump(2, ' ', false, ojson::error_handler_t::replace) + "\n"
-                       : RailsText(order);
+      args.Has("json")
+          ? RailOrderJson(order).dump(2, ' ', false, ojson::error_handler_t::replace) + "\n"
+          : RailsText(order);
   return h.Write("", out);
 }
 

@@ -529,7 +529,8 @@ std::string RenderHtml(const Report& r) {
        "<title>railguard report: " +
        H(r.cluster) + "</title><style>" + kStyle + "</style></head>\n<body>\n";
   using Section = void (*)(const Report&, std::string*);
-  const Section sections[] = {Header, HtmlSuspects, Heatmap, HtmlCapacity, HtmlJobs, History, Nodes, HtmlNotes};
+  const Section sections[] = {Header,   HtmlSuspects, Heatmap, HtmlCapacity,
+                              HtmlJobs, History,      Nodes,   HtmlNotes};
   for (Section section : sections) section(r, &o);
   o += "<footer>railctl report &middot; schema railguard-report version " +
        std::to_string(kReportSchemaVersion) + "</footer>\n<script>" + kScript +

@@ -7,8 +7,8 @@
  * popcount, so every word counted is a libgcc call). Used in slurmctld's scheduling path
  * (under its locks): no I/O, no lock of its own. The index is built with the table
  * (rail_topo_build_config_and_index, under slurmctld's write locks); a call that finds the
- * table changed since (rg_topo_table_generation, its address) rebuilds it. Built for Slurm 24.11 and later.
- * REQUIRES: src/common/slurm_xlator.h included first. */
+ * table changed since (rg_topo_table_generation, its address) rebuilds it. Built for Slurm 24.11
+ * and later. REQUIRES: src/common/slurm_xlator.h included first. */
 #ifndef RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_DOMAINS_H_
 #define RAILGUARD_PLUGIN_TOPOLOGY_RAIL_TOPO_DOMAINS_H_
 

@@ -264,8 +264,9 @@ rgp_ok "slurmctld and all 32 slurmd are still running"
 kept=$RAILGUARD_CLUSTER_DIR
 keep_after=${RAILGUARD_KEEP_CLUSTER:-0}
 # slurmctld gets 60 s after SIGTERM (the harness's default is 5): a sanitizer report made
-# while it shuts down is symbolized slowly beside the ASan daemons, and a SIGKILL in the
-# middle of it left only its first 3 lines (seen in CI).
+# while it shuts down is written slowly beside the ASan daemons, and a SIGKILL in the middle of
+# it left only its first 3 lines (seen in CI, when the daemons still symbolized their reports;
+# they now leave that to rgp_symbolize).
 RAILGUARD_CTLD_STOP_SECONDS=60 RAILGUARD_KEEP_CLUSTER=1 rg_cluster_stop
 found=$(grep -lE 'ERROR: AddressSanitizer|runtime error:|SUMMARY: (Address|Undefined)' \
   "$reports"/* "$kept"/ctld/slurmctld.out "$kept"/ctld/slurmctld.log "$kept"/nodes/*/slurmd.out \

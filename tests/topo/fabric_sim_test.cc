@@ -439,7 +439,8 @@ CliResult RunSimulate(std::vector<std::string> args) {
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();
   const int rc = cli::TopologySimulate(static_cast<int>(argv.size()), argv.data());
-  CliResult r{rc, ::testing::internal::GetCapturedStdout(), ::testing::internal::GetCapturedStderr()};
+  CliResult r{rc, ::testing::internal::GetCapturedStdout(),
+              ::testing::internal::GetCapturedStderr()};
   return r;
 }
 
