@@ -53,6 +53,21 @@ rgf_healthy_everywhere_but() {
   done < <(sinfo -h -N -o '%N %b')
 }
 
+# rgf_healthy_differences SICK-NODE...: for each node where rgf_healthy_everywhere_but does
+# not hold, a line with its name, state, reason and features, then the last lines of its
+# periodic railcheck output; for a failure message.
+rgf_healthy_differences() {
+  local node features
+  local -A sick=()
+  for node in "$@"; do sick[$node]=1; done
+  while read -r node features; do
+    if [ -n "${sick[$node]:-}" ] && [[ ,$features, != *,rail_healthy,* ]]; then continue; fi
+    if [ -z "${sick[$node]:-}" ] && [[ ,$features, == *,rail_healthy,* ]]; then continue; fi
+    echo "$node: State=$(rgh_node_field "$node" State) Reason='$(rgh_reason "$node")' features=$features"
+    [ ! -f "$rgp_tmp/periodic-$node.out" ] || sed 's/^/    /' "$rgp_tmp/periodic-$node.out" | tail -n 12
+  done < <(sinfo -h -N -o '%N %b')
+}
+
 # rgf_job_states JOBID...: "STATE COUNT" lines over the jobs given, sorted.
 rgf_job_states() {
   local job

@@ -11,10 +11,14 @@
 #  - n004, drained by railcheck (rail 3 at 200 Gb/s), is still drained with railcheck's reason
 #    and keeps its Extra; rail_healthy, which Slurm's restart drops like a reconfigure does,
 #    is back on every healthy node after one periodic railcheck round, and not on n004.
-# Slurm writes its state at most every 5 s (SAVE_MAX_WAIT in state_save.c): a job accepted in
-# the last seconds before a crash can be lost by Slurm itself, railguard or not. The stream
-# therefore pauses 6 s before the kill; the jobs are still running and pending then.
-# About 30 s.
+# Slurm writes its state at most every 5 s (SAVE_MAX_WAIT in state_save.c): a job started or
+# ended in the last seconds before a crash is forgotten by Slurm itself, railguard or not (the
+# restarted slurmctld starts it again, its nodes report a "Duplicate jobid" and Slurm drains
+# them; or it waits for a completion that was already sent). So the kill comes right after
+# Slurm saved its job states following the stream's last start, read from the state file's
+# time against the log, not after a fixed pause: on a loaded CI machine a fixed 6 s let the
+# first jobs end and others start just before the kill. The first jobs end while slurmctld is
+# down. About 60 s.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=fault_lib.sh
@@ -38,19 +42,34 @@ rgp_ok "before: n004 drained by railcheck, rail_healthy on the 31 other nodes"
 topology=$(scontrol show topology)
 
 # --- phase A: a stream of jobs, then the crash -----------------------------------------------
+# last_job_event: seconds since the epoch of slurmctld's last log line about a job starting or
+# ending (0 when none).
+last_job_event() {
+  local ts
+  ts=$(grep -E 'sched: Allocate JobId=|_start_job: Started JobId=|_job_complete: JobId=[0-9]+ done' \
+    "$log" | tail -n 1 | sed -n 's/^\[\([^]]*\)\].*/\1/p')
+  if [ -n "$ts" ]; then date -d "$ts" +%s.%N; else echo 0; fi
+}
+# saved_since_last_event: true when the job state file was written after the last job event.
+saved_since_last_event() {
+  local saved
+  saved=$(stat -c %.9Y "$RAILGUARD_CLUSTER_DIR/ctld/state/job_state" 2>/dev/null) || return 1
+  awk -v s="$saved" -v e="$(last_job_event)" 'BEGIN { exit !(s > e) }'
+}
 jobs=()
 for n in 8 2 1 4 8 2 1 4 2 8 1 4 8; do
-  job=$(rgp_submit -N"$n" --exclusive --wrap 'sleep 8')
+  job=$(rgp_submit -N"$n" --exclusive --wrap 'sleep 12')
   jobs+=("$job")
 done
-sleep 6
+sleep 1  # the submissions' own scheduling passes
+rgh_wait "slurmctld saving its job states after the first jobs started" 30 saved_since_last_event
 states=$(rgf_job_states "${jobs[@]}" | tr '\n' ' ')
+rg_cluster_kill slurmctld KILL || rgp_fail "could not kill slurmctld"
 [[ $states == *RUNNING* && $states == *PENDING* ]] ||
   rgp_fail "at the crash the stream should have running and pending jobs: $states"
-rg_cluster_kill slurmctld KILL || rgp_fail "could not kill slurmctld"
-rgp_ok "slurmctld SIGKILLed with ${#jobs[@]} jobs submitted: $states"
+rgp_ok "slurmctld SIGKILLed with ${#jobs[@]} jobs submitted, its job states saved: $states"
 if scontrol ping >/dev/null 2>&1; then rgp_fail "slurmctld still answers after SIGKILL"; fi
-sleep 3  # jobs end meanwhile; their slurmstepd retry the completion
+sleep 8  # the first jobs end meanwhile; their slurmstepd retry the completion
 lines=$(wc -l <"$log")
 rg_cluster_respawn slurmctld || rgp_fail "slurmctld did not start again"
 for plugin in topology/rail job_submit/rail; do
@@ -70,13 +89,22 @@ for job in "${jobs[@]}"; do
   scontrol show job "$job" >/dev/null 2>&1 || rgp_fail "job $job is gone after the restart"
 done
 rgp_ok "all ${#jobs[@]} jobs known after the restart: $(rgf_job_states "${jobs[@]}" | tr '\n' ' ')"
+if grep -E 'Duplicate jobid|sent from wrong node' "$log"; then
+  rgp_fail "Slurm lost job states in the crash (above): the kill came before its state save"
+fi
 if rgf_healthy_everywhere_but n004; then
   kept="kept"
 else
   kept="dropped"
 fi
 rgf_periodic_all n004
-rgh_wait "rail_healthy on the 31 healthy nodes, not on n004" 10 rgf_healthy_everywhere_but n004
+deadline=$((SECONDS + 10))
+until rgf_healthy_everywhere_but n004; do
+  [ "$SECONDS" -lt "$deadline" ] ||
+    rgp_fail "rail_healthy on the 31 healthy nodes, not on n004: not within 10 s; the nodes that differ:
+$(rgf_healthy_differences n004)"
+  sleep 0.5
+done
 rgp_ok "rail_healthy: $kept by the restart; after one periodic round on the 31 healthy nodes only"
 
 # --- phase B: the stream goes on -------------------------------------------------------------
