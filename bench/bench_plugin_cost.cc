@@ -228,7 +228,7 @@ double TimeKeeperPass(const railguard::RailSetup& setup, bool restore, int runs)
     const Clock::time_point t0 = Clock::now();
     for (size_t i = 0; i < nodes.names.size(); ++i)
       sink += plugin::FixFeatures(nodes.features[i], "", cache.Healthy(extra), "rail_healthy",
-                                  restore)
+                                  restore, /*rail_node=*/true)
                   .has_value();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }

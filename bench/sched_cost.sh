@@ -96,6 +96,8 @@ fi
 mkdir -p "$out"
 # shellcheck source=../tests/harness/cluster.sh
 source "$src/tests/harness/cluster.sh"
+# shellcheck source=sched_lib.sh
+source "$src/bench/sched_lib.sh"
 cleanup() {
   rg_cluster_stop >/dev/null 2>&1 || true
   [ "$keep" = 1 ] || rm -rf -- "$out"
@@ -104,38 +106,11 @@ trap cleanup EXIT
 
 # The layout: K SUs of N nodes, one leaf per rail each (so one one-hop domain each).
 topo=$out/layout.yaml
-{
-  echo "# bench/sched_cost.sh: $domains scalable units of $size nodes, 8 rails"
-  echo "cluster: schedcost"
-  echo "rails:"
-  for r in 0 1 2 3 4 5 6 7; do
-    echo "  - {index: $r, link: {rate_gbps: 400, width: 4X, speed: NDR}}"
-  done
-  echo "node_types:"
-  echo "  - {name: gpu8, gpus: 8, nics: [mlx5_0, mlx5_1, mlx5_2, mlx5_3, mlx5_4, mlx5_5, mlx5_6, mlx5_7]}"
-  echo "scalable_units:"
-  for ((s = 0; s < domains; s++)); do
-    printf '  - {name: su%d, nodes: "n[%03d-%03d]", node_type: gpu8, leaves: [' \
-      $((s + 1)) $((s * size + 1)) $((s * size + size))
-    for r in 0 1 2 3 4 5 6 7; do printf '{rail: %d}%s' "$r" "$([ "$r" = 7 ] || echo ', ')"; done
-    echo "]}"
-  done
-  echo "spines:"
-  echo "  - {name: spine1}"
-} >"$topo"
+sched_layout "$topo" "$domains" "$size" 3 schedcost
 "$bin/railctl" topology validate "$topo" >/dev/null || die "the generated layout $topo is invalid"
 echo "topology: $topo" >"$out/railguard.yaml"
 echo "SchedulerParameters=bf_interval=2" >"$out/extra.conf"
 
-# sdiag_field FILE SECTION KEY: the number after "KEY:" in SECTION of sdiag's output
-# (SECTION: "Main schedule" or "Backfilling"); empty when absent.
-sdiag_field() {
-  awk -v sec="$2" -v key="$3" '
-    /^[A-Z]/ { insec = (index($0, sec) == 1) }
-    insec { line = $0; sub(/^[ \t]+/, "", line)
-            if (index(line, key ":") == 1) { sub(/^[^:]*:[ \t]*/, "", line); split(line, a, " ")
-                                             print a[1]; exit } }' "$1"
-}
 
 # run_policy tree|block|rail: one cluster, the fill, the queue, the window, sdiag.
 run_policy() {

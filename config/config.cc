@@ -61,18 +61,20 @@ bool ParseHealthAction(std::string_view text, HealthAction* out) {
 }
 
 const std::vector<std::string>& LinkErrorCounterNames() {
-  static const std::vector<std::string> kNames = {"symbol_error",
-                                                  "link_error_recovery",
-                                                  "port_rcv_errors",
-                                                  "port_rcv_remote_physical_errors",
-                                                  "port_rcv_switch_relay_errors",
-                                                  "port_xmit_discards",
-                                                  "port_xmit_constraint_errors",
-                                                  "port_rcv_constraint_errors",
-                                                  "local_link_integrity_errors",
-                                                  "excessive_buffer_overrun_errors",
-                                                  "VL15_dropped",
-                                                  "port_xmit_wait"};
+  // Never destroyed: a plugin thread may still read it while slurmctld exits.
+  static const std::vector<std::string>& kNames =
+      *new std::vector<std::string>{"symbol_error",
+                                    "link_error_recovery",
+                                    "port_rcv_errors",
+                                    "port_rcv_remote_physical_errors",
+                                    "port_rcv_switch_relay_errors",
+                                    "port_xmit_discards",
+                                    "port_xmit_constraint_errors",
+                                    "port_rcv_constraint_errors",
+                                    "local_link_integrity_errors",
+                                    "excessive_buffer_overrun_errors",
+                                    "VL15_dropped",
+                                    "port_xmit_wait"};
   return kNames;
 }
 

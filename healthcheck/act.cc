@@ -193,7 +193,7 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
                       "'); railcheck never resumes it");
   }
 
-  // The healthy feature, on both the available and the active list.
+  // The healthy feature: active on healthy nodes, available from its first grant on (below).
   const std::string active = node.features_act.empty() ? node.features : node.features_act;
   bool want = false;
   if (over && !resume_withheld) {
@@ -219,9 +219,15 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
   } else {
     want = true;
   }
-  if (HasFeature(node.features, feature) != want || HasFeature(active, feature) != want) {
-    p.update.features = WithFeature(node.features, feature, want);
+  // On the active list only: Slurm matches --constraint against it. The available list gets
+  // the feature when the active one needs it there and keeps it: Slurm splits a config record
+  // off for every node whose available list changes alone, and each submission and backfill
+  // test walks them all (job_submit/rail's keeper makes it available on every rail node at
+  // once; plugin/core/feature_keeper.h).
+  if (HasFeature(active, feature) != want) {
     p.update.features_act = WithFeature(active, feature, want);
+    if (want && !HasFeature(node.features, feature))
+      p.update.features = WithFeature(node.features, feature, true);
     p.lines.push_back((want ? "add feature " : "remove feature ") + feature);
   }
 

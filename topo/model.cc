@@ -7,9 +7,10 @@ namespace railguard::topo {
 
 double LaneRateGbps(const std::string& speed) {
   // Nominal data rate per lane, the figures sysfs and ibstat print (4X QDR = 40 Gb/sec).
-  static const std::map<std::string, double> kRates = {
-      {"SDR", 2.5}, {"DDR", 5},   {"QDR", 10},  {"FDR10", 10}, {"FDR", 14},
-      {"EDR", 25},  {"HDR", 50},  {"NDR", 100}, {"XDR", 200}};
+  // Never destroyed: a plugin thread may still read it while slurmctld exits.
+  static const std::map<std::string, double>& kRates = *new std::map<std::string, double>{
+      {"SDR", 2.5}, {"DDR", 5},  {"QDR", 10},  {"FDR10", 10}, {"FDR", 14},
+      {"EDR", 25},  {"HDR", 50}, {"NDR", 100}, {"XDR", 200}};
   auto it = kRates.find(speed);
   return it == kRates.end() ? 0 : it->second;
 }

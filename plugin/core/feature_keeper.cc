@@ -31,22 +31,17 @@ bool ExtraHealthCache::Healthy(const std::string& extra) {
   return healthy;
 }
 
-std::optional<FeatureFix> FixFeatures(const std::string& features,
-                                      const std::string& features_act, bool healthy,
-                                      const std::string& feature, bool restore) {
+std::optional<FeatureFix> FixFeatures(const std::string& features, const std::string& features_act,
+                                      bool healthy, const std::string& feature, bool restore,
+                                      bool rail_node) {
   const std::string& active = features_act.empty() ? features : features_act;
-  const bool has = HasFeature(features, feature) || HasFeature(active, feature);
-  bool want;
-  if (!healthy) {
-    want = false;
-  } else if (restore) {
-    want = true;
-  } else {
-    return std::nullopt;
-  }
-  if (has == want && HasFeature(features, feature) == HasFeature(active, feature))
-    return std::nullopt;
-  return FeatureFix{WithFeature(features, feature, want), WithFeature(active, feature, want)};
+  const bool available_has = HasFeature(features, feature);
+  const bool active_has = HasFeature(active, feature);
+  const bool active_want = healthy && (restore || active_has);
+  const bool available_want = available_has || active_want || (restore && rail_node);
+  if (active_want == active_has && available_want == available_has) return std::nullopt;
+  return FeatureFix{WithFeature(features, feature, available_want),
+                    WithFeature(active, feature, active_want)};
 }
 
 }  // namespace railguard::plugin

@@ -40,15 +40,21 @@ struct FeatureFix {
 
 // The fix for a node with `features` / `features_act` (comma lists; an empty active list
 // means "as available") whose Extra says `healthy` (ExtraSaysHealthy), or nullopt when
-// nothing is to change:
-//  - a node that is not healthy loses `feature` from both lists (always: slurm.conf or a
-//    hand edit may have given it back);
+// nothing is to change. The feature is *active* on healthy nodes only (Slurm matches
+// --constraint against the active list) and *available* on every rail node:
+//  - a node that is not healthy loses `feature` from its active list (always: slurm.conf or
+//    a hand edit may have given it back); the available list keeps it;
 //  - with `restore` (the first pass after slurmctld started or reread slurm.conf, which
-//    dropped run-time features), a healthy node gets `feature` on both.
-// Outside `restore` the feature is never added: railcheck decides when a node earns it.
-// REQUIRES: `feature` non-empty.
-std::optional<FeatureFix> FixFeatures(const std::string& features,
-                                      const std::string& features_act, bool healthy,
-                                      const std::string& feature, bool restore);
+//    dropped run-time features), a healthy node gets `feature` on both lists, and a node of
+//    the rail topology (`rail_node`) on its available list.
+// Outside `restore` the feature is never made active: railcheck decides when a node earns it.
+// Why available everywhere: Slurm keeps one config record per distinct available list and
+// splits one off for every node whose list changes alone (update_node_avail_features); every
+// submission and backfill test walks them all. Given to all rail nodes at once, nodes that
+// shared a record keep sharing it, and railcheck's per-node changes touch the active list only
+// (bench/sched_scale.sh). REQUIRES: `feature` non-empty.
+std::optional<FeatureFix> FixFeatures(const std::string& features, const std::string& features_act,
+                                      bool healthy, const std::string& feature, bool restore,
+                                      bool rail_node);
 
 }  // namespace railguard::plugin

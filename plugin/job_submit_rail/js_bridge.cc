@@ -33,8 +33,12 @@ struct Bridge {
   int64_t conf_update = 0;
 };
 
+// Never destroyed, as everything the feature keeper thread reaches: slurmctld exits without
+// calling the plugin's fini() (only builds with MEMORY_LEAK_DEBUG do), so the keeper may be
+// in a call here while exit() runs the static destructors; with a destroyed Bridge that call
+// crashed slurmctld at a shutdown (seen at 4,096 nodes, bench/sched_scale.sh).
 Bridge& Get() {
-  static Bridge bridge;
+  static Bridge& bridge = *new Bridge;
   return bridge;
 }
 
@@ -129,23 +133,33 @@ extern "C" char* rg_js_healthy_feature(void) {
   return out;
 }
 
-extern "C" int rg_js_fix_features(const char* features, const char* features_act,
+extern "C" int rg_js_fix_features(const char* name, const char* features, const char* features_act,
                                   const char* extra, const char* feature, int restore,
                                   char** new_features, char** new_features_act) {
   *new_features = nullptr;
   *new_features_act = nullptr;
   return railguard::plugin::CatchAll(0, [&] {
     if (!feature || !feature[0]) return 0;
-    static std::mutex cache_mu;
-    static railguard::plugin::ExtraHealthCache cache;
+    static std::mutex& cache_mu = *new std::mutex;  // never destroyed: see Get()
+    static railguard::plugin::ExtraHealthCache& cache = *new railguard::plugin::ExtraHealthCache;
     bool healthy;
     {
       std::lock_guard<std::mutex> lock(cache_mu);
       healthy = cache.Healthy(extra ? extra : "");
     }
-    auto fix = railguard::plugin::FixFeatures(features ? features : "",
-                                              features_act ? features_act : "", healthy,
-                                              feature, restore != 0);
+    bool rail_node = false;
+    if (restore && name) {
+      Bridge& b = Get();
+      std::lock_guard<std::mutex> lock(b.mu);
+      std::shared_ptr<const RailSetup> setup = b.state.current();
+      rail_node = setup && setup->topology.FindNode(name) != nullptr;
+    }
+    const std::string before_act = features_act && features_act[0] ? features_act
+                                   : features                      ? features
+                                                                   : "";
+    auto fix =
+        railguard::plugin::FixFeatures(features ? features : "", features_act ? features_act : "",
+                                       healthy, feature, restore != 0, rail_node);
     if (!fix) return 0;
     char* a = Dup(fix->features);
     char* b = nullptr;
@@ -157,8 +171,10 @@ extern "C" int rg_js_fix_features(const char* features, const char* features_act
     }
     *new_features = a;
     *new_features_act = b;
-    return railguard::HasFeature(fix->features_act, feature) ? int{RG_JS_FIX_GIVES}
-                                                               : int{RG_JS_FIX_TAKES};
+    const bool had = railguard::HasFeature(before_act, feature);
+    const bool has = railguard::HasFeature(fix->features_act, feature);
+    if (has == had) return int{RG_JS_FIX_OFFERS};
+    return has ? int{RG_JS_FIX_GIVES} : int{RG_JS_FIX_TAKES};
   });
 }
 

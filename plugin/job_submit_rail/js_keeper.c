@@ -60,7 +60,19 @@ typedef struct {
   bool stop;            /* set by fini() */
   bool left;            /* fini() returned without joining: the thread frees this */
   keeper_phase_t phase; /* guarded by mu */
+  /* The keeper thread's own timings of the current pass (RAILGUARD_KEEPER_STATS). */
+  bool stats;        /* log a line per pass that looked at nodes or jobs */
+  int64_t locked_at; /* when it got its current lock (ns, CLOCK_MONOTONIC) */
+  int64_t queued_ns; /* time spent queued on locks this pass */
+  int64_t hold_max;  /* longest hold this pass */
 } keeper_t;
+
+static int64_t _now_ns(void) {
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static keeper_t *keeper; /* the running keeper; NULL when none */
 static pthread_t keeper_thread;
@@ -75,7 +87,10 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
   if (!stop) k->phase = KEEPER_QUEUED;
   slurm_mutex_unlock(&k->mu);
   if (stop) return false;
+  int64_t queued = _now_ns();
   lock_slurmctld(locks);
+  k->locked_at = _now_ns();
+  k->queued_ns += k->locked_at - queued;
   slurm_mutex_lock(&k->mu);
   stop = k->stop && k->left;
   k->phase = stop ? KEEPER_FREE : KEEPER_LOCKED;
@@ -85,7 +100,10 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
 }
 
 static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks) {
+  int64_t held = _now_ns() - k->locked_at;
+
   unlock_slurmctld(locks);
+  if (held > k->hold_max) k->hold_max = held;
   slurm_mutex_lock(&k->mu);
   k->phase = KEEPER_FREE;
   slurm_mutex_unlock(&k->mu);
@@ -109,27 +127,39 @@ static void _keep_code_loaded(void) {
           "wakes after the plugin is unloaded", PREFIX, dlerror());
 }
 
-/* Whether any node needs a fix; *over = the nodes whose Extra says railcheck left them in
- * service over the drain budget ("budget":"over", healthcheck/budget.h). REQUIRES: node
- * read lock. */
-static bool _keeper_any(const char *feature, bool restore, int *over) {
+/* Nodes looked at per hold of the node read lock: 4,096 nodes in one hold kept it 7-14 ms
+ * (bench/sched_scale.sh). */
+#define KEEPER_CHUNK 512
+
+/* One chunk of the keeper's look at the nodes, from index *next on: whether one of them
+ * needs a fix (*any), adding the nodes whose Extra says railcheck left them in service over
+ * the drain budget ("budget":"over", healthcheck/budget.h) to *over. Sets *next past the
+ * last node looked at; returns false when the table is done. Outside `restore` only a node
+ * with the feature active can need a fix (it is never given then), and a node whose lists do
+ * not even hold its name is passed over without asking the bridge. REQUIRES: node read
+ * lock. */
+static bool _keeper_scan(const char *feature, bool restore, int *next, bool *any, int *over) {
   node_record_t *node_ptr;
-  bool any = false;
+  int seen = 0, i = *next;
 
-  *over = 0;
-  for (int i = 0; (node_ptr = next_node(&i)); i++) {
+  for (; (node_ptr = next_node(&i)); i++) {
+    const char *act = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
     char *a = NULL, *b = NULL;
-    int fix;
 
+    if (seen++ == KEEPER_CHUNK) {
+      *next = i;
+      return true;
+    }
     if (node_ptr->extra && strstr(node_ptr->extra, "\"budget\":\"over\"")) (*over)++;
-    if (any) continue;
-    fix = rg_js_fix_features(node_ptr->features, node_ptr->features_act, node_ptr->extra,
-                             feature, restore, &a, &b);
+    if (*any || (!restore && (!act || !strstr(act, feature)))) continue;
+    if (rg_js_fix_features(node_ptr->name, node_ptr->features, node_ptr->features_act,
+                           node_ptr->extra, feature, restore, &a, &b))
+      *any = true;
     free(a);
     free(b);
-    if (fix) any = true;
   }
-  return any;
+  *next = i;
+  return false;
 }
 
 /* The drain budget's alert in slurmctld's log, once per change of the count. */
@@ -145,51 +175,94 @@ static void _keeper_budget_alert(int over, int *logged) {
 }
 
 /* Logs one line for the nodes of `hl` (if any) and destroys it. */
-static void _keeper_log(rg_hostlist_t hl, const char *feature, const char *what) {
+static void _keeper_log(rg_hostlist_t hl, const char *feature, const char *what, const char *why) {
   if (hostlist_count(hl) > 0) {
     char *names = hostlist_ranged_string_xmalloc(hl);
-    info("%s %s %s on %d nodes (%s): from the health railcheck published in their Extra",
-         PREFIX, what, feature, hostlist_count(hl), names);
+    info("%s %s %s on %d nodes (%s): %s", PREFIX, what, feature, hostlist_count(hl), names, why);
     xfree(names);
   }
   hostlist_destroy(hl);
 }
 
-/* Applies every fix with Slurm's update_node(), as `scontrol update node` would, and logs
- * one line per direction. Returns the count. REQUIRES: job, node and partition write locks
- * (those of the update-node RPC). */
+/* One group of fixes: the nodes whose features all change to the same two lists. */
+typedef struct {
+  char *features, *features_act; /* malloc'd by the bridge */
+  int fix;                       /* RG_JS_FIX_GIVES or RG_JS_FIX_TAKES */
+  rg_hostlist_t nodes;
+} _fix_group_t;
+
+/* Applies every fix with Slurm's update_node(), as `scontrol update node` would, one call per
+ * group of nodes getting the same lists (one call per node split Slurm's config records node
+ * by node, each split a pass over all of them: 4.2 s under the write locks for 4,096 nodes
+ * after a reconfigure), and logs one line per direction. Returns the count. REQUIRES: job,
+ * node and partition write locks (those of the update-node RPC). */
 static int _keeper_apply(const char *feature, bool restore) {
   node_record_t *node_ptr;
   rg_hostlist_t given = hostlist_create(NULL), taken = hostlist_create(NULL);
-  int changed = 0;
+  rg_hostlist_t offered = hostlist_create(NULL);
+  _fix_group_t *groups = NULL;
+  int n_groups = 0, cap = 0, changed = 0;
 
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
     char *a = NULL, *b = NULL;
-    update_node_msg_t msg;
-    int fix = rg_js_fix_features(node_ptr->features, node_ptr->features_act, node_ptr->extra,
-                                 feature, restore, &a, &b);
+    int g, fix = rg_js_fix_features(node_ptr->name, node_ptr->features, node_ptr->features_act,
+                                    node_ptr->extra, feature, restore, &a, &b);
 
     if (!fix) continue;
+    for (g = 0; g < n_groups; g++)
+      if (!strcmp(groups[g].features, a) && !strcmp(groups[g].features_act, b)) break;
+    if (g == n_groups) {
+      if (n_groups == cap) {
+        cap = cap ? 2 * cap : 16;
+        xrecalloc(groups, cap, sizeof(*groups));
+      }
+      groups[g].features = a;
+      groups[g].features_act = b;
+      groups[g].fix = fix;
+      groups[g].nodes = hostlist_create(NULL);
+      n_groups++;
+    } else {
+      free(a);
+      free(b);
+    }
+    hostlist_push_host(groups[g].nodes, node_ptr->name);
+  }
+  for (int g = 0; g < n_groups; g++) {
+    update_node_msg_t msg;
+    int count = hostlist_count(groups[g].nodes);
+
     memset(&msg, 0, sizeof(msg));
     msg.node_state = NO_VAL;
     msg.weight = NO_VAL;
-    msg.node_names = xstrdup(node_ptr->name);
-    msg.features = xstrdup(a);
-    msg.features_act = xstrdup(b);
+    msg.node_names = hostlist_ranged_string_xmalloc(groups[g].nodes);
+    msg.features = xstrdup(groups[g].features);
+    msg.features_act = xstrdup(groups[g].features_act);
     if (update_node(&msg, slurm_conf.slurm_user_id) == SLURM_SUCCESS) {
-      hostlist_push_host((fix == RG_JS_FIX_TAKES) ? taken : given, node_ptr->name);
-      changed++;
+      rg_hostlist_t into = (groups[g].fix == RG_JS_FIX_TAKES)    ? taken
+                           : (groups[g].fix == RG_JS_FIX_OFFERS) ? offered
+                                                                 : given;
+      char *name;
+      while ((name = hostlist_shift(groups[g].nodes))) {
+        hostlist_push_host(into, name);
+        free(name);
+      }
+      changed += count;
     } else {
-      error("%s %s: could not set features to %s", PREFIX, node_ptr->name, b);
+      error("%s %s: could not set features to %s", PREFIX, msg.node_names, groups[g].features_act);
     }
     xfree(msg.node_names);
     xfree(msg.features);
     xfree(msg.features_act);
-    free(a);
-    free(b);
+    hostlist_destroy(groups[g].nodes);
+    free(groups[g].features);
+    free(groups[g].features_act);
   }
-  _keeper_log(given, feature, restore ? "gave back (slurm.conf was read)" : "gave");
-  _keeper_log(taken, feature, "took");
+  xfree(groups);
+  _keeper_log(given, feature, restore ? "gave back (slurm.conf was read)" : "gave",
+              "from the health railcheck published in their Extra");
+  _keeper_log(taken, feature, "took", "from the health railcheck published in their Extra");
+  _keeper_log(offered, feature, "made available (not active)",
+              "nodes of the rail topology, so that railcheck changes only their active lists");
   return changed;
 }
 
@@ -410,11 +483,11 @@ static bool _keeper_nap(keeper_t *k, long ms) {
 }
 
 /* The keeper's loop. A pass reads slurm_conf.last_update (conf read lock), reloads the setup
- * when it changed (no lock held), then looks at the nodes (node read lock) when slurm.conf
- * was reread or a node changed since its last look, and applies fixes (the update-node
- * RPC's locks) only when there are some. Until its first look at a loaded node table it
- * naps 10 ms: at a start it is then queued on the lock read_slurm_conf holds and looks
- * before slurmctld serves RPCs; later it naps 100 ms. */
+ * when it changed (no lock held), then looks at the nodes (node read lock, KEEPER_CHUNK nodes
+ * per hold) when slurm.conf was reread, or at most once a second when a node changed since
+ * its last look, and applies fixes (the update-node RPC's locks) only when there are some. Until
+ * its first look at a loaded node table it naps 10 ms: at a start it is then queued on the lock
+ * read_slurm_conf holds and looks before slurmctld serves RPCs; later it naps 100 ms. */
 static void *_keeper(void *arg) {
   keeper_t *k = arg;
   /* By field name: 26.05 adds select_node, which none of these takes (NO_LOCK). */
@@ -434,8 +507,12 @@ static void *_keeper(void *arg) {
   do {
     time_t conf_update, now;
     char *feature = NULL;
-    bool restore = false, any = false, loaded, looked = false;
+    bool restore = false, any = false, loaded, looked = false, jobs_looked = false, held = true;
     int changed = 0, released = 0, over = 0;
+    int64_t pass_start = _now_ns();
+
+    k->queued_ns = 0;
+    k->hold_max = 0;
 
     if (!_keeper_lock(k, conf_read)) break;
     conf_update = slurm_conf.last_update;
@@ -453,12 +530,23 @@ static void *_keeper(void *arg) {
     }
     loaded = (node_record_count > 0);
     now = time(NULL);
+    /* After a (re)read of slurm.conf at once; else at most once a second, when a node
+     * changed (nodes change at every job start and end on a busy cluster). */
     if (loaded && feature && feature[0] &&
-        ((conf_update != restored_for) || (last_node_update >= looked_at))) {
+        ((conf_update != restored_for) || ((last_node_update >= looked_at) && (now > looked_at)))) {
+      int next = 0;
+
       restore = (conf_update != restored_for);
-      any = _keeper_any(feature, restore, &over);
-      looked_at = now;
       looked = true;
+      while (_keeper_scan(feature, restore, &next, &any, &over)) {
+        _keeper_unlock(k, node_read);
+        if (!(held = _keeper_lock(k, node_read))) break; /* fini() stopped the keeper */
+      }
+      looked_at = now;
+    }
+    if (!held) {
+      free(feature);
+      break;
     }
     _keeper_unlock(k, node_read);
     if (looked) _keeper_budget_alert(over, &over_logged);
@@ -487,6 +575,7 @@ static void *_keeper(void *arg) {
         break;
       }
       jobs_at = time(NULL);
+      jobs_looked = true;
       n = _parked_collect(feature, restore, &steps);
       _keeper_unlock(k, jobs_read);
       if (n > 0) {
@@ -501,6 +590,13 @@ static void *_keeper(void *arg) {
       }
       _parked_free(steps, n);
     }
+    if (k->stats && (looked || jobs_looked))
+      info(
+          "%s keeper pass %.2f ms, longest lock %.2f ms, queued %.2f ms: nodes %s, parked "
+          "jobs %s, %d features changed, %d jobs released",
+          PREFIX, (double)(_now_ns() - pass_start - k->queued_ns) / 1e6, (double)k->hold_max / 1e6,
+          (double)k->queued_ns / 1e6, looked ? "looked at" : "unchanged",
+          jobs_looked ? "looked at" : "not", changed, released);
     if (loaded) restored_for = conf_update;
     if (changed) schedule_node_save();
     if (changed || released) queue_job_scheduler();
@@ -525,6 +621,8 @@ extern void rg_keeper_start(void) {
   slurm_mutex_init(&k->mu);
   slurm_cond_init(&k->cv, NULL);
   k->phase = KEEPER_FREE;
+  /* A benchmark's knob (bench/sched_scale.sh), read once here, outside any lock. */
+  k->stats = getenv("RAILGUARD_KEEPER_STATS") != NULL;
   if (pthread_create(&keeper_thread, NULL, _keeper, k) != 0) {
     error("%s cannot start the feature keeper thread: %m", PREFIX);
     _keeper_free(k);

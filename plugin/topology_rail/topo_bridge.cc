@@ -22,14 +22,16 @@ using railguard::plugin::Log;
 using railguard::plugin::PlanSwitches;
 using railguard::plugin::SwitchPlan;
 
+// Never destroyed (as js_bridge.cc's): slurmctld exits without calling fini(), and a thread
+// may still be in a call here while exit() runs the static destructors.
 SetupHolder& State() {
-  static SetupHolder state;
+  static SetupHolder& state = *new SetupHolder;
   return state;
 }
 
 // The node table's order as the last (re)configuration left it (rg_topo_note_order).
 std::vector<std::string>& LastOrder() {
-  static std::vector<std::string> order;
+  static std::vector<std::string>& order = *new std::vector<std::string>;
   return order;
 }
 

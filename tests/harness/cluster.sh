@@ -182,6 +182,11 @@ start options:
   --node-etc DIR              with --configless: DIR's files appear in every node's /etc (e.g.
                               DIR/railguard/railguard.yaml is the node's
                               /etc/railguard/railguard.yaml)
+  --cloud                     no slurmd: every node is State=CLOUD (powered down, idle~),
+                              with a no-op ResumeProgram and SuspendProgram and a ResumeTimeout
+                              of 18 h, so jobs given nodes stay CONFIGURING on them; for
+                              slurmctld-only benchmarks of thousands of nodes (no port per
+                              node, no fake GPU files: Gres comes from slurm.conf alone)
   --timeout SECONDS           how long to wait for every node to be idle (default 90)
   --keep                      keep the run directory when the start fails (for its logs)
   --foreground                stay in the foreground after printing; Ctrl-C or TERM stops
@@ -678,7 +683,7 @@ _rg_version_layout() {
 
 # _rg_write_conf: writes slurm.conf, gres.conf, topology.conf and the fake GPU devices.
 _rg_write_conf() {
-  local dir=$_rg_dir i node gpus last key line
+  local dir=$_rg_dir
   local conf="$dir/slurm.conf.base" plugin_path=$_RG_DEBIAN_PLUGIN_DIR topo_plugin
   [ -z "$_rg_slurm_prefix" ] || plugin_path=$_rg_slurm_prefix/lib/slurm
   [ -z "$_rg_plugin_dir" ] || plugin_path="$_rg_plugin_dir:$plugin_path"
@@ -737,6 +742,19 @@ EOF
   [ -z "$_rg_configless" ] || echo "SlurmctldParameters=enable_configless" >>"$conf"
   : >"$dir/gres.conf"
   echo "AutoDetect=off" >>"$dir/gres.conf"
+  if [ -n "$_rg_cloud" ]; then
+    _rg_write_cloud_nodes "$conf"
+  else
+    _rg_write_slurmd_nodes "$conf"
+  fi
+  echo "PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$conf"
+  _rg_write_conf_rest "$conf"
+}
+
+# _rg_write_slurmd_nodes CONF: a node line per node (its slurmd's port), gres.conf and the
+# fake GPU devices.
+_rg_write_slurmd_nodes() {
+  local conf=$1 dir=$_rg_dir i node gpus last line
   local -a spools=()
   for node in "${_rg_nodes[@]}"; do spools+=("$dir/nodes/$node/spool"); done
   mkdir -p "${spools[@]}"
@@ -757,7 +775,69 @@ EOF
     fi
     echo "$line State=UNKNOWN" >>"$conf"
   done
-  echo "PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$conf"
+}
+
+# _rg_write_cloud_nodes CONF (--cloud): power saving with no-op programs, and every node
+# State=CLOUD with its GPUs in Gres= only (slurmctld never asks a cloud node for gres.conf),
+# at 127.0.0.1 so that nothing resolves 4,096 host names.
+# SuspendTime must be positive for Slurm to run its power-save thread, which resumes cloud
+# nodes; a day keeps the idle ones from being suspended during a run. ResumeTimeout is a
+# uint16 in some releases: 65000 s (18 h) fits all. PrivateData=cloud: sinfo and scontrol show
+# powered-down cloud nodes (hidden by default).
+_rg_write_cloud_nodes() {
+  local conf=$1 i line
+  cat >>"$conf" <<'EOF'
+ResumeProgram=/bin/true
+SuspendProgram=/bin/true
+ResumeTimeout=65000
+ResumeRate=0
+SuspendTime=86400
+SuspendRate=0
+PrivateData=cloud
+EOF
+  # One line per run of nodes with the same SU and GPUs whose names count up (n0001..n0032
+  # as n[0001-0032]), as sites write them: every Slurm client parses slurm.conf, and 4,096
+  # node lines cost each sbatch 160 ms of parsing.
+  local i name su gpus prefix num run_prefix="" run_first="" run_last="" run_su="" run_gpus=""
+  {
+    for i in "${!_rg_nodes[@]}"; do
+      name=${_rg_nodes[$i]} su=${_rg_node_su[$i]} gpus=${_rg_node_gpus[$i]}
+      prefix=$name num=""
+      if [[ $name =~ ^(.*[^0-9])([0-9]+)$ ]]; then
+        prefix=${BASH_REMATCH[1]} num=${BASH_REMATCH[2]}
+      fi
+      if [ -n "$num" ] && [ -n "$run_last" ] &&
+        [ "$prefix|$su|$gpus|${#num}" = "$run_prefix|$run_su|$run_gpus|${#run_last}" ] &&
+        [ "$((10#$num))" -eq "$((10#$run_last + 1))" ]; then
+        run_last=$num
+        continue
+      fi
+      _rg_cloud_line "$run_prefix" "$run_first" "$run_last" "$run_su" "$run_gpus"
+      run_prefix=$prefix run_first=$num run_last=$num run_su=$su run_gpus=$gpus
+    done
+    _rg_cloud_line "$run_prefix" "$run_first" "$run_last" "$run_su" "$run_gpus"
+  } >>"$conf"
+}
+
+# _rg_cloud_line PREFIX FIRST LAST SU GPUS: the CLOUD node line of PREFIX[FIRST-LAST] (PREFIX
+# alone when FIRST is empty); nothing for an empty PREFIX.
+_rg_cloud_line() {
+  local name=$1 line
+  [ -n "$1" ] || return 0
+  if [ -n "$2" ] && [ "$2" != "$3" ]; then
+    name="$1[$2-$3]"
+  elif [ -n "$2" ]; then
+    name=$1$2
+  fi
+  line="NodeName=$name NodeHostname=localhost NodeAddr=127.0.0.1 $_RG_NODE_HW Features=$4"
+  [ "$5" -eq 0 ] || line+=" Gres=gpu:$5"
+  echo "$line State=CLOUD"
+}
+
+# _rg_write_conf_rest CONF: topology.conf for tree and block, then --conf-extra into
+# slurm.conf.
+_rg_write_conf_rest() {
+  local conf=$1 dir=$_rg_dir line key
 
   if [ "$_rg_topology_plugin" = tree ] || [ "$_rg_topology_plugin" = block ]; then
     "$_rg_railctl" topology export "$_rg_topo" --format "$_rg_topology_plugin" >"$dir/topology.conf" ||
@@ -881,26 +961,28 @@ _rg_fail_node() {
   _rg_die "$what"
 }
 
-# _rg_wait_idle: waits until sinfo shows every node idle; on failure names the first node
-# that is not, with its slurmd log.
+# _rg_wait_idle [STATE]: waits until sinfo shows every node in STATE (default idle; --cloud:
+# idle~); on failure names the first node that is not, with its slurmd log.
 _rg_wait_idle() {
+  local want=${1:-idle}
   local dir=$_rg_dir deadline=$((SECONDS + _rg_timeout)) states idle node i n=${#_rg_nodes[@]}
   local -a bad=()
   while :; do
     states=$(SLURM_CONF="$dir/slurm.conf" timeout 20 "${_rg_tool[sinfo]}" -h -N -o '%N %t' 2>/dev/null) ||
       states=""
-    idle=$(awk '$2 == "idle" { print $1 }' <<<"$states" | sort -u | wc -l)
+    idle=$(awk -v want="$want" '$2 == want { print $1 }' <<<"$states" | sort -u | wc -l)
     [ "$idle" -lt "$n" ] || return 0
     _rg_child_running slurmctld || {
       _rg_tail_daemon "$dir/ctld/slurmctld.log" "$dir/ctld/slurmctld.out"
       _rg_die "slurmctld exited while the nodes were starting"
     }
     for node in "${_rg_nodes[@]}"; do
+      [ -z "$_rg_cloud" ] || break
       _rg_child_running "slurmd.$node" ||
         _rg_fail_node "$node" "slurmd for $node exited during startup"
     done
     if [ "$SECONDS" -ge "$deadline" ]; then
-      mapfile -t bad < <(awk '$2 != "idle"' <<<"$states" | sort -u)
+      mapfile -t bad < <(awk -v want="$want" '$2 != want' <<<"$states" | sort -u)
       _rg_tail "$dir/ctld/slurmctld.log" 10
       [ "${#bad[@]}" -eq 0 ] || _rg_fail_node "${bad[0]%% *}" \
         "after ${_rg_timeout} s, $idle of $n nodes are idle; not idle: ${bad[*]:0:8}"
@@ -926,7 +1008,7 @@ _rg_cmd_start() {
   _rg_topo="" _rg_dir="" _rg_topology_plugin=tree _rg_plugin_dir="" _rg_conf_extra=""
   _rg_railguard_conf="" _rg_slurm_topology_yaml=""
   _rg_slurm_bin="" _rg_railctl="" _rg_timeout=90 _rg_keep=0 _rg_started=0
-  _rg_slurm_prefix="" _rg_slurm_version="" _rg_configless="" _rg_node_etc=""
+  _rg_slurm_prefix="" _rg_slurm_version="" _rg_configless="" _rg_node_etc="" _rg_cloud=""
   while [ $# -gt 0 ]; do
     case $1 in
       --topo) _rg_need_value "$@"; _rg_topo=$2; shift 2 ;;
@@ -947,6 +1029,7 @@ _rg_cmd_start() {
         ;;
       --railctl) _rg_need_value "$@"; _rg_railctl=$2; shift 2 ;;
       --configless) _rg_configless=1; shift ;;
+      --cloud) _rg_cloud=1; shift ;;
       --node-etc) _rg_need_value "$@"; _rg_node_etc=$2; shift 2 ;;
       --timeout) _rg_need_value "$@"; _rg_timeout=$2; shift 2 ;;
       --keep) _rg_keep=1; shift ;;
@@ -980,6 +1063,8 @@ _rg_cmd_start() {
     [ -n "$_rg_configless" ] || _rg_usage_die "--node-etc needs --configless"
     [ -d "$_rg_node_etc" ] || _rg_die "--node-etc $_rg_node_etc is not a directory"
   fi
+  [ -z "$_rg_cloud" ] || [ -z "$_rg_configless" ] ||
+    _rg_usage_die "--cloud and --configless exclude each other (cloud nodes run no slurmd)"
   if [ -n "$_rg_configless" ]; then
     command -v unshare >/dev/null && command -v nsenter >/dev/null ||
       _rg_die "--configless needs unshare and nsenter (util-linux)"
@@ -1057,7 +1142,11 @@ _rg_cmd_start() {
   fi
   printf '%s\n' "${_rg_nodes[@]}" >"$_rg_dir/nodes.txt"
 
-  _rg_claim_ports $((${#_rg_nodes[@]} + 1)) "$_rg_dir"
+  if [ -n "$_rg_cloud" ]; then
+    _rg_claim_ports 1 "$_rg_dir"
+  else
+    _rg_claim_ports $((${#_rg_nodes[@]} + 1)) "$_rg_dir"
+  fi
   _rg_write_conf
   if [ -n "$_rg_configless" ]; then
     _rg_node_roots
@@ -1067,13 +1156,19 @@ _rg_cmd_start() {
     "TopologyPlugin=topology/$_rg_topology_plugin, Slurm $_rg_slurm_version${_rg_configless:+, configless}"
   _rg_start_munged
   _rg_start_slurmctld
-  _rg_log "slurmctld up after $(_rg_elapsed) s; starting ${#_rg_nodes[@]} slurmd"
-  for i in "${!_rg_nodes[@]}"; do
-    _rg_daemon_cmd "$_rg_dir" "slurmd.${_rg_nodes[$i]}"
-    _rg_spawn "slurmd.${_rg_nodes[$i]}" "$_rg_out" "${_rg_cmd[@]}"
-  done
-  _rg_wait_idle
-  _rg_log "${#_rg_nodes[@]} nodes idle after $(_rg_elapsed) s"
+  if [ -n "$_rg_cloud" ]; then
+    _rg_log "slurmctld up after $(_rg_elapsed) s; ${#_rg_nodes[@]} cloud nodes, no slurmd"
+    _rg_wait_idle "idle~"
+    _rg_log "${#_rg_nodes[@]} cloud nodes idle (powered down) after $(_rg_elapsed) s"
+  else
+    _rg_log "slurmctld up after $(_rg_elapsed) s; starting ${#_rg_nodes[@]} slurmd"
+    for i in "${!_rg_nodes[@]}"; do
+      _rg_daemon_cmd "$_rg_dir" "slurmd.${_rg_nodes[$i]}"
+      _rg_spawn "slurmd.${_rg_nodes[$i]}" "$_rg_out" "${_rg_cmd[@]}"
+    done
+    _rg_wait_idle
+    _rg_log "${#_rg_nodes[@]} nodes idle after $(_rg_elapsed) s"
+  fi
 
   local env_lines
   env_lines="export SLURM_CONF=$(printf '%q' "$_rg_dir/slurm.conf"); export RAILGUARD_CLUSTER_DIR=$(printf '%q' "$_rg_dir")"

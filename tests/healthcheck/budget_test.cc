@@ -131,7 +131,7 @@ TEST_F(Budget, AFaultOnEveryNodeDrainsOnlyTheBudgetAndTheRestStayInService) {
   EXPECT_TRUE(slurm_.nodes["n003"].drain);
   const SlurmNode& left = slurm_.nodes["n004"];
   EXPECT_FALSE(left.drain);
-  EXPECT_EQ(left.features, "su1,rail_healthy");  // still takes multi-node jobs
+  EXPECT_EQ(testing::ActiveFeatures(left), "su1,rail_healthy");  // still takes multi-node jobs
   wire::RailcheckExtra r = ExtraOfNode(left);
   EXPECT_TRUE(r.over_budget);
   EXPECT_EQ(r.verdict, "drain");
@@ -185,7 +185,7 @@ TEST_F(Budget, RailchecksRacingForTheLastPlaceSettleOnTheFairOrder) {
   // After its write n009 reads the table again: 4 held out, and n005 is before it.
   EXPECT_TRUE(a.over_budget);
   EXPECT_FALSE(slurm_.nodes["n009"].drain);
-  EXPECT_EQ(slurm_.nodes["n009"].features, "su1,rail_healthy");
+  EXPECT_EQ(testing::ActiveFeatures(slurm_.nodes["n009"]), "su1,rail_healthy");
   EXPECT_TRUE(ExtraOfNode(slurm_.nodes["n009"]).over_budget);
   EXPECT_EQ(Drained(), 3);
 }
@@ -195,10 +195,11 @@ TEST_F(Budget, AWorseFindingTakesThePlaceOfARestrictedNode) {
   const Verdict restrict =
       Faulty(Level::kRestrict, "link.errors", 2, HealthAction::kRestrict, "rail2 symbol errors");
   EXPECT_FALSE(Run(7, restrict).over_budget);
-  EXPECT_EQ(slurm_.nodes["n007"].features, "su1");  // restricted: the place is taken
+  EXPECT_EQ(testing::ActiveFeatures(slurm_.nodes["n007"]),
+            "su1");                                 // restricted: the place is taken
   EXPECT_TRUE(Run(8, Drain()).over_budget);         // a drain finding waits ...
   EXPECT_TRUE(Run(7, restrict).over_budget);        // ... so the restricted node gives way
-  EXPECT_EQ(slurm_.nodes["n007"].features, "su1,rail_healthy");
+  EXPECT_EQ(testing::ActiveFeatures(slurm_.nodes["n007"]), "su1,rail_healthy");
   EXPECT_FALSE(Run(8, Drain()).over_budget);  // and the drain takes the place
   EXPECT_TRUE(slurm_.nodes["n008"].drain);
 }

@@ -54,8 +54,8 @@ TEST_F(FabricChecks, SwitchSideErrorsOfRailKRestrictLikeLinkErrorsAndNameLeafAnd
   node.name = "n001";
   node.features = "su1,rail_healthy";
   const Plan p = PlanActions(v, node, RunState(), cfg_, "rail_healthy", now_);
-  ASSERT_TRUE(p.update.features.has_value());
-  EXPECT_EQ(*p.update.features, "su1");
+  ASSERT_TRUE(p.update.features_act.has_value());
+  EXPECT_EQ(*p.update.features_act, "su1");
   EXPECT_FALSE(p.update.drain_reason.has_value());
 }
 

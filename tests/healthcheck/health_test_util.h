@@ -45,6 +45,11 @@ class TempDir {
   std::string path_;
 };
 
+// A node's active features as Slurm matches --constraint against them ("" = as available).
+inline std::string ActiveFeatures(const SlurmNode& n) {
+  return n.features_act.empty() ? n.features : n.features_act;
+}
+
 inline void WriteFile(const std::string& path, const std::string& text) {
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;

@@ -27,7 +27,7 @@ rgh_start
 rgh_node_tree n002 --fault rate-down:3
 
 # --- 1. observe mode: nothing changes in Slurm, the report says what would have -------------
-if sinfo -h -N -o '%f' | grep -q rail_healthy; then rgp_fail "a node has rail_healthy on day one"; fi
+if sinfo -h -N -o '%b' | grep -q rail_healthy; then rgp_fail "a node has rail_healthy on day one"; fi
 job=$(rgp_submit -N2 -w 'n[001-002]' -t 5 --wrap 'true')
 grep -q 'node health observed only (health.mode: observe)' "$rgp_tmp/submit.err" ||
   rgp_fail "sbatch did not say health is only observed: $(cat "$rgp_tmp/submit.err")"

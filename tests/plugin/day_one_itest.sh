@@ -26,8 +26,8 @@ rgp_write_configs "default_mode: strict"
 rgp_start || rgp_fail "the cluster did not start (see the messages above)"
 
 # No node has the feature: the cluster as it is on its first day.
-if sinfo -h -N -o '%f' | grep -q rail_healthy; then
-  rgp_fail "a node has rail_healthy before anything published it: $(sinfo -h -N -o '%N %f' | grep rail_healthy | head -n 3)"
+if sinfo -h -N -o '%b' | grep -q rail_healthy; then
+  rgp_fail "a node has rail_healthy before anything published it: $(sinfo -h -N -o '%N %b' | grep rail_healthy | head -n 3)"
 fi
 
 # held_day_one ARGS...: submits a multi-node job that must be accepted and held without the
@@ -72,7 +72,7 @@ rgp_ok "once the nodes were healthy the keeper gave both jobs rail_healthy and r
 # active features (with no node), so it accepts the constraint now: the job is held with it.
 mapfile -t all < <(scontrol show hostnames 'n[001-032]')
 rgp_set_healthy "${all[@]}"
-if sinfo -h -N -o '%f' | grep -q rail_healthy; then rgp_fail "a node kept rail_healthy"; fi
+if sinfo -h -N -o '%b' | grep -q rail_healthy; then rgp_fail "a node kept rail_healthy"; fi
 job=$(rgp_submit -N4 -t 5 --wrap 'sleep 1')
 grep -q 'railguard: held: only 0 nodes of its partition are healthy (feature rail_healthy) now' "$rgp_tmp/submit.err" ||
   rgp_fail "sbatch -N4 did not say the job is held: $(cat "$rgp_tmp/submit.err")"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Tests for the feature keeper's per-node rule: the healthy feature follows the health
-// railcheck published in Extra (wire/extra_json.h format), given back only after slurmctld
-// reread slurm.conf, taken away whenever Extra says the node is not healthy.
+// Tests for the feature keeper's per-node rule: the healthy feature is active as the health
+// railcheck published in Extra (wire/extra_json.h format) says, given back only after
+// slurmctld reread slurm.conf, taken away whenever Extra says the node is not healthy, and
+// available on every rail node from a reread on.
 #include "plugin/core/feature_keeper.h"
 
 #include <gtest/gtest.h>
@@ -36,30 +37,44 @@ TEST(ExtraSaysHealthy, OnlyAnOkOrWarnReportWithEveryRailOk) {
       R"({"railcheck":{"budget":"over","failed":["rail1:port.rate"],"healthy":true,"rails":["ok","degraded"],"time":1,"verdict":"drain"}})"));
 }
 
-TEST(FixFeatures, ADegradedNodeLosesTheFeatureWhateverSlurmConfSays) {
-  auto fix =
-      FixFeatures("gpu,rail_healthy,ib", "", ExtraSaysHealthy(kDegraded), "rail_healthy", false);
+TEST(FixFeatures, ADegradedNodeLosesTheActiveFeatureWhateverSlurmConfSays) {
+  auto fix = FixFeatures("gpu,rail_healthy,ib", "", ExtraSaysHealthy(kDegraded), "rail_healthy",
+                         false, true);
   ASSERT_TRUE(fix.has_value());
-  EXPECT_EQ(fix->features, "gpu,ib");
+  EXPECT_EQ(fix->features, "gpu,rail_healthy,ib") << "available: kept, no config record split";
   EXPECT_EQ(fix->features_act, "gpu,ib");
-  EXPECT_FALSE(FixFeatures("gpu", "gpu", false, "rail_healthy", true).has_value());
+  EXPECT_FALSE(FixFeatures("gpu", "gpu", false, "rail_healthy", false, true).has_value());
 }
 
 TEST(FixFeatures, ANodeNeverCheckedIsNotHealthy) {
   auto fix =
-      FixFeatures("rail_healthy", "rail_healthy", ExtraSaysHealthy(""), "rail_healthy", true);
+      FixFeatures("rail_healthy", "rail_healthy", ExtraSaysHealthy(""), "rail_healthy", true, true);
   ASSERT_TRUE(fix.has_value());
-  EXPECT_EQ(fix->features, "");
+  EXPECT_EQ(fix->features_act, "");
 }
 
 TEST(FixFeatures, AHealthyNodeGetsItBackOnlyWhenSlurmConfWasReread) {
-  EXPECT_FALSE(FixFeatures("gpu", "gpu", true, "rail_healthy", false).has_value())
+  EXPECT_FALSE(FixFeatures("gpu", "gpu", true, "rail_healthy", false, true).has_value())
       << "between rereads railcheck decides when a node earns the feature back";
-  auto fix = FixFeatures("gpu", "gpu", true, "rail_healthy", true);
+  auto fix = FixFeatures("gpu", "gpu", true, "rail_healthy", true, true);
   ASSERT_TRUE(fix.has_value());
   EXPECT_EQ(fix->features, "gpu,rail_healthy");
   EXPECT_EQ(fix->features_act, "gpu,rail_healthy");
-  EXPECT_FALSE(FixFeatures("gpu,rail_healthy", "", true, "rail_healthy", true).has_value());
+  EXPECT_FALSE(FixFeatures("gpu,rail_healthy", "", true, "rail_healthy", true, true).has_value());
+}
+
+TEST(FixFeatures, EveryRailNodeHasItAvailableAfterARereadHealthyOrNot) {
+  // Not healthy (or never checked): available only, so that the node keeps sharing Slurm's
+  // config record with its neighbours and railcheck later changes only its active list.
+  auto fix = FixFeatures("su1", "", false, "rail_healthy", true, true);
+  ASSERT_TRUE(fix.has_value());
+  EXPECT_EQ(fix->features, "su1,rail_healthy");
+  EXPECT_EQ(fix->features_act, "su1");
+  // A node outside the rail topology (a login or CPU node) is left as it is.
+  EXPECT_FALSE(FixFeatures("cpu", "", false, "rail_healthy", true, false).has_value());
+  EXPECT_FALSE(FixFeatures("cpu", "", true, "rail_healthy", false, false).has_value());
+  // Between rereads nothing is made available.
+  EXPECT_FALSE(FixFeatures("su1", "", false, "rail_healthy", false, true).has_value());
 }
 
 TEST(ExtraHealthCache, AnswersAsExtraSaysHealthyAndStaysBounded) {
@@ -73,7 +88,7 @@ TEST(ExtraHealthCache, AnswersAsExtraSaysHealthyAndStaysBounded) {
 }
 
 TEST(FixFeatures, AnActiveListOutOfStepIsRepaired) {
-  auto fix = FixFeatures("gpu,rail_healthy", "gpu", true, "rail_healthy", true);
+  auto fix = FixFeatures("gpu,rail_healthy", "gpu", true, "rail_healthy", true, true);
   ASSERT_TRUE(fix.has_value());
   EXPECT_EQ(fix->features_act, "gpu,rail_healthy");
 }

@@ -1,0 +1,388 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# slurmctld's cost at site scale (thousands of nodes) with stock topology/tree, stock
+# topology/block, topology/rail, and topology/rail with job_submit/rail, side by side in one
+# run on one Slurm release: a real slurmctld with State=CLOUD nodes and no slurmd
+# (tests/harness/cluster.sh --cloud: no-op ResumeProgram, ResumeTimeout of 18 h, so jobs
+# given nodes keep them).
+#
+# Per policy, two clusters (see "Two clusters" below). In each, the railguard policies get
+# every node published healthy as railcheck does (Extra, a different report per node as the
+# real ones differ in their time stamps, and the rail_healthy feature); stock policies get
+# nothing published. One job per one-hop domain fills the cluster; QUEUE jobs of 1..2xSIZE
+# nodes are submitted one sbatch at a time and wait behind them. Measured:
+#  - sbatch round trip (the client's wall time, p50 and p99) and slurmctld's own time per
+#    submit RPC (sdiag: REQUEST_SUBMIT_BATCH_JOB ave_time), with backfill asleep;
+#  - slurmctld's RSS after the submissions;
+#  - in the second cluster, after `sdiag -r`, CYCLES backfill cycles over the whole queue:
+#    backfill time per job tested (the cycles' time over the jobs they tried) and the main
+#    scheduler's mean cycle;
+#  - with job_submit/rail: its feature keeper's longest pass and lock hold (the keeper logs
+#    them when RAILGUARD_KEEPER_STATS is set in slurmctld's environment);
+#  - with --perf: railguard's plugins' share of slurmctld's CPU samples (self time).
+#
+# usage: bench/sched_scale.sh [options]        (bench/sched_scale.sh --help)
+set -euo pipefail
+
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=${RAILGUARD_BINARY_DIR:-$src/build}
+
+usage() {
+  cat <<'EOF'
+usage: bench/sched_scale.sh [options]
+
+slurmctld's cost per sbatch, per backfill job tested and per main-scheduler cycle, and its
+memory, with thousands of State=CLOUD nodes (no slurmd), for stock topology/tree, stock
+topology/block, topology/rail and topology/rail + job_submit/rail, one after another.
+
+  --slurm-version V   a release as scripts/build_slurm.sh installs it (default 25.11.7), or
+                      debian: the system Slurm (22.05; topology/block does not exist there,
+                      so its policies are tree, rail, rail+js and tree+js: stock tree with
+                      job_submit/rail, the 22.05 path)
+  --domains K         one-hop domains (default 128)
+  --size N            nodes per domain (default 32)
+  --queue Q           waiting jobs of 1..2N nodes (default 2000)
+  --cycles C          backfill cycles measured (default 3)
+  --policies LIST     comma-separated, in this order, of tree, block, rail, rail+js, tree+js
+                      (default tree,block,rail,rail+js; debian: tree,rail,rail+js,tree+js)
+  --perf              profile slurmctld with perf during the cycles (railguard's share)
+  --out DIR           keep layouts, sdiag outputs, logs, profiles and the table in DIR
+                      (default: a temporary folder, removed)
+  -h, --help          this text
+EOF
+}
+
+die() {
+  echo "sched_scale.sh: error: $*" >&2
+  exit 1
+}
+log() { echo "sched_scale.sh: [$(date +%T)] $*" >&2; }
+
+release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --slurm-version | --domains | --size | --queue | --cycles | --policies | --out)
+      [ $# -ge 2 ] || die "$1 needs a value"
+      case $1 in
+        --slurm-version) release=$2 ;;
+        --domains) domains=$2 ;;
+        --size) size=$2 ;;
+        --queue) queue=$2 ;;
+        --cycles) cycles=$2 ;;
+        --policies) policies=$2 ;;
+        --out) out=$2 ;;
+      esac
+      shift 2
+      ;;
+    --perf)
+      perf=1
+      shift
+      ;;
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    *)
+      usage >&2
+      exit 2
+      ;;
+  esac
+done
+for v in domains size queue cycles; do
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "--$v needs a positive whole number, got '${!v}'"
+done
+[ $((domains * size)) -le 65536 ] || die "--domains x --size is $((domains * size)); at most 65536"
+[ "$domains" -ge 2 ] || die "--domains must be at least 2 (the queue holds jobs of two domains)"
+if [ "$release" = debian ]; then
+  : "${policies:=tree,rail,rail+js,tree+js}"
+  plugins=$bin/slurm-plugins
+  start_release=()
+  command -v slurmctld >/dev/null || die "no system slurmctld (apt-get install slurmctld)"
+else
+  [[ $release =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+    die "--slurm-version needs a release like 25.11.7 or 'debian', got '$release'"
+  : "${policies:=tree,block,rail,rail+js}"
+  plugins=$bin/slurm-plugins-$release
+  start_release=(--slurm-version "$release")
+  prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-$release
+  [ -x "$prefix/sbin/slurmctld" ] ||
+    die "no Slurm $release in $prefix (scripts/build_slurm.sh $release)"
+fi
+IFS=, read -r -a policy_list <<<"$policies"
+for p in "${policy_list[@]}"; do
+  case $p in
+    tree | rail | rail+js | tree+js) ;;
+    block) [ "$release" != debian ] || die "--policies: Slurm 22.05 has no topology/block" ;;
+    *) die "--policies: unknown policy '$p' (tree, block, rail, rail+js, tree+js)" ;;
+  esac
+done
+[ -f "$plugins/topology_rail.so" ] && [ -f "$plugins/job_submit_rail.so" ] ||
+  die "no railguard plugins in $plugins (build first)"
+[ -x "$bin/railctl" ] || die "no $bin/railctl (build first)"
+[ "$perf" = 0 ] || command -v perf >/dev/null || die "--perf: no perf (apt-get install linux-perf)"
+
+keep=1
+if [ -z "$out" ]; then
+  out=$(mktemp -d "${TMPDIR:-/tmp}/rg-sched-scale.XXXXXX")
+  keep=0
+fi
+mkdir -p "$out"
+# shellcheck source=../tests/harness/cluster.sh
+source "$src/tests/harness/cluster.sh"
+# shellcheck source=sched_lib.sh
+source "$src/bench/sched_lib.sh"
+cleanup() {
+  rg_cluster_stop >/dev/null 2>&1 || true
+  [ "$keep" = 1 ] || rm -rf -- "$out"
+}
+trap cleanup EXIT
+
+nodes=$((domains * size))
+width=${#nodes}
+[ "$width" -ge 3 ] || width=3
+node_name() { printf "n%0${width}d" "$1"; }
+
+# The layout: K SUs of N nodes, one leaf per rail each (one one-hop domain each).
+topo=$out/layout.yaml
+sched_layout "$topo" "$domains" "$size" "$width" schedscale
+"$bin/railctl" topology validate "$topo" >/dev/null || die "the generated layout $topo is invalid"
+echo "topology: topology.yaml" >"$out/railguard.yaml"
+# Two clusters per policy. The first times the submissions with backfill asleep (its longest
+# interval, 3 h): a backfill cycle over a growing queue holds slurmctld's locks for seconds,
+# and the sbatch times would measure that rather than the submission. The second runs
+# backfill every 5 s over the whole queue (bf_continue, no job or time limit per cycle) and
+# measures its cycles. (A reconfigure cannot wake backfill in between: after one, Slurm 22.05
+# counts the powering-up cloud nodes of the fill jobs as unavailable and tries no job.)
+# max_switch_wait as strict placement needs it (job_submit/rail says so otherwise).
+for phase in submit cycles; do
+  if [ "$phase" = submit ]; then
+    params="bf_interval=10800,max_switch_wait=31536000"
+  else
+    params="bf_interval=5,bf_continue,bf_max_job_test=$((queue + domains + 100)),bf_max_time=3600,bf_resolution=600,max_switch_wait=31536000"
+  fi
+  printf 'SchedulerParameters=%s\nMaxJobCount=%d\n' "$params" $((queue + domains + 1000)) \
+    >"$out/extra-$phase.conf"
+  cp "$out/extra-$phase.conf" "$out/extra-$phase-js.conf"
+  echo "JobSubmitPlugins=rail" >>"$out/extra-$phase-js.conf"
+done
+
+# The queue's node counts: 1..2*size, spread by a fixed sequence (the same in every run).
+sizes=()
+x=12345
+for ((i = 0; i < queue; i++)); do
+  x=$(((x * 1103515245 + 12345) % 2147483648))
+  sizes+=($((1 + (x >> 8) % (2 * size))))
+done
+
+# rpc_ave FILE RPC: sdiag's ave_time (microseconds) of one RPC type; empty when absent.
+rpc_ave() {
+  awk -v rpc="$2" '$1 == rpc { for (i = 2; i <= NF; i++) if ($i ~ /^ave_time:/) { sub(/ave_time:/, "", $i); print $i; exit } }' "$1"
+}
+
+# publish_health: every node healthy as railcheck publishes it, one update per node (each
+# report differs in its time stamp, as on a real cluster) through one scontrol: Extra and the
+# active list, and the available list too where rail_healthy is not on it yet (railcheck
+# healthcheck/act.cc; job_submit/rail's keeper puts it there on every rail node at a start).
+publish_health() {
+  local i name t=1796400000 su
+  local -A offered=()
+  while read -r name su; do
+    [[ ,$su, != *,rail_healthy,* ]] || offered[$name]=1
+  done < <(sinfo -h -N -o '%N %f')
+  for ((i = 1; i <= nodes; i++)); do
+    name=$(node_name "$i")
+    su=su$(((i - 1) / size + 1))
+    printf 'update NodeName=%s ' "$name"
+    [ -n "${offered[$name]:-}" ] || printf 'AvailableFeatures=%s,rail_healthy ' "$su"
+    printf 'ActiveFeatures=%s,rail_healthy Extra={"railcheck":{"failed":[],"fw":["28.39.1002","28.39.1002","28.39.1002","28.39.1002","28.39.1002","28.39.1002","28.39.1002","28.39.1002"],"healthy":true,"rails":["ok","ok","ok","ok","ok","ok","ok","ok"],"time":%d,"verdict":"ok"}}\n' \
+      "$su" $((t + i))
+  done | scontrol >"$out/publish.out" 2>&1 || die "publishing node health failed ($out/publish.out)"
+  ! grep -qi error "$out/publish.out" || die "publishing node health: $(head -n 3 "$out/publish.out")"
+  echo "${#offered[@]}" >"$out/offered.count"
+}
+
+# percentile P FILE: the P-th percentile of FILE's numbers (nearest rank).
+percentile() {
+  sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END { if (NR == 0) exit; r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'
+}
+
+# start_cluster POLICY PHASE: a cluster for one phase of one policy; sets pid. The railguard
+# policies get every node published healthy as railcheck publishes it; stock policies none.
+start_cluster() {
+  local policy=$1 phase=$2 s t0
+  local -a opts=(--cloud --topo "$topo" --railctl "$bin/railctl" --timeout 300 "${start_release[@]}")
+  case $policy in
+    tree | block) opts+=(--topology-plugin "$policy" --conf-extra "$out/extra-$phase.conf") ;;
+    rail) opts+=(--topology-plugin rail --plugin-dir "$plugins" --railguard-conf "$out/railguard.yaml"
+      --conf-extra "$out/extra-$phase.conf") ;;
+    rail+js) opts+=(--topology-plugin rail --plugin-dir "$plugins" --railguard-conf "$out/railguard.yaml"
+      --conf-extra "$out/extra-$phase-js.conf") ;;
+    tree+js) opts+=(--topology-plugin tree --plugin-dir "$plugins" --railguard-conf "$out/railguard.yaml"
+      --conf-extra "$out/extra-$phase-js.conf") ;;
+  esac
+  log "$policy, $phase: starting slurmctld with $nodes cloud nodes ($domains domains of $size)"
+  RAILGUARD_KEEPER_STATS=1 rg_cluster_start --no-trap "${opts[@]}" >/dev/null ||
+    die "$policy: the cluster did not start"
+  pid=$(cat "$RAILGUARD_CLUSTER_DIR/pids/slurmctld")
+  case $policy in
+    tree | block) ;;
+    *)
+      log "$policy, $phase: publishing every node healthy as railcheck does ($nodes updates)"
+      publish_health
+      ;;
+  esac
+  log "$policy, $phase: filling the cluster: $domains jobs of $size nodes"
+  for ((s = 0; s < domains; s++)); do
+    sbatch -N "$size" --exclusive -o /dev/null -t 600 --wrap true >/dev/null ||
+      die "$policy: a fill job was refused"
+  done
+  t0=$SECONDS
+  until [ "$(squeue -h -t CF,R | wc -l)" = "$domains" ]; do
+    [ $((SECONDS - t0)) -lt 300 ] || die "$policy: the $domains fill jobs did not all get nodes in 300 s"
+    sleep 1
+  done
+}
+
+# submit_queue POLICY TAG TIMED: the queue, one sbatch each; with TIMED=1 each round trip is
+# appended to sbatch-TAG.ms.
+submit_queue() {
+  local policy=$1 tag=$2 timed=$3 i n t0 t1
+  : >"$out/sbatch-$tag.err"
+  [ "$timed" = 0 ] || : >"$out/sbatch-$tag.ms"
+  for ((i = 0; i < queue; i++)); do
+    n=${sizes[$i]}
+    t0=${EPOCHREALTIME/./}
+    sbatch -N "$n" --exclusive -o /dev/null -t 60 --wrap true >/dev/null 2>>"$out/sbatch-$tag.err" ||
+      die "$policy: queue job $i ($n nodes) was refused: $(tail -n 2 "$out/sbatch-$tag.err")"
+    t1=${EPOCHREALTIME/./}
+    [ "$timed" = 0 ] || echo "$(((t1 - t0) / 1000)).$(((t1 - t0) % 1000 / 100))" >>"$out/sbatch-$tag.ms"
+  done
+}
+
+# perf_start FILE / perf_stop: a profile of slurmctld (with --perf).
+perf_start() {
+  [ "$perf" = 1 ] || return 0
+  perf record -q -F 499 -g -p "$pid" -o "$1" >/dev/null 2>&1 &
+  perf_pid=$!
+}
+perf_stop() {
+  [ "$perf" = 1 ] || return 0
+  kill -INT "$perf_pid" 2>/dev/null || true
+  wait "$perf_pid" 2>/dev/null || true
+}
+
+# run_policy POLICY: the submission phase, then the cycles phase.
+run_policy() {
+  local policy=$1 t0 pending done_cycles tag=${1//+/_}
+  start_cluster "$policy" submit
+  sdiag -r >/dev/null || die "$policy: sdiag -r failed"
+  log "$policy, submit: $queue jobs of 1-$((2 * size)) nodes, one sbatch each, timed"
+  perf_start "$out/perf-submit-$tag.data"
+  submit_queue "$policy" "$tag" 1
+  perf_stop
+  sdiag >"$out/sdiag-submit-$tag.txt" || die "$policy: sdiag failed"
+  awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" >"$out/rss-$tag.kb"
+  pending=$(squeue -h -t PD | wc -l)
+  [ "$pending" = "$queue" ] || die "$policy: $pending of $queue queue jobs pending"
+  grep 'railguard: job_submit/rail: keeper pass' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" \
+    >"$out/keeper-$tag.log" || true
+  cp "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" "$out/slurmctld-submit-$tag.log"
+  rg_cluster_stop >/dev/null 2>&1 || true
+
+  start_cluster "$policy" cycles
+  log "$policy, cycles: $queue jobs of 1-$((2 * size)) nodes, one sbatch each"
+  submit_queue "$policy" "$tag-cycles" 0
+  sdiag -r >/dev/null || die "$policy: sdiag -r failed"
+  log "$policy, cycles: $domains fill jobs hold every node, $queue jobs wait; waiting for $cycles backfill cycles"
+  perf_start "$out/perf-bf-$tag.data"
+  t0=$SECONDS
+  while :; do
+    sdiag >"$out/sdiag-bf-$tag.txt" || die "$policy: sdiag failed"
+    done_cycles=$(sdiag_field "$out/sdiag-bf-$tag.txt" Backfilling "Total cycles")
+    [ "${done_cycles:-0}" -lt "$cycles" ] || break
+    [ $((SECONDS - t0)) -lt $((cycles * 600)) ] ||
+      die "$policy: $done_cycles of $cycles backfill cycles in $((cycles * 600)) s"
+    sleep 2
+  done
+  perf_stop
+  log "$policy, cycles: $done_cycles cycles in $((SECONDS - t0)) s"
+  [ "$(squeue -h -t PD | wc -l)" = "$queue" ] || die "$policy: a queue job started (the cluster should be full)"
+  grep 'railguard: job_submit/rail: keeper pass' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" \
+    >>"$out/keeper-$tag.log" || true
+  cp "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" "$out/slurmctld-cycles-$tag.log"
+  rg_cluster_stop >/dev/null 2>&1 || true
+}
+
+for p in "${policy_list[@]}"; do run_policy "$p"; done
+
+# perf_self FILE: railguard's share of slurmctld's samples in a profile: self time in its
+# plugins (what their code costs, less the Slurm functions it calls).
+perf_self() {
+  perf report -i "$1" --no-children --sort dso --stdio 2>/dev/null |
+    awk '/topology_rail\.so|job_submit_rail\.so/ { gsub(/%/, "", $1); s += $1 } END { printf "%.1f%%", s }'
+}
+
+declare -A label=([tree]="stock tree" [block]="stock block" [rail]="topology/rail"
+  [rail+js]="rail + js/rail" [tree+js]="tree + js/rail")
+cell() { printf ' %15s' "$1"; }
+{
+  echo "Slurm $release, $nodes CLOUD nodes in $domains one-hop domains of $size, full;" \
+    "$queue waiting jobs of 1-$((2 * size)) nodes; $cycles backfill cycles (sdiag)"
+  printf '%-40s' metric
+  for p in "${policy_list[@]}"; do cell "${label[$p]}"; done
+  echo
+  printf '%-40s' "backfill per job tested (ms)"
+  for p in "${policy_list[@]}"; do
+    f=$out/sdiag-bf-${p//+/_}.txt
+    cell "$(awk -v c="$(sdiag_field "$f" Backfilling "Mean cycle")" \
+      -v d="$(sdiag_field "$f" Backfilling "Depth Mean (try depth)")" \
+      'BEGIN { if (d > 0) printf "%.2f", c / d / 1000; else print "-" }')"
+  done
+  echo
+  printf '%-40s' "backfill mean cycle (ms)"
+  for p in "${policy_list[@]}"; do
+    cell "$(awk -v c="$(sdiag_field "$out/sdiag-bf-${p//+/_}.txt" Backfilling "Mean cycle")" 'BEGIN { printf "%.0f", c / 1e3 }')"
+  done
+  echo
+  printf '%-40s' "main scheduler mean cycle (ms)"
+  for p in "${policy_list[@]}"; do
+    cell "$(awk -v c="$(sdiag_field "$out/sdiag-bf-${p//+/_}.txt" "Main schedule" "Mean cycle")" 'BEGIN { if (c == "") print "-"; else printf "%.1f", c / 1000 }')"
+  done
+  echo
+  printf '%-40s' "sbatch round trip p50 / p99 (ms)"
+  for p in "${policy_list[@]}"; do
+    cell "$(percentile 50 "$out/sbatch-${p//+/_}.ms") / $(percentile 99 "$out/sbatch-${p//+/_}.ms")"
+  done
+  echo
+  printf '%-40s' "submit RPC in slurmctld, mean (ms)"
+  for p in "${policy_list[@]}"; do
+    cell "$(awk -v a="$(rpc_ave "$out/sdiag-submit-${p//+/_}.txt" REQUEST_SUBMIT_BATCH_JOB)" 'BEGIN { if (a == "") print "-"; else printf "%.2f", a / 1000 }')"
+  done
+  echo
+  printf '%-40s' "slurmctld RSS after the queue (MB)"
+  for p in "${policy_list[@]}"; do
+    cell "$(awk '{ printf "%.0f", $1 / 1024 }' "$out/rss-${p//+/_}.kb")"
+  done
+  echo
+  printf '%-40s' "keeper pass max / longest lock (ms)"
+  for p in "${policy_list[@]}"; do
+    f=$out/keeper-${p//+/_}.log
+    if [ -s "$f" ]; then
+      cell "$(awk '{ for (i = 1; i <= NF; i++) { if ($i == "pass") p = $(i + 1); if ($i == "lock") l = $(i + 1) }
+                     if (p + 0 > mp) mp = p + 0; if (l + 0 > ml) ml = l + 0 }
+                   END { printf "%.2f / %.2f", mp, ml }' "$f")"
+    else
+      cell "-"
+    fi
+  done
+  echo
+  if [ "$perf" = 1 ]; then
+    printf '%-40s' "railguard's CPU share: submissions"
+    for p in "${policy_list[@]}"; do cell "$(perf_self "$out/perf-submit-${p//+/_}.data")"; done
+    echo
+    printf '%-40s' "railguard's CPU share: backfill"
+    for p in "${policy_list[@]}"; do cell "$(perf_self "$out/perf-bf-${p//+/_}.data")"; done
+    echo
+  fi
+} | tee "$out/table.txt"
+[ "$keep" = 0 ] || log "kept $out (layout, sdiag, sbatch times, logs, table.txt)"
