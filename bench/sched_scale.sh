@@ -364,18 +364,32 @@ cell() { printf ' %15s' "$1"; }
     cell "$(awk '{ printf "%.0f", $1 / 1024 }' "$out/rss-${p//+/_}.kb")"
   done
   echo
-  printf '%-40s' "keeper pass max / longest lock (ms)"
-  for p in "${policy_list[@]}"; do
-    f=$out/keeper-${p//+/_}.log
-    if [ -s "$f" ]; then
-      cell "$(awk '{ for (i = 1; i <= NF; i++) { if ($i == "pass") p = $(i + 1); if ($i == "lock") l = $(i + 1) }
-                     if (p + 0 > mp) mp = p + 0; if (l + 0 > ml) ml = l + 0 }
-                   END { printf "%.2f / %.2f", mp, ml }' "$f")"
-    else
-      cell "-"
-    fi
-  done
-  echo
+  # The keeper's passes: those that changed features (the first after a start: the restore)
+  # apart from the steady ones.
+  keeper_row() {
+    local title=$1 filter=$2 what=$3 p f
+    printf '%-40s' "$title"
+    for p in "${policy_list[@]}"; do
+      f=$out/keeper-${p//+/_}.log
+      if [ -s "$f" ]; then
+        cell "$(awk -v filter="$filter" -v what="$what" '
+          { changed = 0; for (i = 1; i <= NF; i++) {
+              if ($i == "pass") pass = $(i + 1); if ($i == "lock") lock = $(i + 1)
+              if ($(i + 1) == "features" && $(i + 2) == "changed,") changed = $i + 0 }
+            if ((filter == "restore") != (changed > 0)) next
+            n++; p[n] = pass + 0; if (lock + 0 > ml) ml = lock + 0 }
+          END { if (n == 0) { print "-"; exit }
+                for (i = 2; i <= n; i++) { v = p[i]; for (j = i - 1; j >= 1 && p[j] > v; j--) p[j + 1] = p[j]; p[j + 1] = v }
+                if (what == "restore") printf "%.1f / %.1f", p[n], ml
+                else printf "%.2f / %.2f / %.2f", p[int((n + 1) / 2)], p[n], ml }' "$f")"
+      else
+        cell "-"
+      fi
+    done
+    echo
+  }
+  keeper_row "keeper steady pass p50 / max / lock (ms)" steady steady
+  keeper_row "keeper restore pass / lock (ms)" restore restore
   if [ "$perf" = 1 ]; then
     printf '%-40s' "railguard's CPU share: submissions"
     for p in "${policy_list[@]}"; do cell "$(perf_self "$out/perf-submit-${p//+/_}.data")"; done

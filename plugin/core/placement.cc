@@ -152,6 +152,24 @@ uint32_t ParseMaxSwitchWait(std::string_view sched_params) {
   return static_cast<uint32_t>(n);
 }
 
+std::string SwitchWaitMessage(PlacementMode mode, uint32_t wait, bool topology_rail, bool* error) {
+  *error = false;
+  if (mode != PlacementMode::kStrict || wait >= kNeverExpiresWait) return "";
+  const std::string need =
+      "SchedulerParameters=max_switch_wait=" + std::to_string(kNeverExpiresWait) +
+      " (a year) or more in slurm.conf";
+  if (!topology_rail) {
+    *error = true;
+    return "strict placement needs " + need + "; with " + std::to_string(wait) +
+           " s, a job that has waited that long for its scalable units is placed anywhere";
+  }
+  return "with max_switch_wait=" + std::to_string(wait) +
+         " s a multi-node job larger than one domain that has waited that long may get more "
+         "domains than the fewest (topology/rail still gives a job that fits one domain one, "
+         "whatever it waited); strict placement of larger jobs needs " +
+         need;
+}
+
 uint64_t GpuCount(std::string_view tres) {
   uint64_t total = 0;
   size_t start = 0;

@@ -134,6 +134,15 @@ uint32_t SusNeeded(const std::vector<uint32_t>& su_sizes, uint32_t nodes);
 // (first "max_switch_wait=", case-insensitive, leading integer); 300 when absent or negative.
 uint32_t ParseMaxSwitchWait(std::string_view sched_params);
 
+// What slurmctld's log should say about SchedulerParameters' max_switch_wait (`wait`
+// seconds) when the default placement mode is `mode`: nothing (empty) unless strict with a
+// wait below kNeverExpiresWait. Then, with Slurm's own topology plugins (tree: the 22.05
+// path), `*error` is set: strict confinement lapses after the wait. With topology/rail
+// (`topology_rail`), which confines a job that fits one domain of its partition by its own
+// evaluation whatever the job waited, only the fewest-domains rule for larger jobs lapses:
+// a warning (`*error` false).
+std::string SwitchWaitMessage(PlacementMode mode, uint32_t wait, bool topology_rail, bool* error);
+
 // Total GPUs in a tres_per_* string ("gres:gpu:16", "gres:gpu:h100:2,gres:gpu:a100:2");
 // 0 when there is no GPU entry or an entry's count cannot be read.
 uint64_t GpuCount(std::string_view tres);

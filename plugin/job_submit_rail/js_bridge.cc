@@ -95,7 +95,8 @@ extern "C" int rg_js_reload_if_stale(int64_t conf_update, rg_log_fn log) {
   return 1;
 }
 
-extern "C" int rg_js_check_switch_wait(const char* sched_params, rg_log_fn log) {
+extern "C" int rg_js_check_switch_wait(const char* sched_params, const char* topology_plugin,
+                                       rg_log_fn log) {
   return railguard::plugin::CatchAll(0, [&] {
     Bridge& b = Get();
     std::shared_ptr<const RailSetup> setup;
@@ -103,16 +104,14 @@ extern "C" int rg_js_check_switch_wait(const char* sched_params, rg_log_fn log) 
       std::lock_guard<std::mutex> lock(b.mu);
       setup = b.state.current();
     }
-    if (!setup || setup->config.placement.default_mode != railguard::PlacementMode::kStrict)
-      return 0;
-    const uint32_t wait =
-        railguard::plugin::ParseMaxSwitchWait(sched_params ? sched_params : "");
-    if (wait >= railguard::plugin::kNeverExpiresWait) return 0;
-    Log(log, RG_LOG_ERROR,
-        "strict placement needs SchedulerParameters=max_switch_wait=" +
-            std::to_string(railguard::plugin::kNeverExpiresWait) +
-            " (a year) or more in slurm.conf; with " + std::to_string(wait) +
-            " s, a job that has waited that long for its scalable units is placed anywhere");
+    if (!setup) return 0;
+    bool error = false;
+    const std::string message = railguard::plugin::SwitchWaitMessage(
+        setup->config.placement.default_mode,
+        railguard::plugin::ParseMaxSwitchWait(sched_params ? sched_params : ""),
+        topology_plugin && std::strstr(topology_plugin, "topology/rail") != nullptr, &error);
+    if (message.empty()) return 0;
+    Log(log, error ? RG_LOG_ERROR : RG_LOG_INFO, message);
     return 1;
   });
 }

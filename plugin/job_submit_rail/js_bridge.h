@@ -78,10 +78,11 @@ int rg_js_decide(const rg_js_facts_t *facts, rg_log_fn log, rg_js_decision_t *ou
  * when it reloaded, 0 when nothing changed. */
 int rg_js_reload_if_stale(int64_t conf_update, rg_log_fn log);
 
-/* Logs an error when the loaded setup's default mode is strict and SchedulerParameters'
- * max_switch_wait is below a year: strict confinement would lapse after it. Returns 1 when
+/* Logs what plugin/core/placement.h's SwitchWaitMessage says when the loaded setup's default
+ * mode is strict and SchedulerParameters' max_switch_wait is below a year: an error with
+ * Slurm's topology plugins, a warning with `topology_plugin` topology/rail. Returns 1 when
  * it logged, else 0. */
-int rg_js_check_switch_wait(const char *sched_params, rg_log_fn log);
+int rg_js_check_switch_wait(const char *sched_params, const char *topology_plugin, rg_log_fn log);
 
 enum { RG_JS_FIX_GIVES = 1, RG_JS_FIX_TAKES = 2, RG_JS_FIX_OFFERS = 3 };
 

@@ -127,9 +127,9 @@ static void _keep_code_loaded(void) {
           "wakes after the plugin is unloaded", PREFIX, dlerror());
 }
 
-/* Nodes looked at per hold of the node read lock: 4,096 nodes in one hold kept it 7-14 ms
- * (bench/sched_scale.sh). */
-#define KEEPER_CHUNK 512
+/* Nodes looked at per hold of the node read lock: 4,096 nodes in one hold kept it 7-14 ms,
+ * 512 up to 4.5 ms on a busy 2-core machine (bench/sched_scale.sh). */
+#define KEEPER_CHUNK 128
 
 /* One chunk of the keeper's look at the nodes, from index *next on: whether one of them
  * needs a fix (*any), adding the nodes whose Extra says railcheck left them in service over
@@ -519,7 +519,7 @@ static void *_keeper(void *arg) {
     _keeper_unlock(k, conf_read);
     if (rg_js_reload_if_stale((int64_t)conf_update, _log)) {
       if (!_keeper_lock(k, conf_read)) break;
-      (void)rg_js_check_switch_wait(slurm_conf.sched_params, _log);
+      (void)rg_js_check_switch_wait(slurm_conf.sched_params, RG_PLACING_TOPOLOGY_PLUGIN, _log);
       _keeper_unlock(k, conf_read);
     }
 

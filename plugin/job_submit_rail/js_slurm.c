@@ -195,7 +195,7 @@ extern int rail_job_submit_init(void) {
           PREFIX, shown);
   free(path);
   if (rc < 0) return SLURM_ERROR;
-  (void)rg_js_check_switch_wait(slurm_conf.sched_params, _log);
+  (void)rg_js_check_switch_wait(slurm_conf.sched_params, RG_PLACING_TOPOLOGY_PLUGIN, _log);
   rg_keeper_start();
   return SLURM_SUCCESS;
 }

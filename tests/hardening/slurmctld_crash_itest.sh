@@ -61,8 +61,12 @@ for n in 8 2 1 4 8 2 1 4 2 8 1 4 8; do
   job=$(rgp_submit -N"$n" --exclusive --wrap 'sleep 12')
   jobs+=("$job")
 done
-sleep 1  # the submissions' own scheduling passes
-rgh_wait "slurmctld saving its job states after the first jobs started" 30 saved_since_last_event
+# started_and_saved: some job of the stream runs, and the state file was written after the
+# last start or end (on a loaded machine the first jobs may start seconds after their sbatch).
+started_and_saved() {
+  [[ $(rgf_job_states "${jobs[@]}") == *RUNNING* ]] && saved_since_last_event
+}
+rgh_wait "slurmctld saving its job states after the first jobs started" 30 started_and_saved
 states=$(rgf_job_states "${jobs[@]}" | tr '\n' ' ')
 rg_cluster_kill slurmctld KILL || rgp_fail "could not kill slurmctld"
 [[ $states == *RUNNING* && $states == *PENDING* ]] ||

@@ -442,6 +442,26 @@ TEST(ParseMaxSwitchWait, ReadsSchedulerParametersLikeSlurmctld) {
   EXPECT_EQ(ParseMaxSwitchWait("max_switch_wait=abc"), 0u);   // atoi("abc") is 0
 }
 
+TEST(SwitchWaitMessage, AnErrorWithSlurmsTopologyAWarningWithTopologyRail) {
+  bool error = true;
+  EXPECT_EQ(SwitchWaitMessage(PlacementMode::kStrict, kNeverExpiresWait, false, &error), "");
+  EXPECT_FALSE(error);
+  EXPECT_EQ(SwitchWaitMessage(PlacementMode::kPrefer, 300, false, &error), "");
+  EXPECT_EQ(SwitchWaitMessage(PlacementMode::kStrict, 300, false, &error),
+            "strict placement needs SchedulerParameters=max_switch_wait=31536000 (a year) or "
+            "more in slurm.conf; with 300 s, a job that has waited that long for its scalable "
+            "units is placed anywhere");
+  EXPECT_TRUE(error);
+  // topology/rail keeps a job that fits one domain in one whatever it waited (topo_eval.c):
+  // the lapse concerns larger jobs only, and it is not an error.
+  const std::string rail = SwitchWaitMessage(PlacementMode::kStrict, 3600, true, &error);
+  EXPECT_FALSE(error);
+  EXPECT_NE(rail.find("with max_switch_wait=3600 s a multi-node job larger than one domain"),
+            std::string::npos)
+      << rail;
+  EXPECT_EQ(rail.find("placed anywhere"), std::string::npos) << rail;
+}
+
 TEST(GpuCount, SumsEveryGpuEntry) {
   EXPECT_EQ(GpuCount("gres:gpu:16"), 16u);
   EXPECT_EQ(GpuCount("gres:gpu:h100:2,gres:gpu:a100:2"), 4u);

@@ -17,4 +17,8 @@ typedef ListIterator rg_list_itr_t; /* 22.05: ListIterator is already a pointer 
 /* build_feature_list of a job's --constraint (job_scheduler.h; 23.02 added is_reservation). */
 #define RG_BUILD_FEATURE_LIST(job_ptr) build_feature_list((job_ptr), false)
 
+/* The topology plugin that places jobs by its own evaluation, for rg_js_check_switch_wait:
+ * none on 22.05 (topology plugins only build the switch table; --switches places). */
+#define RG_PLACING_TOPOLOGY_PLUGIN NULL
+
 #endif /* RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_ */

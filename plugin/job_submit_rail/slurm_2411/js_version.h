@@ -20,4 +20,8 @@ typedef list_itr_t *rg_list_itr_t;   /* 24.11: ListIterator is gone */
 /* build_feature_list of a job's --constraint (job_scheduler.h; 23.02 added is_reservation). */
 #define RG_BUILD_FEATURE_LIST(job_ptr) build_feature_list((job_ptr), false, false)
 
+/* The topology plugin that places jobs by its own evaluation (topology_p_eval_nodes, 24.05
+ * on), for rg_js_check_switch_wait. */
+#define RG_PLACING_TOPOLOGY_PLUGIN (slurm_conf.topology_plugin)
+
 #endif /* RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_ */
