@@ -14,11 +14,12 @@
 # Slurm writes its state at most every 5 s (SAVE_MAX_WAIT in state_save.c): a job started or
 # ended in the last seconds before a crash is forgotten by Slurm itself, railguard or not (the
 # restarted slurmctld starts it again, its nodes report a "Duplicate jobid" and Slurm drains
-# them; or it waits for a completion that was already sent). So the kill comes right after
-# Slurm saved its job states following the stream's last start, read from the state file's
-# time against the log, not after a fixed pause: on a loaded CI machine a fixed 6 s let the
-# first jobs end and others start just before the kill. The first jobs end while slurmctld is
-# down. About 60 s.
+# them; or it waits for a completion that was already sent; or a job accepted just before is
+# gone). So the kill comes once a job of the stream runs and Slurm saved its job states after
+# the stream's last submission, start and end (the state file's time against the clock and
+# the log), not after a fixed pause: on a loaded CI machine a fixed 6 s let the first jobs
+# end and others start just before the kill. The first jobs end while slurmctld is down.
+# About 60 s.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=fault_lib.sh
@@ -50,17 +51,20 @@ last_job_event() {
     "$log" | tail -n 1 | sed -n 's/^\[\([^]]*\)\].*/\1/p')
   if [ -n "$ts" ]; then date -d "$ts" +%s.%N; else echo 0; fi
 }
-# saved_since_last_event: true when the job state file was written after the last job event.
+# saved_since_last_event: true when the job state file was written after the last job event
+# and after the last submission returned ($submitted_at: a job accepted is a change too).
 saved_since_last_event() {
   local saved
   saved=$(stat -c %.9Y "$RAILGUARD_CLUSTER_DIR/ctld/state/job_state" 2>/dev/null) || return 1
-  awk -v s="$saved" -v e="$(last_job_event)" 'BEGIN { exit !(s > e) }'
+  awk -v s="$saved" -v e="$(last_job_event)" -v t="$submitted_at" \
+    'BEGIN { exit !(s > e && s > t) }'
 }
 jobs=()
 for n in 8 2 1 4 8 2 1 4 2 8 1 4 8; do
   job=$(rgp_submit -N"$n" --exclusive --wrap 'sleep 12')
   jobs+=("$job")
 done
+submitted_at=$(date +%s.%N)
 # started_and_saved: some job of the stream runs, and the state file was written after the
 # last start or end (on a loaded machine the first jobs may start seconds after their sbatch).
 started_and_saved() {
