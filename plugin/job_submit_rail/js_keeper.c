@@ -135,9 +135,9 @@ static void _keep_code_loaded(void) {
  * needs a fix (*any), adding the nodes whose Extra says railcheck left them in service over
  * the drain budget ("budget":"over", healthcheck/budget.h) to *over. Sets *next past the
  * last node looked at; returns false when the table is done. Outside `restore` only a node
- * with the feature active can need a fix (it is never given then), and a node whose lists do
- * not even hold its name is passed over without asking the bridge. REQUIRES: node read
- * lock. */
+ * with the feature active can need a fix (it is never given then), so a node whose active
+ * list does not even contain the feature's name as text is passed over without asking the
+ * bridge. REQUIRES: node read lock. */
 static bool _keeper_scan(const char *feature, bool restore, int *next, bool *any, int *over) {
   node_record_t *node_ptr;
   int seen = 0, i = *next;
@@ -187,7 +187,7 @@ static void _keeper_log(rg_hostlist_t hl, const char *feature, const char *what,
 /* One group of fixes: the nodes whose features all change to the same two lists. */
 typedef struct {
   char *features, *features_act; /* malloc'd by the bridge */
-  int fix;                       /* RG_JS_FIX_GIVES or RG_JS_FIX_TAKES */
+  int fix;                       /* RG_JS_FIX_GIVES, RG_JS_FIX_TAKES or RG_JS_FIX_OFFERS */
   rg_hostlist_t nodes;
 } _fix_group_t;
 

@@ -976,8 +976,7 @@ _rg_wait_idle() {
       _rg_tail_daemon "$dir/ctld/slurmctld.log" "$dir/ctld/slurmctld.out"
       _rg_die "slurmctld exited while the nodes were starting"
     }
-    for node in "${_rg_nodes[@]}"; do
-      [ -z "$_rg_cloud" ] || break
+    [ -n "$_rg_cloud" ] || for node in "${_rg_nodes[@]}"; do
       _rg_child_running "slurmd.$node" ||
         _rg_fail_node "$node" "slurmd for $node exited during startup"
     done
