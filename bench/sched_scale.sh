@@ -46,6 +46,9 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
   --policies LIST     comma-separated, in this order, of tree, block, rail, rail+js, tree+js
                       (default tree,block,rail,rail+js; debian: tree,rail,rail+js,tree+js)
   --perf              profile slurmctld with perf during the cycles (railguard's share)
+  --sbatch-opts OPTS  more sbatch options for every queue job, e.g. what job_submit/rail
+                      adds ("--constraint=rail_healthy --switches=1@365-0") given to a
+                      policy without it, to tell its cost from Slurm's for those options
   --out DIR           keep layouts, sdiag outputs, logs, profiles and the table in DIR
                       (default: a temporary folder, removed)
   -h, --help          this text
@@ -58,10 +61,10 @@ die() {
 }
 log() { echo "sched_scale.sh: [$(date +%T)] $*" >&2; }
 
-release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0
+release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0 sbatch_opts=""
 while [ $# -gt 0 ]; do
   case $1 in
-    --slurm-version | --domains | --size | --queue | --cycles | --policies | --out)
+    --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts)
       [ $# -ge 2 ] || die "$1 needs a value"
       case $1 in
         --slurm-version) release=$2 ;;
@@ -71,6 +74,7 @@ while [ $# -gt 0 ]; do
         --cycles) cycles=$2 ;;
         --policies) policies=$2 ;;
         --out) out=$2 ;;
+        --sbatch-opts) sbatch_opts=$2 ;;
       esac
       shift 2
       ;;
@@ -252,7 +256,9 @@ submit_queue() {
   for ((i = 0; i < queue; i++)); do
     n=${sizes[$i]}
     t0=${EPOCHREALTIME/./}
-    sbatch -N "$n" --exclusive -o /dev/null -t 60 --wrap true >/dev/null 2>>"$out/sbatch-$tag.err" ||
+    # shellcheck disable=SC2086 # --sbatch-opts is split into options on purpose
+    sbatch -N "$n" --exclusive -o /dev/null -t 60 $sbatch_opts --wrap true >/dev/null \
+      2>>"$out/sbatch-$tag.err" ||
       die "$policy: queue job $i ($n nodes) was refused: $(tail -n 2 "$out/sbatch-$tag.err")"
     t1=${EPOCHREALTIME/./}
     [ "$timed" = 0 ] || echo "$(((t1 - t0) / 1000)).$(((t1 - t0) % 1000 / 100))" >>"$out/sbatch-$tag.ms"
@@ -282,6 +288,8 @@ run_policy() {
   perf_stop
   sdiag >"$out/sdiag-submit-$tag.txt" || die "$policy: sdiag failed"
   awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" >"$out/rss-$tag.kb"
+  # Where the memory is, mapping by mapping (heap, thread arenas, plugins), for --out.
+  cp "/proc/$pid/smaps" "$out/smaps-$tag.txt" 2>/dev/null || true
   pending=$(squeue -h -t PD | wc -l)
   [ "$pending" = "$queue" ] || die "$policy: $pending of $queue queue jobs pending"
   grep 'railguard: job_submit/rail: keeper pass' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" \
@@ -366,6 +374,9 @@ cell() { printf ' %15s' "$1"; }
   echo
   # The keeper's passes: those that changed features (the first after a start: the restore)
   # apart from the steady ones.
+  # keeper_row TITLE FILTER WHAT: over the passes FILTER picks (steady, restore), WHAT:
+  # pass (p50 / max), lock (each pass's longest hold: p50 / p99 / max), cpu (the CPU time of
+  # the longest hold of all; the rest of it the thread waited for a CPU), restore.
   keeper_row() {
     local title=$1 filter=$2 what=$3 p f
     printf '%-40s' "$title"
@@ -373,22 +384,32 @@ cell() { printf ' %15s' "$1"; }
       f=$out/keeper-${p//+/_}.log
       if [ -s "$f" ]; then
         cell "$(awk -v filter="$filter" -v what="$what" '
-          { changed = 0; for (i = 1; i <= NF; i++) {
-              if ($i == "pass") pass = $(i + 1); if ($i == "lock") lock = $(i + 1)
+          function sort(a, n,   i, j, v) {
+            for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
+          }
+          { changed = 0; cpu = ""
+            for (i = 1; i <= NF; i++) {
+              if ($i == "pass") pass = $(i + 1)
+              if ($i == "lock") { lock = $(i + 1); if ($(i + 3) ~ /^\(/) cpu = substr($(i + 3), 2) }
               if ($(i + 1) == "features" && $(i + 2) == "changed,") changed = $i + 0 }
             if ((filter == "restore") != (changed > 0)) next
-            n++; p[n] = pass + 0; if (lock + 0 > ml) ml = lock + 0 }
+            n++; p[n] = pass + 0; l[n] = lock + 0
+            if (lock + 0 > ml) { ml = lock + 0; mc = cpu } }
           END { if (n == 0) { print "-"; exit }
-                for (i = 2; i <= n; i++) { v = p[i]; for (j = i - 1; j >= 1 && p[j] > v; j--) p[j + 1] = p[j]; p[j + 1] = v }
+                sort(p, n); sort(l, n)
                 if (what == "restore") printf "%.1f / %.1f", p[n], ml
-                else printf "%.2f / %.2f / %.2f", p[int((n + 1) / 2)], p[n], ml }' "$f")"
+                else if (what == "pass") printf "%.2f / %.2f", p[int((n + 1) / 2)], p[n]
+                else if (what == "lock") printf "%.2f / %.2f / %.2f", l[int((n + 1) / 2)], l[int(0.99 * n + 0.99)], l[n]
+                else printf "%s", (mc == "" ? "-" : mc) }' "$f")"
       else
         cell "-"
       fi
     done
     echo
   }
-  keeper_row "keeper steady pass p50 / max / lock (ms)" steady steady
+  keeper_row "keeper steady pass p50 / max (ms)" steady pass
+  keeper_row "keeper steady lock p50 / p99 / max (ms)" steady lock
+  keeper_row "  the longest of them on CPU (ms)" steady cpu
   keeper_row "keeper restore pass / lock (ms)" restore restore
   if [ "$perf" = 1 ]; then
     printf '%-40s' "railguard's CPU share: submissions"

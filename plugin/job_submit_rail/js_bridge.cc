@@ -14,6 +14,7 @@
 #include "config/load.h"
 #include "base/names.h"
 #include "plugin/common/bridge.h"
+#include "plugin/core/fabric_cache.h"
 #include "plugin/core/feature_keeper.h"
 #include "plugin/core/held_jobs.h"
 #include "plugin/core/hetjob.h"
@@ -31,6 +32,8 @@ struct Bridge {
   SetupHolder state;
   std::string conf_path;
   int64_t conf_update = 0;
+  // Each node record's domain, remembered between submissions (under `mu`).
+  railguard::plugin::FabricCache fabric;
 };
 
 // Never destroyed, as everything the feature keeper thread reaches: slurmctld exits without
@@ -213,8 +216,9 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
         job.observe_health = setup->config.health.mode == railguard::HealthMode::kObserve;
         job.max_switch_wait =
             railguard::plugin::ParseMaxSwitchWait(facts->sched_params ? facts->sched_params : "");
-        const railguard::plugin::Fabric fabric = railguard::plugin::FabricOfNodes(
-            setup->topology, facts->node_names, facts->node_features, facts->node_cnt,
+        const railguard::plugin::Fabric fabric = b.fabric.Of(
+            std::shared_ptr<const railguard::topo::Topology>(setup, &setup->topology),
+            facts->node_index, facts->node_names, facts->node_features, facts->node_cnt,
             config.healthy_feature, &job.healthy_nodes);
 
         const railguard::plugin::Decision d = railguard::plugin::DecidePlacement(

@@ -35,6 +35,9 @@ typedef struct {
   const char *const *node_names;
   const char *const *node_features;
   const uint32_t *node_cpus;
+  /* Each node's place in slurmctld's node table (node_record_t.index), so that its domain
+   * is remembered between submissions (plugin/core/fabric_cache.h); may be NULL. */
+  const uint32_t *node_index;
   uint32_t node_cnt;
   const char *sched_params; /* SchedulerParameters, for max_switch_wait */
   int may_hold; /* a submission: held, not refused, when too few nodes are healthy */

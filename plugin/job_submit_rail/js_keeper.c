@@ -65,14 +65,18 @@ typedef struct {
   int64_t locked_at; /* when it got its current lock (ns, CLOCK_MONOTONIC) */
   int64_t queued_ns; /* time spent queued on locks this pass */
   int64_t hold_max;  /* longest hold this pass */
+  int64_t hold_cpu;  /* of it, the keeper thread's CPU time (the rest: it waited for a CPU) */
+  int64_t locked_cpu; /* the thread's CPU clock when it got its current lock */
 } keeper_t;
 
-static int64_t _now_ns(void) {
+static int64_t _clock_ns(clockid_t clock) {
   struct timespec ts;
 
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(clock, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+static int64_t _now_ns(void) { return _clock_ns(CLOCK_MONOTONIC); }
 
 static keeper_t *keeper; /* the running keeper; NULL when none */
 static pthread_t keeper_thread;
@@ -90,6 +94,7 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
   int64_t queued = _now_ns();
   lock_slurmctld(locks);
   k->locked_at = _now_ns();
+  k->locked_cpu = _clock_ns(CLOCK_THREAD_CPUTIME_ID);
   k->queued_ns += k->locked_at - queued;
   slurm_mutex_lock(&k->mu);
   stop = k->stop && k->left;
@@ -101,9 +106,13 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
 
 static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks) {
   int64_t held = _now_ns() - k->locked_at;
+  int64_t cpu = _clock_ns(CLOCK_THREAD_CPUTIME_ID) - k->locked_cpu;
 
   unlock_slurmctld(locks);
-  if (held > k->hold_max) k->hold_max = held;
+  if (held > k->hold_max) {
+    k->hold_max = held;
+    k->hold_cpu = cpu;
+  }
   slurm_mutex_lock(&k->mu);
   k->phase = KEEPER_FREE;
   slurm_mutex_unlock(&k->mu);
@@ -127,34 +136,45 @@ static void _keep_code_loaded(void) {
           "wakes after the plugin is unloaded", PREFIX, dlerror());
 }
 
-/* Nodes looked at per hold of the node read lock: 4,096 nodes in one hold kept it 7-14 ms,
- * 512 up to 4.5 ms on a busy 2-core machine (bench/sched_scale.sh). */
+/* Nodes looked at per hold of the node read lock, and the time after which a hold ends
+ * sooner: 4,096 nodes in one hold kept it 7-14 ms, 512 up to 4.5 ms, 128 up to 3.4 ms while
+ * railcheck published every node (each node's features asked of the bridge) on a busy 2-core
+ * machine (bench/sched_scale.sh). The clock is read every KEEPER_CLOCK_EVERY nodes. */
 #define KEEPER_CHUNK 128
+#define KEEPER_HOLD_NS 500000
+#define KEEPER_CLOCK_EVERY 8
 
-/* One chunk of the keeper's look at the nodes, from index *next on: whether one of them
- * needs a fix (*any), adding the nodes whose Extra says railcheck left them in service over
+/* One chunk of the keeper's look at the nodes, from index *next on: which of them need a fix
+ * (their bits set in `todo`, sized node_record_count when the look began; *any when one
+ * does, or when the table grew past `todo`), adding the nodes whose Extra says railcheck left them in service over
  * the drain budget ("budget":"over", healthcheck/budget.h) to *over. Sets *next past the
  * last node looked at; returns false when the table is done. Outside `restore` only a node
  * with the feature active can need a fix (it is never given then), so a node whose active
  * list does not even contain the feature's name as text is passed over without asking the
  * bridge. REQUIRES: node read lock. */
-static bool _keeper_scan(const char *feature, bool restore, int *next, bool *any, int *over) {
+static bool _keeper_scan(const char *feature, bool restore, bitstr_t *todo, int *next, bool *any,
+                         int *over) {
   node_record_t *node_ptr;
   int seen = 0, i = *next;
+  int64_t until = _now_ns() + KEEPER_HOLD_NS;
 
   for (; (node_ptr = next_node(&i)); i++) {
     const char *act = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
     char *a = NULL, *b = NULL;
 
-    if (seen++ == KEEPER_CHUNK) {
+    if ((seen == KEEPER_CHUNK) ||
+        (seen && !(seen % KEEPER_CLOCK_EVERY) && (_now_ns() > until))) {
       *next = i;
       return true;
     }
+    seen++;
     if (node_ptr->extra && strstr(node_ptr->extra, "\"budget\":\"over\"")) (*over)++;
-    if (*any || (!restore && (!act || !strstr(act, feature)))) continue;
+    if (!restore && (!act || !strstr(act, feature))) continue;
     if (rg_js_fix_features(node_ptr->name, node_ptr->features, node_ptr->features_act,
-                           node_ptr->extra, feature, restore, &a, &b))
+                           node_ptr->extra, feature, restore, &a, &b)) {
       *any = true;
+      if (node_ptr->index < bit_size(todo)) bit_set(todo, node_ptr->index);
+    }
     free(a);
     free(b);
   }
@@ -191,21 +211,27 @@ typedef struct {
   rg_hostlist_t nodes;
 } _fix_group_t;
 
-/* Applies every fix with Slurm's update_node(), as `scontrol update node` would, one call per
+/* Applies the fixes of the nodes in `todo` (every node when the table is no longer the size
+ * `todo` was made for), asked again under these locks, with Slurm's update_node(), as
+ * `scontrol update node` would, one call per
  * group of nodes getting the same lists (one call per node split Slurm's config records node
  * by node, each split a pass over all of them: 4.2 s under the write locks for 4,096 nodes
  * after a reconfigure), and logs one line per direction. Returns the count. REQUIRES: job,
  * node and partition write locks (those of the update-node RPC). */
-static int _keeper_apply(const char *feature, bool restore) {
+static int _keeper_apply(const char *feature, bool restore, bitstr_t *todo) {
   node_record_t *node_ptr;
   rg_hostlist_t given = hostlist_create(NULL), taken = hostlist_create(NULL);
   rg_hostlist_t offered = hostlist_create(NULL);
   _fix_group_t *groups = NULL;
   int n_groups = 0, cap = 0, changed = 0;
+  bool all = (bit_size(todo) != node_record_count);
 
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
     char *a = NULL, *b = NULL;
-    int g, fix = rg_js_fix_features(node_ptr->name, node_ptr->features, node_ptr->features_act,
+    int g, fix;
+
+    if (!all && !bit_test(todo, node_ptr->index)) continue;
+    fix = rg_js_fix_features(node_ptr->name, node_ptr->features, node_ptr->features_act,
                                     node_ptr->extra, feature, restore, &a, &b);
 
     if (!fix) continue;
@@ -510,9 +536,11 @@ static void *_keeper(void *arg) {
     bool restore = false, any = false, loaded, looked = false, jobs_looked = false, held = true;
     int changed = 0, released = 0, over = 0;
     int64_t pass_start = _now_ns();
+    bitstr_t *todo = NULL; /* the nodes the look found to fix */
 
     k->queued_ns = 0;
     k->hold_max = 0;
+    k->hold_cpu = 0;
 
     if (!_keeper_lock(k, conf_read)) break;
     conf_update = slurm_conf.last_update;
@@ -538,13 +566,15 @@ static void *_keeper(void *arg) {
 
       restore = (conf_update != restored_for);
       looked = true;
-      while (_keeper_scan(feature, restore, &next, &any, &over)) {
+      todo = bit_alloc(node_record_count);
+      while (_keeper_scan(feature, restore, todo, &next, &any, &over)) {
         _keeper_unlock(k, node_read);
         if (!(held = _keeper_lock(k, node_read))) break; /* fini() stopped the keeper */
       }
       looked_at = now;
     }
     if (!held) {
+      FREE_NULL_BITMAP(todo);
       free(feature);
       break;
     }
@@ -552,16 +582,18 @@ static void *_keeper(void *arg) {
     if (looked) _keeper_budget_alert(over, &over_logged);
     if (any) {
       if (!_keeper_lock(k, node_write)) {
+        FREE_NULL_BITMAP(todo);
         free(feature);
         break;
       }
-      changed = _keeper_apply(feature, restore);
+      changed = _keeper_apply(feature, restore, todo);
       if (changed) {
         node_features_updated = true;
         last_node_update = time(NULL);
       }
       _keeper_unlock(k, node_write);
     }
+    FREE_NULL_BITMAP(todo);
     /* Parked jobs: at most once a second (a pass reads every job record under the job read
      * lock), when a job or a node changed since the last look; at once after a restore. */
     if (loaded && feature && feature[0] &&
@@ -592,10 +624,10 @@ static void *_keeper(void *arg) {
     }
     if (k->stats && (looked || jobs_looked))
       info(
-          "%s keeper pass %.2f ms, longest lock %.2f ms, queued %.2f ms: nodes %s, parked "
-          "jobs %s, %d features changed, %d jobs released",
+          "%s keeper pass %.2f ms, longest lock %.2f ms (%.2f ms on CPU), queued %.2f ms: "
+          "nodes %s, parked jobs %s, %d features changed, %d jobs released",
           PREFIX, (double)(_now_ns() - pass_start - k->queued_ns) / 1e6, (double)k->hold_max / 1e6,
-          (double)k->queued_ns / 1e6, looked ? "looked at" : "unchanged",
+          (double)k->hold_cpu / 1e6, (double)k->queued_ns / 1e6, looked ? "looked at" : "unchanged",
           jobs_looked ? "looked at" : "not", changed, released);
     if (loaded) restored_for = conf_update;
     if (changed) schedule_node_save();

@@ -156,12 +156,14 @@ static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f) {
   f->node_names = xcalloc(f->node_cnt + 1, sizeof(char *));
   f->node_features = xcalloc(f->node_cnt + 1, sizeof(char *));
   f->node_cpus = xcalloc(f->node_cnt + 1, sizeof(uint32_t));
+  f->node_index = xcalloc(f->node_cnt + 1, sizeof(uint32_t));
   for (int i = 0; (node_ptr = next_node(&i)) && (n < f->node_cnt); i++) {
     if (!bit_test(nodes, node_ptr->index)) continue;
     ((const char **)f->node_names)[n] = node_ptr->name;
     ((const char **)f->node_features)[n] =
         node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
     ((uint32_t *)f->node_cpus)[n] = node_ptr->config_ptr ? node_ptr->config_ptr->cpus : 0;
+    ((uint32_t *)f->node_index)[n] = (uint32_t)node_ptr->index;
     n++;
   }
   f->node_cnt = n;
@@ -172,6 +174,7 @@ static void _facts_free(rg_js_facts_t *f) {
   xfree(f->node_names);
   xfree(f->node_features);
   xfree(f->node_cpus);
+  xfree(f->node_index);
 }
 
 /* The Slurm error for a refusal. */
