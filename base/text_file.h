@@ -23,6 +23,7 @@ constexpr InputKind kNodeMapInput{"a node map", 16u << 20};
 constexpr InputKind kHwlocXmlInput{"an hwloc XML export", 64u << 20};
 constexpr InputKind kTraceInput{"a job trace", 256u << 20};
 constexpr InputKind kSnapshotInput{"a report snapshot", 256u << 20};
+constexpr InputKind kSlurmConfInput{"a slurm.conf", 16u << 20};
 
 // Reads `path` (symlinks followed) into `*out`, reading at most kind.max_bytes + 1 bytes.
 // Regular files and pipes are read; a folder, a device (/dev/zero would never end) or a

@@ -236,6 +236,11 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
   if (health.mode == HealthMode::kObserve) mine.would = Observed(v, opt, &p, &next);
   std::optional<std::string> extra = wire::WriteExtra(mine, node.extra);
   double published = 0;
+  if (extra) {
+    wire::RailcheckExtra timeless = mine;
+    timeless.time = 0;
+    p.health = wire::WriteExtra(timeless, "").value_or("");
+  }
   if (!extra) {
     p.lines.push_back(
         "Extra holds text that is not a JSON object; per-rail health not "
@@ -247,8 +252,22 @@ Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const H
     p.lines.push_back("Extra refreshed: the same health, published " +
                       FormatDuration(now - published) + " ago");
   }
+  p.health_time = p.update.extra ? now : published;
   p.next = std::move(next);
   return p;
+}
+
+std::string UnchangedInSlurm(const Verdict& v, const RunState& last, const std::string& health,
+                             const std::optional<std::string>& node_is_healthy, double now,
+                             double refresh_seconds) {
+  if (!node_is_healthy || *node_is_healthy != "yes" || refresh_seconds <= 0) return "";
+  if (v.level >= Level::kRestrict || last.feature_held || last.clean_streak < 1) return "";
+  if (health.empty() || health != last.published_health || last.published_time <= 0) return "";
+  const double age = now - last.published_time;
+  if (age < 0 || age >= refresh_seconds) return "";
+  return "slurmctld not asked: it sees the node healthy (SLURM_NODE_IS_HEALTHY=yes) and holds "
+         "this health, published " +
+         FormatDuration(age) + " ago (refreshed after " + FormatDuration(refresh_seconds) + ")";
 }
 
 ActResult ActOnNode(SlurmApi* api, const ActRequest& rq) {
@@ -256,6 +275,27 @@ ActResult ActOnNode(SlurmApi* api, const ActRequest& rq) {
   a.node.name = rq.node;
   std::string err;
   PlanOptions opts = rq.options;
+  if (rq.last && rq.node_is_healthy && !rq.dry) {
+    // The node as railcheck left it, if slurmctld holds what the last run found there.
+    SlurmNode left;
+    left.name = rq.node;
+    left.features = rq.feature;
+    Plan assumed =
+        PlanActions(*rq.verdict, left, rq.next, *rq.health, rq.feature, rq.now, opts);
+    const std::string why =
+        UnchangedInSlurm(*rq.verdict, *rq.last, assumed.health, rq.node_is_healthy, rq.now,
+                         opts.extra_refresh_seconds);
+    if (!why.empty()) {
+      a.node = left;
+      a.plan = std::move(assumed);
+      a.plan.update = NodeUpdate();
+      a.plan.lines = {why};
+      a.plan.health_time = rq.last->published_time;
+      a.ok = true;
+      a.unasked = true;
+      return a;
+    }
+  }
   auto read = [&](SlurmNode* n) {
     ++a.reads;
     return api->GetNode(rq.node, n, &err);

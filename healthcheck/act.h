@@ -52,6 +52,11 @@ struct Plan {
   NodeUpdate update;
   RunState next;                   // the run state with streaks and counts updated
   std::vector<std::string> lines;  // what is done and why, one line each
+  // The health published in Extra, as wire::WriteExtra writes it with time 0 ("" when Extra
+  // holds someone else's text), and the time the Extra in Slurm holds once the plan is carried
+  // out: now when it writes Extra, else the time there; 0 when there is none.
+  std::string health;
+  double health_time = 0;
 };
 
 // The Slurm reason for a drain verdict (wire/drain_reason.h): the first drain finding's short
@@ -111,6 +116,16 @@ struct PlanOptions {
 Plan PlanActions(const Verdict& v, const SlurmNode& node, RunState next, const HealthConfig& health,
                  const std::string& feature, double now, const PlanOptions& opt = PlanOptions());
 
+// Why a --periodic run may leave slurmctld alone, no read and no write, or "" when it must
+// ask: slurmd says slurmctld sees the node healthy (`node_is_healthy` "yes":
+// SLURM_NODE_IS_HEALTHY, Slurm 26.05), the verdict `v` takes nothing out (below restrict),
+// railcheck holds nothing out and the last run was clean (`last`: no feature withheld, a
+// clean streak), and `health` (Plan::health of this run) is what the last run left in Slurm,
+// published less than `refresh_seconds` ago (0: never). The answer is the report's line.
+std::string UnchangedInSlurm(const Verdict& v, const RunState& last, const std::string& health,
+                             const std::optional<std::string>& node_is_healthy, double now,
+                             double refresh_seconds);
+
 // Talks to slurmctld. Implemented over libslurm (slurm_api.h); tests use a fake.
 class SlurmApi {
  public:
@@ -138,6 +153,10 @@ struct ActRequest {
   // Called once after the read the plan is made from and before a write that drains,
   // re-reasons or resumes (tests: an admin drains by hand there). May be empty.
   std::function<void()> pause_before_write;
+  // $SLURM_NODE_IS_HEALTHY and the last run's state (null: none): with both, a --periodic
+  // run whose health is unchanged in Slurm asks nothing (UnchangedInSlurm).
+  std::optional<std::string> node_is_healthy;
+  const RunState* last = nullptr;
 };
 
 // What acting met and did.
@@ -148,9 +167,12 @@ struct ActResult {
   std::vector<std::string> problems;  // Slurm errors
   int reads = 0, writes = 0;          // RPCs sent through the SlurmApi
   bool over_budget = false;  // the verdict would take the node out; the budget kept it in
+  bool unasked = false;      // slurmctld was not asked (UnchangedInSlurm): `node` is assumed
 };
 
-// Reads the node, plans (PlanActions) and, unless dry or the plan is empty, writes it. A
+// Reads the node, plans (PlanActions) and, unless dry or the plan is empty, writes it; or,
+// when UnchangedInSlurm gives a reason, plans from the node as railcheck left it (not
+// drained, the feature active, its Extra) and sends nothing (`unasked`, ok). A
 // write that drains, re-reasons or resumes is guarded, since libslurm 22.05 has no
 // conditional update: the node is read again right before it (after pause_before_write)
 // and, when anything the plan rests on changed (an admin drained it, set a reason, asked for

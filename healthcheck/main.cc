@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   env.slurm_conf = Env("SLURM_CONF");
   env.default_slurm_conf = LibslurmDefaultConf();
   env.hostname = ShortHostName();
+  if (const char* h = std::getenv("SLURM_NODE_IS_HEALTHY")) env.node_is_healthy = h;
 
   CliDeps deps;
   auto fs = std::make_shared<RealSysfs>();
@@ -127,6 +128,19 @@ int main(int argc, char** argv) {
       return nullptr;
     }
     return OpenLibslurm(err);
+  };
+  deps.read_health_check = [](railguard::SlurmHealthCheck* out, std::string* err) {
+    const railguard::SlurmConfSearch conf =
+        railguard::FindSlurmConf(std::getenv("SLURM_CONF"), LibslurmDefaultConf());
+    if (conf.path.empty()) {
+      *err = "no slurm.conf: " + conf.looked;
+      return false;
+    }
+    railguard::Diags diags;
+    if (railguard::ReadSlurmHealthCheck(conf.path, out, &diags)) return true;
+    *err = railguard::FormatDiags(diags);
+    while (!err->empty() && err->back() == '\n') err->pop_back();
+    return false;
   };
   deps.now = []() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())

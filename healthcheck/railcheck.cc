@@ -58,6 +58,7 @@ int GatherJudgeAct(const RunContext& ctx, const Options& o, const Setup& setup,
   r.warnings = ctx.warnings;
   r.warnings.insert(r.warnings.end(), notes.begin(), notes.end());
   if (!setup.fabric_note.empty()) r.warnings.push_back(setup.fabric_note);
+  r.warnings.insert(r.warnings.end(), setup.slurm_notes.begin(), setup.slurm_notes.end());
   const int code = ModeEntryOf(o.mode).handler(ctx, in, &out);
   return Finish(ctx, &r, code, o.json);
 }

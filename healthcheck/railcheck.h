@@ -6,11 +6,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "config/locate.h"
+#include "config/slurm_health_check.h"
 #include "healthcheck/act.h"
 #include "healthcheck/ethtool.h"
 #include "healthcheck/sysfs.h"
@@ -38,6 +40,9 @@ struct CliEnv {
   // Slurm); tests point it elsewhere.
   std::string node_config = kNodeLocalConfig;
   std::string hostname;         // short host name, the last resort for the node name
+  // $SLURM_NODE_IS_HEALTHY as slurmd 26.05 sets it for the HealthCheckProgram: slurmctld's
+  // view of the node ("yes"; "no": DOWN, DRAIN, FAIL or MAINT); nullopt when unset.
+  std::optional<std::string> node_is_healthy;
 };
 
 // What railcheck talks to. Every member must be set but arm_time_limit and set_phase, which
@@ -50,6 +55,9 @@ struct CliDeps {
   // or return null: the statistics are then not read.
   std::function<std::shared_ptr<EthtoolIoctl>()> open_ethtool;
   std::function<std::unique_ptr<SlurmApi>(std::string* err)> open_slurm;
+  // slurm.conf's HealthCheck* settings (config/slurm_health_check.h) for a --periodic run:
+  // false with `*err` when they cannot be read. May be empty (tests): then not asked.
+  std::function<bool(SlurmHealthCheck* out, std::string* err)> read_health_check;
   std::function<double()> now;  // wall clock, seconds since the epoch
   // Told the run's hard time limit once the config is read (main() arms a watchdog), and
   // each phase as it starts, so that the watchdog can say what ran out of time.

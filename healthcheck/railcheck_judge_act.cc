@@ -20,6 +20,7 @@ struct Acted {
   Plan plan;              // the changes for Slurm and the next run state
   bool slurm_ok = false;  // the node was read and the plan carried out (or dry)
   bool over_budget = false;  // the drain budget kept the node in service
+  bool unasked = false;      // slurmctld was not asked: the health in it is unchanged
 };
 
 int ExitCode(Level level, Mode mode) {
@@ -45,7 +46,6 @@ std::string EventLabel(const wire::HealthEvent& e) {
 Acted Act(const RunContext& ctx, const RunInput& in, const Judgement& j, RunReport* r) {
   ctx.Phase("talking to slurmctld");
   std::string err;
-  std::unique_ptr<SlurmApi> slurm = ctx.deps.open_slurm(&err);
   ActRequest rq;
   rq.node = in.setup.node;
   rq.verdict = &j.verdict;
@@ -61,9 +61,21 @@ Acted Act(const RunContext& ctx, const RunInput& in, const Judgement& j, RunRepo
     rq.budget = BudgetLimit(in.setup.health(), in.setup.rails->topology.NodeCount());
   rq.dry = in.options.dry;
   rq.pause_before_write = TestPauseFromEnvironment();
-  ActResult res = ActOnNode(slurm.get(), rq);
-  if (!slurm) res.problems.insert(res.problems.begin(), err);
-  Acted a{std::move(res.node), std::move(res.plan), res.ok, res.over_budget};
+  // slurmd's word on slurmctld's view (26.05), for a periodic run with a run state to go by.
+  const std::optional<std::string>& said = ctx.env.node_is_healthy;
+  if (said && *said != "yes" && *said != "no")
+    r->warnings.push_back("SLURM_NODE_IS_HEALTHY='" + *said + "': expected yes or no; ignored");
+  else if (in.options.mode == Mode::kPeriodic && in.state.last_status == LoadStatus::kOk)
+    rq.node_is_healthy = said;
+  rq.last = &in.state.last;
+  ActResult res = rq.node_is_healthy ? ActOnNode(nullptr, rq) : ActResult();
+  if (!res.unasked) {
+    rq.node_is_healthy.reset();
+    std::unique_ptr<SlurmApi> slurm = ctx.deps.open_slurm(&err);
+    res = ActOnNode(slurm.get(), rq);
+    if (!slurm) res.problems.insert(res.problems.begin(), err);
+  }
+  Acted a{std::move(res.node), std::move(res.plan), res.ok, res.over_budget, res.unasked};
   r->problems.insert(r->problems.end(), res.problems.begin(), res.problems.end());
   r->actions = a.plan.lines;
   r->slurm_reads = res.reads;
@@ -78,6 +90,7 @@ void WriteEvents(const RunContext& ctx, const RunInput& in, const Judgement& j, 
   // rail would look like a change. A log that cannot be written is a warning: the verdict
   // and the exit code stay what the hardware says.
   ctx.Phase("writing the event log");
+  if (a.unasked) return;  // the health is what Slurm holds: nothing changed
   const std::vector<wire::HealthEvent> events =
       EventsForRun(a.node, j.verdict, a.plan, j.moves, in.setup.feature(), in.now);
   const std::string log = ExpandNode(in.setup.health().events_log, in.setup.node);
@@ -97,6 +110,9 @@ void RecordState(const RunContext& ctx, const RunInput& in, const Acted& a, RunR
   // Without Slurm the plan was not carried out: keep the streaks and counts of the last
   // run, but still record the counters so that rates stay right.
   RunState next = a.plan.next;
+  // What Slurm holds once the plan is carried out; not known when it was not.
+  next.published_health = a.slurm_ok ? a.plan.health : std::string();
+  next.published_time = a.slurm_ok ? a.plan.health_time : 0;
   const StateFiles& st = in.state;
   if (!a.slurm_ok && st.last_status == LoadStatus::kOk) {
     next.clean_streak = st.last.clean_streak;

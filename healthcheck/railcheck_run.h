@@ -53,6 +53,7 @@ struct Setup {
   int time_limit_seconds = 0;        // the mode's hard limit
   std::optional<NodeFabric> fabric;  // fresh fabric evidence (health.fabric_evidence)
   std::string fabric_note;           // why evidence there was not used, or ""
+  std::vector<std::string> slurm_notes;  // what slurm.conf's HealthCheck* settings mean here
 
   const HealthConfig& health() const { return rails->config.health; }
   const std::string& feature() const { return rails->config.placement.healthy_feature; }

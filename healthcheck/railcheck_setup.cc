@@ -3,9 +3,61 @@
 
 #include <algorithm>
 
+#include "config/slurm_health_check.h"
 #include "healthcheck/check_table.h"
 
 namespace railguard::health {
+namespace {
+
+// What slurmd's settings for its HealthCheckProgram mean for a --periodic run, when slurm.conf
+// names one (railcheck itself or a program that calls it, such as NHC; without one slurmd
+// runs nothing and nothing applies): the time limit kept under HealthCheckTimeout, and a
+// note when the node states it runs on never include a drained node (railcheck would not
+// resume the nodes it drained) or it never runs.
+void HonourSlurmd(const RunContext& ctx, Setup* s) {
+  if (!ctx.deps.read_health_check) return;
+  SlurmHealthCheck hc;
+  std::string err;
+  if (!ctx.deps.read_health_check(&hc, &err)) {
+    s->slurm_notes.push_back("slurm.conf's HealthCheck settings not read (" + err +
+                             "): the time limit stays " +
+                             std::to_string(s->time_limit_seconds) + " s");
+    return;
+  }
+  if (hc.program.empty()) return;
+  const int within = AnswerWithin(hc);
+  if (within < s->time_limit_seconds) {
+    s->slurm_notes.push_back(
+        "answering within " + std::to_string(within) + " s, not periodic_time_limit_seconds " +
+        std::to_string(s->time_limit_seconds) + ": slurmd kills the program after " +
+        (hc.timeout_at.empty() ? "60 s (its fixed limit before Slurm 26.05)"
+                               : "HealthCheckTimeout=" + std::to_string(hc.timeout) + " (" +
+                                     hc.timeout_at + ")"));
+    s->time_limit_seconds = within;
+  }
+  const std::string states =
+      hc.states_at.empty() ? "" : "HealthCheckNodeState=" + hc.states_text + " (" + hc.states_at + ")";
+  if (hc.states & (kHcStartOnly | kHcRebootOnly)) {
+    s->slurm_notes.push_back(
+        states + ": slurmd runs railcheck only when it " +
+        ((hc.states & kHcStartOnly) ? "starts" : "comes back from a reboot") +
+        ", so a node railcheck drains is not resumed by it; set HealthCheckNodeState=ANY,CYCLE "
+        "and a HealthCheckInterval");
+  } else if (!RunsOnDrainedIdle(hc)) {
+    s->slurm_notes.push_back(states +
+                             ": slurmd never runs railcheck on a drained idle node, so a node "
+                             "railcheck drains is not resumed by it; set "
+                             "HealthCheckNodeState=ANY,CYCLE");
+  } else if (hc.interval == 0) {
+    s->slurm_notes.push_back(
+        std::string("HealthCheckInterval is ") +
+        (hc.interval_at.empty() ? "not set" : "0 (" + hc.interval_at + ")") +
+        ": slurmd never runs railcheck periodically, so a node railcheck drains is not resumed "
+        "by it; set HealthCheckInterval=300");
+  }
+}
+
+}  // namespace
 
 bool LoadSetup(const RunContext& ctx, const Options& o, Setup* s, std::string* err) {
   ctx.Phase("loading the configuration");
@@ -22,6 +74,7 @@ bool LoadSetup(const RunContext& ctx, const Options& o, Setup* s, std::string* e
   const HealthConfig& health = s->health();
   s->time_limit_seconds = IsHook(o.mode) ? health.prolog_time_limit_seconds
                                          : health.periodic_time_limit_seconds;
+  if (o.mode == Mode::kPeriodic) HonourSlurmd(ctx, s);
   if (ctx.deps.arm_time_limit) ctx.deps.arm_time_limit(s->time_limit_seconds);
   s->node = o.node.empty() ? ctx.env.hostname : o.node;
   if (s->node.empty()) {

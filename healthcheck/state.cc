@@ -301,6 +301,8 @@ std::string RunStateToJson(const RunState& s) {
   j["feature_held"] = s.feature_held;
   j["baseline_time"] = s.baseline_time;
   j["boot_id"] = s.boot_id;
+  j["published_health"] = s.published_health;
+  j["published_time"] = s.published_time;
   json ports = json::object();
   for (const auto& kv : s.ports) {
     const PortRecord& p = kv.second;
@@ -365,6 +367,11 @@ void ReadCounts(Reader& r, const JsonValue& j, RunState* s) {
     r.Time(*v, "/baseline_time", &s->baseline_time);
   // Files written before railcheck kept the boot id have none: not known.
   if (const JsonValue* v = r.Member(j, "", "boot_id", false)) r.String(*v, "/boot_id", &s->boot_id);
+  // Files written before railcheck kept them: not known (the next run asks slurmctld).
+  if (const JsonValue* v = r.Member(j, "", "published_health", false))
+    r.String(*v, "/published_health", &s->published_health);
+  if (const JsonValue* v = r.Member(j, "", "published_time", false))
+    r.Time(*v, "/published_time", &s->published_time);
 }
 
 // One port's record of the run state.

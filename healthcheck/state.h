@@ -86,6 +86,11 @@ struct RunState {
   // (unreadable, or a file written before railcheck kept it). Another boot id now means the
   // node rebooted and its counters count from zero again.
   std::string boot_id;
+  // The health railcheck's Extra held in slurmctld after the last run that read the node and
+  // carried out its plan (act.h Plan::health), and the time in that Extra; "" and 0 when not
+  // known (that run could not, or a file written before railcheck kept them).
+  std::string published_health;
+  double published_time = 0;
   std::map<std::string, PortRecord> ports;  // by NIC name
   std::map<std::string, PcieRecord> pcie;   // by PCI address
 };

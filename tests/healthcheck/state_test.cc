@@ -40,6 +40,8 @@ RunState SampleState() {
   s.pcie["0000:40:00.0"].last.correctable = 4;
   s.pcie["0000:40:00.0"].since_baseline.correctable = 2;
   s.boot_id = "0b4c2d7e-5f1a-4c3b-9d2e-8a7f6e5d4c3b";
+  s.published_health = R"({"railcheck":{"verdict":"ok"}})";
+  s.published_time = 1699999700.5;
   p.recent["symbol_error"] = {{1699990000, 1699990300, 1500}, {1700000000, 1700000123.5, 2}};
   s.pcie["0000:40:00.0"].recent["correctable"] = {{1700000000, 1700000100, 4}};
   return s;
@@ -62,6 +64,8 @@ TEST(RunState, KeepsTheRateWindowsAndTheBootId) {
   std::string err;
   ASSERT_TRUE(RunStateFromJson(RunStateToJson(s), "state.json", &back, &err)) << err;
   EXPECT_EQ(back.boot_id, "0b4c2d7e-5f1a-4c3b-9d2e-8a7f6e5d4c3b");
+  EXPECT_EQ(back.published_health, R"({"railcheck":{"verdict":"ok"}})");
+  EXPECT_EQ(back.published_time, 1699999700.5);
   const RateHistory& h = back.ports.at("mlx5_3").recent.at("symbol_error");
   ASSERT_EQ(h.size(), 2u);
   EXPECT_EQ(h[0].from, 1699990000);
@@ -87,6 +91,8 @@ TEST(RunState, AFileWithoutTheWindowsOrTheBootIdLoads) {
   std::string err;
   ASSERT_TRUE(RunStateFromJson(old_file, "state.json", &s, &err)) << err;
   EXPECT_EQ(s.boot_id, "");
+  EXPECT_EQ(s.published_health, "");  // not known: the next run asks slurmctld
+  EXPECT_EQ(s.published_time, 0);
   EXPECT_TRUE(s.ports.at("mlx5_0").recent.empty());
   EXPECT_EQ(s.ports.at("mlx5_0").last.counters.at("symbol_error"), 1500u);
   EXPECT_TRUE(s.pcie.at("0000:18:00.0").recent.empty());
@@ -220,6 +226,10 @@ TEST(RunState, WrongValuesNameTheirPlaceAndTheExpectedForm) {
   bad.replace(bad.find("\"feature_held\": true"), 20, "\"feature_held\": \"yes\"");
   EXPECT_FALSE(RunStateFromJson(bad, "state.json", &s, &err));
   EXPECT_EQ(err, "state.json: /feature_held: got \"yes\"; expected true or false");
+  bad = text;
+  bad.replace(bad.find("\"published_time\": 1699999700.5"), 30, "\"published_time\": \"soon\"");
+  EXPECT_FALSE(RunStateFromJson(bad, "state.json", &s, &err));
+  EXPECT_EQ(err.substr(0, 34), "state.json: /published_time: got \"");
   EXPECT_FALSE(RunStateFromJson("[]", "state.json", &s, &err));
   EXPECT_EQ(err, "state.json: /: got array; expected an object");
   EXPECT_FALSE(RunStateFromJson("{\"format\": \"railcheck-baseline\"}", "state.json", &s, &err));
