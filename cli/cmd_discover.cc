@@ -15,7 +15,7 @@
 #include "topo/discover.h"
 #include "topo/fabric_sim.h"
 #include "topo/hostlist.h"
-#include "topo/ibnet.h"
+#include "topo/capture.h"
 #include "topo/topology_yaml.h"
 #include "base/names.h"
 #include "base/numbers.h"
@@ -27,12 +27,16 @@ namespace {
 using ojson = nlohmann::ordered_json;  // keys in the order a reader expects
 
 const char kDiscoverUsage[] =
-    "usage: railctl topology discover DUMP [-o OUT.yaml] [--json] [--cluster NAME]\n"
-    "         [--node-type NAME] [--gpus N] [--rail-order a,b,...] [--node-map FILE]\n"
-    "         [--exclude REGEX]\n"
+    "usage: railctl topology discover DUMP [--format FORMAT] [-o OUT.yaml] [--json]\n"
+    "         [--cluster NAME] [--node-type NAME] [--gpus N] [--rail-order a,b,...]\n"
+    "         [--node-map FILE] [--exclude REGEX]\n"
     "       railctl topology discover --live [--ca NAME] [--ca-port N] [options as above]\n"
-    "Infers rails, scalable units, leaves and spines from `ibnetdiscover` output (DUMP, or - for\n"
-    "stdin) and audits the cabling against them.\n"
+    "Infers rails, scalable units, leaves and spines from a fabric capture (DUMP, or - for\n"
+    "stdin) and audits the cabling against them. DUMP is `ibnetdiscover` output (plain or\n"
+    "grouped), its ports report or `iblinkinfo` output (by node or one line per port), as\n"
+    "saved from a terminal too (prompts, PuTTY or script(1) logs, CRLF, a byte-order mark).\n"
+    "  --format FORMAT    ibnetdiscover, ports or iblinkinfo: read DUMP as that (default:\n"
+    "                     auto, told by DUMP's first line of output)\n"
     "  --live             discover the fabric itself through libibnetdisc instead of a DUMP\n"
     "                     (same inference and findings as on ibnetdiscover's dump of it)\n"
     "  --ca NAME          with --live: local HCA to discover from (default: libibumad's first)\n"
@@ -127,21 +131,40 @@ ojson DiscoveryJson(const topo::Discovery& d) {
           {"summary", summary},   {"domains", DomainsJson(t)}};
 }
 
-// Reads DUMP ("-" = stdin) and parses it; reports parse errors on stderr.
-bool ReadDump(const std::string& path, topo::IbFabric* fabric) {
+// Reads DUMP ("-" = stdin) in `format` and parses it into `*fabric`, `*read_as` the format it
+// was read as; reports parse errors on stderr, saying which format the capture was read as.
+bool ReadDump(const std::string& path, topo::CaptureFormat format, topo::IbFabric* fabric,
+              topo::CaptureFormat* read_as_out) {
   Diags errors;
   bool ok;
+  topo::CaptureFormat read_as = format;
   if (path == "-") {
     std::string text;
     ok = ReadTextFd(0, "<stdin>", kIbnetdiscoverInput, &text, &errors) &&
-         topo::ParseIbnetdiscover(text, "<stdin>", fabric, &errors);
+         topo::ParseCapture(text, "<stdin>", format, fabric, &errors, &read_as);
   } else {
-    ok = topo::ParseIbnetdiscoverFile(path, fabric, &errors);
+    ok = topo::ParseCaptureFile(path, format, fabric, &errors, &read_as);
   }
   if (!ok) {
-    ReportFileErrors(path, errors, "; nothing discovered");
+    // When the format was guessed, say which guess the errors come from.
+    std::string suffix = "; nothing discovered";
+    if (format == topo::CaptureFormat::kAuto && read_as != topo::CaptureFormat::kAuto)
+      suffix += " (read as " + topo::CaptureFormatTitle(read_as) + "; --format to say otherwise)";
+    ReportFileErrors(path, errors, suffix.c_str());
   }
+  *read_as_out = read_as;
   return ok;
+}
+
+// "<dump>: read as iblinkinfo output; skipped a shell prompt and command (line 1)": what a
+// user should know about how DUMP was read, or "" for plain ibnetdiscover output.
+std::string HowRead(const std::string& dump, topo::CaptureFormat read_as,
+                    const topo::IbFabric& fabric) {
+  if (read_as == topo::CaptureFormat::kIbnetdiscover && fabric.capture_notes.empty()) return "";
+  std::string line = dump + ": read as " + topo::CaptureFormatTitle(read_as);
+  for (size_t i = 0; i < fabric.capture_notes.size(); ++i)
+    line += (i == 0 ? "; skipped " : ", ") + fabric.capture_notes[i];
+  return line + "\n";
 }
 
 }  // namespace
@@ -151,7 +174,7 @@ int TopologyDiscover(int argc, char** argv) {
                   {{"output", 'o', true}, {"json", 0, false}, {"cluster", 0, true},
                    {"node-type", 0, true}, {"gpus", 0, true}, {"rail-order", 0, true},
                    {"node-map", 0, true}, {"exclude", 0, true}, {"live", 0, false},
-                   {"ca", 0, true}, {"ca-port", 0, true}});
+                   {"ca", 0, true}, {"ca-port", 0, true}, {"format", 0, true}});
   if (h.done()) return h.exit_code();
   const Args& args = h.args();
   const bool live = args.Has("live");
@@ -165,6 +188,12 @@ int TopologyDiscover(int argc, char** argv) {
     return h.UsageError("invalid --ca-port '" + args.Get("ca-port") +
                         "'; expected an integer from 1 to 254");
   mad.ca = args.Get("ca");
+  topo::CaptureFormat format = topo::CaptureFormat::kAuto;
+  if (live && args.Has("format"))
+    return h.UsageError("--format reads a DUMP, not --live; expected one of them");
+  if (args.Has("format") && !topo::ParseCaptureFormatName(args.Get("format"), &format))
+    return h.UsageError("invalid --format '" + args.Get("format") +
+                        "'; expected ibnetdiscover, ports, iblinkinfo or auto");
   if (args.Has("ca") && !IsSafeName(mad.ca))
     return h.UsageError("invalid --ca '" + mad.ca +
                         "'; expected an HCA name such as mlx5_0 (letters, digits, '-', '_', '.')");
@@ -232,10 +261,11 @@ int TopologyDiscover(int argc, char** argv) {
     std::string err;
     if (!fabric::DiscoverLive(source.get(), &fabric, &smps, &err))
       return h.Fail(err + "; nothing discovered");
-  } else if (!ReadDump(dump, &fabric)) {
+  } else if (!ReadDump(dump, format, &fabric, &format)) {
     return 1;
   }
   const topo::Discovery d = topo::Discover(fabric, opts);
+  if (!live) std::fputs(HowRead(dump, format, fabric).c_str(), stderr);
   for (const topo::Finding& f : d.findings) std::fprintf(stderr, "%s\n", f.ToString().c_str());
   std::fprintf(stderr, "%s: %s\n", dump.c_str(), topo::DiscoverySummary(d).c_str());
 

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Fuzzes the ibnetdiscover parser (ParseIbnetdiscover) and, on what parses, discovery
-// (Discover) twice: with default options, and with a rail order and a node map that names
-// some of the CAs. Checks the parsed fabric's cross-references, and that a discovered
-// topology that loads survives EmitTopologyYaml.
+// Fuzzes the capture parsers (topo/capture.h: ibnetdiscover, its -p ports report and
+// iblinkinfo, each on every input, terminal wrappings included) and, on what parses as the
+// format the sniffer picks, discovery (Discover) twice: with default options, and with a rail
+// order and a node map that names some of the CAs. Checks each parsed fabric's
+// cross-references, and that a discovered topology that loads survives EmitTopologyYaml.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "fuzz/fuzz_check.h"
 #include "fuzz/topology_roundtrip.h"
+#include "topo/capture.h"
 #include "topo/discover.h"
-#include "topo/ibnet.h"
 #include "topo/topology_yaml.h"
 
 namespace railguard::fuzz {
@@ -51,12 +53,24 @@ void Run(const topo::IbFabric& fabric, const topo::DiscoverOptions& opts) {
 }
 
 void FuzzIbnet(std::string_view text) {
+  const topo::CaptureFormat sniffed = topo::SniffCaptureFormat(text);
+  RG_FUZZ_CHECK(sniffed != topo::CaptureFormat::kAuto, "the sniffer answered auto");
   topo::IbFabric fabric;
-  Diags errors;
-  const bool ok = topo::ParseIbnetdiscover(text, "fuzz.topo", &fabric, &errors);
-  CheckAgreesWithErrors(ok, errors);
+  bool ok = false;
+  for (topo::CaptureFormat format :
+       {topo::CaptureFormat::kIbnetdiscover, topo::CaptureFormat::kPorts,
+        topo::CaptureFormat::kIblinkinfo}) {
+    topo::IbFabric parsed;
+    Diags errors;
+    const bool parsed_ok = topo::ParseCapture(text, "fuzz.topo", format, &parsed, &errors);
+    CheckAgreesWithErrors(parsed_ok, errors);
+    if (parsed_ok) CheckFabric(parsed);
+    if (format == sniffed) {
+      ok = parsed_ok;
+      fabric = std::move(parsed);
+    }
+  }
   if (!ok) return;
-  CheckFabric(fabric);
 
   Run(fabric, topo::DiscoverOptions());
 

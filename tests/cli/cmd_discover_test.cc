@@ -3,16 +3,21 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
 #include "tests/shared_data.h"
 #include "tests/topo/discover_test_util.h"
+#include "topo/capture.h"
+#include "topo/iblinkinfo.h"
+#include "topo/ibnet_ports.h"
 
 namespace railguard::cli {
 namespace cli_cmd_discover_test {
@@ -133,7 +138,9 @@ TEST(DiscoverCli, ExitsOneWithFileAndLineOnABrokenDump) {
   EXPECT_EQ(r.err, dump +
                        ":2: bad node id in header; expected Switch <ports> \"S-<guid>\" # "
                        "\"<description>\" enhanced port 0 lid <lid> lmc <lmc>\n" +
-                       dump + ": 1 error; nothing discovered\n");
+                       dump +
+                       ": 1 error; nothing discovered (read as ibnetdiscover output; --format "
+                       "to say otherwise)\n");
   std::remove(dump.c_str());
 }
 
@@ -160,6 +167,75 @@ TEST(DiscoverCli, ExitsTwoOnUsageErrors) {
   const CliResult help = RunDiscover({"--help"});
   EXPECT_EQ(help.rc, 0);
   EXPECT_EQ(help.out.substr(0, 40), "usage: railctl topology discover DUMP [-");
+}
+
+// Writes `text` to a temporary file named after `name`; returns its path.
+std::string TempFile(const std::string& text, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "/" + name + "_" + std::to_string(getpid());
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(DiscoverCli, ReadsAPortsReportAndIblinkinfoOutputWithoutAFlag) {
+  topo::IbFabric fabric;
+  Diags errors;
+  ASSERT_TRUE(topo::ParseCapture(Simulate(LoadFile(kDev4su)), "dev.topo",
+                                 topo::CaptureFormat::kAuto, &fabric, &errors))
+      << FormatDiags(errors);
+  const std::vector<std::pair<std::string, std::string>> captures = {
+      {"an ibnetdiscover -p ports report", topo::WriteIbnetPorts(fabric)},
+      {"iblinkinfo output", topo::WriteIblinkinfo(fabric, topo::IblinkinfoLayout::kNodes)},
+      {"iblinkinfo output", topo::WriteIblinkinfo(fabric, topo::IblinkinfoLayout::kLines)}};
+  for (const auto& [title, text] : captures) {
+    const std::string path = TempFile(text, "capture.txt");
+    const CliResult r =
+        RunDiscover({path, "--cluster", "raildev", "--node-type", "dgx-h100", "--gpus", "8"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.out, DevYamlWithSimulatedGuids()) << title;
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n')), path + ": read as " + title);
+    std::remove(path.c_str());
+  }
+}
+
+TEST(DiscoverCli, SaysWhatItSkippedOfATerminalCapture) {
+  const std::string dump = Simulate(LoadFile(kDev4su));
+  const std::string banner =
+      "=~=~=~=~=~=~=~=~=~=~=~= PuTTY log 2024.03.01 10:22:33 =~=~=~=~=~=~=~=~=~=~=~=\r\n";
+  const std::string prompt = "[root@head01 ~]# ";
+  const std::string path =
+      TempFile(banner + prompt + "ibnetdiscover\r\n" + dump + prompt, "putty.log");
+  const CliResult r = RunDiscover({path, "--cluster", "raildev", "--node-type", "dgx-h100"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, DevYamlWithSimulatedGuids());
+  const long last = 3 + std::count(dump.begin(), dump.end(), '\n');
+  const std::string skipped =
+      ": read as ibnetdiscover output; skipped a PuTTY log banner (line 1), a shell prompt and "
+      "command (line 2), a shell prompt (line ";
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), path + skipped + std::to_string(last) + ")");
+  std::remove(path.c_str());
+}
+
+TEST(DiscoverCli, AFormatFlagOverridesTheSniffing) {
+  const std::string path =
+      TempFile("SW     2  1 0x0000000000000010 4x SDR                                    'sw'\n",
+               "ports.txt");
+  const CliResult wrong = RunDiscover({path, "--format", "iblinkinfo"});
+  EXPECT_EQ(wrong.rc, 1);
+  EXPECT_EQ(wrong.err, path +
+                           ":1: port line before any header; expected a Switch: 0x<port guid> "
+                           "<description>:, CA: <description>: or Router: <description>: header "
+                           "before it\n" +
+                           path + ": 1 error; nothing discovered\n");
+  const CliResult bad = RunDiscover({path, "--format", "ibdiagnet"});
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')),
+            "railctl topology discover: invalid --format 'ibdiagnet'; expected ibnetdiscover, "
+            "ports, iblinkinfo or auto");
+  const CliResult live = RunDiscover({"--live", "--format", "ports"});
+  EXPECT_EQ(live.rc, 2);
+  EXPECT_EQ(live.err.substr(0, live.err.find('\n')),
+            "railctl topology discover: --format reads a DUMP, not --live; expected one of them");
+  std::remove(path.c_str());
 }
 
 }  // namespace cli_cmd_discover_test

@@ -81,6 +81,20 @@ TEST(IbnetParser, ReadsEveryNodeAndLinkOfTheX5FatTreeDump) {
   EXPECT_EQ(ca.ports, 1);
 }
 
+TEST(IbnetParser, KeepsTheLidsAndPortGuidsTheX5DumpPrints) {
+  RAILGUARD_NEEDS_SHARED("ibnetdiscover/hpc-toolset-x5/X5.topofile");
+  IbFabric f = MustParseFile(kShared + "hpc-toolset-x5/X5.topofile");
+  // "switchguid=0x8f10500200b50(8f10500200b50)" and "... enhanced port 0 lid 9 lmc 0".
+  const int sw = f.FindNode(0x0008f10500200b50ULL);
+  EXPECT_EQ(f.Address(sw, 0).guid, 0x0008f10500200b50ULL);
+  EXPECT_EQ(f.Address(sw, 17).lid, 9);  // one address for all of a switch's ports
+  // "[1](3048c707b60001) ... # lid 93 lmc 0 ...": a CA's port GUID is not its node GUID.
+  const int ca = f.FindNode(0x003048c707b60000ULL);
+  EXPECT_EQ(f.Address(ca, 1).guid, 0x003048c707b60001ULL);
+  EXPECT_EQ(f.Address(ca, 1).lid, 93);
+  EXPECT_EQ(f.Address(ca, 2).guid, 0u);
+}
+
 TEST(IbnetParser, ReadsTheManPageSampleWithItsNonChassisHeaderAndDualPortHca) {
   RAILGUARD_NEEDS_SHARED("ibnetdiscover/ibtopotool/1.topo");
   IbFabric f = MustParseFile(kShared + "ibtopotool/1.topo");

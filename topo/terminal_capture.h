@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What a capture saved from a terminal wraps around a tool's output (ibnetdiscover,
+// iblinkinfo): a UTF-8 byte-order mark, CR or CRLF line ends, a terminal logger's banner
+// (PuTTY's session log, script(1)), the shell prompt and command line before the output and
+// the prompts after it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace railguard::topo {
+
+// `text` as the capture parsers read it: without a leading UTF-8 byte-order mark, every line
+// end a '\n' (CRLF, and a CR on its own, end a line too), and the lines a terminal capture
+// adds blanked. Blanked, not removed, so that every line keeps its number; blank lines stay.
+//
+// Only the lines before the first line of output and after the last may be blanked, and
+// only these:
+//   before: a PuTTY log banner ("=~=~=~=~=~=~=~=~=~=~=~= PuTTY log 2024.03.01 10:22:33
+//           =~=~=~=~=~=~=~=~=~=~=~="), script(1)'s "Script started on ..." line, and shell
+//           prompts ("[root@gpu01 ~]# ", "admin@head:~/audit$ ", "head01# ", "bash-5.1$ ",
+//           "$ ", each perhaps after a "(venv) " tag) alone or followed by a command;
+//   after:  such prompts, "exit", "logout" and script(1)'s "Script done on ..." line;
+//   both:   lines that hold nothing but terminal control sequences (ESC [ ... and ESC ] ...,
+//           which bash and script(1) leave around a prompt); control sequences are dropped
+//           from the prompt lines before they are judged.
+// Any other line ends the search, so nothing in the middle of the output is touched: a prompt
+// or a banner there stays for the parser to report, as does an unknown line before the
+// output. `*notes` gets one line per thing blanked (for the user): "a UTF-8 byte-order mark",
+// "a PuTTY log banner (line 1)", "a shell prompt and command (line 2)".
+std::string StripTerminalCapture(std::string_view text, std::vector<std::string>* notes);
+
+}  // namespace railguard::topo
