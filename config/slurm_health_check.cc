@@ -94,7 +94,10 @@ std::vector<std::string> Tokens(const std::string& s) {
 
 class Reader {
  public:
-  Reader(SlurmHealthCheck* out, Diags* diags) : out_(out), diags_(diags) {}
+  // `slurm_conf`'s folder is where relative Include paths start (Slurm 25.11+, slurm.conf(5)
+  // INCLUDE MODIFIERS; 22.05 took the process's working folder).
+  Reader(const std::string& slurm_conf, SlurmHealthCheck* out, Diags* diags)
+      : base_(DirName(slurm_conf)), out_(out), diags_(diags) {}
 
   bool File(const std::string& path, int depth) {
     std::string text;
@@ -135,7 +138,7 @@ class Reader {
                 " levels (an include cycle?)");
       return false;
     }
-    if (target[0] != '/') target = DirName(from) + target;
+    if (target[0] != '/') target = base_ + target;
     glob_t g{};
     const int rc = glob(target.c_str(), GLOB_NOCHECK, nullptr, &g);
     std::vector<std::string> files;
@@ -217,6 +220,7 @@ class Reader {
     return true;
   }
 
+  std::string base_;
   SlurmHealthCheck* out_;
   Diags* diags_;
 };
@@ -225,7 +229,7 @@ class Reader {
 
 bool ReadSlurmHealthCheck(const std::string& slurm_conf, SlurmHealthCheck* out, Diags* diags) {
   *out = SlurmHealthCheck();
-  Reader r(out, diags);
+  Reader r(slurm_conf, out, diags);
   return r.File(slurm_conf, 0);
 }
 

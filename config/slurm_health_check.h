@@ -36,7 +36,7 @@ struct SlurmHealthCheck {
 // Reads the health-check settings of `slurm_conf` and the files it includes. The syntax is
 // Slurm's: Key=Value tokens separated by blanks, keys in any case, '#' starts a comment
 // (unless escaped as "\#"), a line ending in '\' continues on the next, values may be quoted,
-// "Include FILE" (any case; FILE relative to the including file's folder, glob patterns
+// "Include FILE" (any case; FILE relative to `slurm_conf`'s folder whichever file includes it, glob patterns
 // allowed, at most 8 levels deep) reads FILE there; the last setting wins. Other keys are
 // not looked at. False with diagnostics (file:line and the expected form) for a file that
 // cannot be read, an interval or timeout that is not a whole number in Slurm's range

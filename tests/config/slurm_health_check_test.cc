@@ -73,6 +73,18 @@ TEST(SlurmHealthCheck, FollowsIncludesRelativeAndGlobbedAndTheLastSettingWins) {
   EXPECT_FALSE(RunsOnDrainedIdle(hc));
 }
 
+TEST(SlurmHealthCheck, NestedIncludesStartFromSlurmConfsFolderAsSlurmDoes) {
+  ScratchDir dir;
+  std::filesystem::create_directory(dir / "conf.d");
+  Write(dir / "slurm.conf", "Include conf.d/health.conf\n");
+  Write(dir / "conf.d/health.conf", "Include timeout.conf\n");  // beside slurm.conf
+  Write(dir / "timeout.conf", "HealthCheckTimeout=25\n");
+  SlurmHealthCheck hc;
+  Diags d;
+  ASSERT_TRUE(ReadSlurmHealthCheck(dir / "slurm.conf", &hc, &d)) << FormatDiags(d);
+  EXPECT_EQ(hc.timeout, 25);
+}
+
 TEST(SlurmHealthCheck, CycleAloneMeansAnyAsInSlurm) {
   ScratchDir dir;
   Write(dir / "slurm.conf", "HealthCheckNodeState=CYCLE\n");
