@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# ctest: COST=480 TIMEOUT=1200 RUN_SERIAL=TRUE
+# bench/sched_scale.sh scaled down, as a guard on what railguard costs inside slurmctld: 512
+# State=CLOUD nodes in 16 one-hop domains of 32, full, 300 waiting jobs of 1-64 nodes, two
+# backfill cycles, on Slurm 25.11.7 (the release issue 30 measured). Stock block, topology/rail
+# and topology/rail + job_submit/rail, twice: in that order, then in the reverse order (each
+# cluster's job state directories make the file system slower for the next, so order alone
+# moved sbatch by 2-3 ms). Each policy's figure is the mean of its two runs; the difference
+# between block's two runs is the noise.
+#  - backfill per job tested with rail + job_submit/rail is at most block's plus that noise
+#    (at least 5%: the issue's limit on what job_submit/rail may add);
+#  - the sbatch round trip's median with job_submit/rail exceeds topology/rail's without it
+#    by at most 1 ms (and the submit RPC's mean inside slurmctld, sdiag, is printed beside it).
+# Runs alone (RUN_SERIAL): timings taken beside three other clusters say little. Skipped (one
+# line) when Slurm 25.11.7 or its plugins are not built. About 7 minutes.
+set -euo pipefail
+src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+bin=${RAILGUARD_BINARY_DIR:-$src/build}
+name=$(basename "${0%.sh}")
+release=${rg_release:-25.11.7}
+out=$(mktemp -d "${TMPDIR:-/tmp}/rg-$name.XXXXXX")
+trap 'rm -rf -- "$out"' EXIT
+
+fail() {
+  echo "$name: FAIL: $*" >&2
+  for f in "$out"/run-*.txt; do
+    [ -s "$f" ] && { echo "---- $(basename "$f")" >&2; tail -n 25 "$f" >&2; }
+  done
+  exit 1
+}
+
+prefix=${RAILGUARD_SLURM_ROOT:-/opt/railguard}/slurm-$release
+if [ ! -x "$prefix/sbin/slurmctld" ] || [ ! -f "$bin/slurm-plugins-$release/job_submit_rail.so" ]; then
+  echo "$name: skipped: no Slurm $release in $prefix or no" \
+    "$bin/slurm-plugins-$release/job_submit_rail.so (scripts/build_slurm.sh $release, then rebuild)"
+  exit 0
+fi
+
+scale=(--slurm-version "$release" --domains 16 --size 32 --queue 300 --cycles 2)
+for run in a:block,rail,rail+js b:rail+js,rail,block; do
+  RAILGUARD_BINARY_DIR=$bin bash "$src/bench/sched_scale.sh" "${scale[@]}" \
+    --policies "${run#*:}" --out "$out/${run%%:*}" >"$out/run-${run%%:*}.txt" 2>&1 ||
+    fail "bench/sched_scale.sh --policies ${run#*:} exited with $?"
+done
+
+# value RUN POLICY ROW: the policy's figure in RUN's table (for the sbatch row, the p50).
+declare -A column=([a:block]=1 [a:rail]=2 [a:rail+js]=3 [b:rail+js]=1 [b:rail]=2 [b:block]=3)
+value() {
+  local table=$out/$1/table.txt line v
+  line=$(grep -m 1 -F -- "$3" "$table") || fail "$table has no row '$3'"
+  line=${line#"$3"}
+  v=$(sed -E 's/^ +//; s/ {2,}/\n/g' <<<"$line" | sed -n "${column[$1:$2]}p")
+  v=${v%% /*}
+  [[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] || fail "$table, $2, '$3': '$v' is not a number"
+  echo "$v"
+}
+grep -qE '^metric +stock block +topology/rail +rail \+ js/rail$' "$out/a/table.txt" ||
+  fail "unexpected table header in run a"
+grep -qE '^metric +rail \+ js/rail +topology/rail +stock block$' "$out/b/table.txt" ||
+  fail "unexpected table header in run b"
+declare -A bf sb rpc
+for p in block rail rail+js; do
+  for r in a b; do
+    bf[$r:$p]=$(value $r $p "backfill per job tested (ms)")
+    sb[$r:$p]=$(value $r $p "sbatch round trip p50 / p99 (ms)")
+    rpc[$r:$p]=$(value $r $p "submit RPC in slurmctld, mean (ms)")
+  done
+done
+mean() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (a + b) / 2 }'; }
+
+read -r limit noise < <(awk -v a="${bf[a:block]}" -v b="${bf[b:block]}" 'BEGIN {
+  hi = (a > b) ? a : b; lo = (a > b) ? b : a; n = (hi - lo) / lo
+  if (n < 0.05) n = 0.05
+  printf "%.2f %.1f\n", (a + b) / 2 * (1 + n), n * 100 }')
+bf_js=$(mean "${bf[a:rail+js]}" "${bf[b:rail+js]}")
+echo "$name: backfill per job tested (ms), runs a and b: block ${bf[a:block]} and ${bf[b:block]}" \
+  "(noise $noise%), topology/rail ${bf[a:rail]} and ${bf[b:rail]}, rail + job_submit/rail" \
+  "${bf[a:rail+js]} and ${bf[b:rail+js]} (mean $bf_js, limit $limit)"
+awk -v x="$bf_js" -v l="$limit" 'BEGIN { exit !(x <= l) }' ||
+  fail "rail + job_submit/rail tests a job in $bf_js ms, above block's plus the noise ($limit ms)"
+echo "$name: ok: backfill with rail + job_submit/rail within block's plus the noise"
+
+sb_rail=$(mean "${sb[a:rail]}" "${sb[b:rail]}") sb_js=$(mean "${sb[a:rail+js]}" "${sb[b:rail+js]}")
+echo "$name: sbatch round trip p50 (ms), runs a and b: topology/rail ${sb[a:rail]} and" \
+  "${sb[b:rail]} (mean $sb_rail), with job_submit/rail ${sb[a:rail+js]} and ${sb[b:rail+js]}" \
+  "(mean $sb_js); submit RPC mean (ms): ${rpc[a:rail]}/${rpc[b:rail]} and" \
+  "${rpc[a:rail+js]}/${rpc[b:rail+js]}"
+awk -v a="$sb_rail" -v b="$sb_js" 'BEGIN { exit !(b - a <= 1.0) }' ||
+  fail "job_submit/rail adds $(awk -v a="$sb_rail" -v b="$sb_js" 'BEGIN { printf "%.2f", b - a }') ms to the sbatch round trip's median (limit 1 ms)"
+echo "$name: ok: job_submit/rail adds at most 1 ms to sbatch"
+echo "$name: PASS (${SECONDS} s)"
