@@ -157,42 +157,63 @@ struct Board {
   std::mutex mu;
   std::condition_variable cv;
   int pending = 0;
-  std::vector<std::string> current;      // per worker: the path being read
+  std::vector<std::string> current;      // per worker: the path being (or last) read
+  std::vector<bool> reading;             // per worker: inside a read of `current`
+  std::vector<Clock::time_point> since;  // per worker: when that read began
   std::vector<bool> done;                // per worker
   std::vector<NicFacts> nics;            // worker k < nics.size(): rail k
   std::map<std::string, PciDevice> pci;  // merged from finished workers
   NodeFacts gpus;                        // the GPU worker's result
 };
 
-// Records every path in the board before touching it, so a deadline can name it.
+// One read of a worker, recorded in the board from before it starts until it returns: the
+// deadline counts only the time a worker spends inside one read (a driver stuck in the kernel),
+// not the time it waits for a CPU between reads (a busy node is slow, not broken).
+class ReadScope {
+ public:
+  ReadScope(Board& board, size_t slot, const std::string& what) : board_(board), slot_(slot) {
+    std::lock_guard<std::mutex> lock(board_.mu);
+    board_.current[slot_] = what;
+    board_.reading[slot_] = true;
+    board_.since[slot_] = Clock::now();
+  }
+  ~ReadScope() {
+    std::lock_guard<std::mutex> lock(board_.mu);
+    board_.reading[slot_] = false;
+  }
+  ReadScope(const ReadScope&) = delete;
+  ReadScope& operator=(const ReadScope&) = delete;
+
+ private:
+  Board& board_;
+  size_t slot_;
+};
+
+// Records every path in the board while reading it, so a deadline can name it.
 class TrackedSysfs : public Sysfs {
  public:
   TrackedSysfs(std::shared_ptr<const Sysfs> fs, std::shared_ptr<Board> board, size_t slot)
       : fs_(std::move(fs)), board_(std::move(board)), slot_(slot) {}
 
   bool ReadFile(const std::string& path, std::string* out, std::string* err) const override {
-    Note(path);
+    ReadScope r(*board_, slot_, path);
     return fs_->ReadFile(path, out, err);
   }
   bool ListDir(const std::string& path, std::vector<std::string>* out,
                std::string* err) const override {
-    Note(path);
+    ReadScope r(*board_, slot_, path);
     return fs_->ListDir(path, out, err);
   }
   bool Resolve(const std::string& path, std::string* out, std::string* err) const override {
-    Note(path);
+    ReadScope r(*board_, slot_, path);
     return fs_->Resolve(path, out, err);
   }
   bool Exists(const std::string& path) const override {
-    Note(path);
+    ReadScope r(*board_, slot_, path);
     return fs_->Exists(path);
   }
 
  private:
-  void Note(const std::string& path) const {
-    std::lock_guard<std::mutex> lock(board_->mu);
-    board_->current[slot_] = path;
-  }
 
   std::shared_ptr<const Sysfs> fs_;
   std::shared_ptr<Board> board_;
@@ -207,27 +228,40 @@ class TrackedEthtool : public EthtoolIoctl {
       : io_(std::move(io)), board_(std::move(board)), slot_(slot) {}
 
   bool StatsCount(const std::string& ifname, uint32_t* count, std::string* err) override {
-    Note("ioctl SIOCETHTOOL ETHTOOL_GSSET_INFO " + ifname);
+    ReadScope r(*board_, slot_, "ioctl SIOCETHTOOL ETHTOOL_GSSET_INFO " + ifname);
     return io_->StatsCount(ifname, count, err);
   }
   bool StatNames(const std::string& ifname, uint32_t room, uint32_t* len, std::string* names,
                  std::string* err) override {
-    Note("ioctl SIOCETHTOOL ETHTOOL_GSTRINGS " + ifname);
+    ReadScope r(*board_, slot_, "ioctl SIOCETHTOOL ETHTOOL_GSTRINGS " + ifname);
     return io_->StatNames(ifname, room, len, names, err);
   }
   bool StatValues(const std::string& ifname, uint32_t room, uint32_t* n_stats,
                   std::vector<uint64_t>* values, std::string* err) override {
-    Note("ioctl SIOCETHTOOL ETHTOOL_GSTATS " + ifname);
+    ReadScope r(*board_, slot_, "ioctl SIOCETHTOOL ETHTOOL_GSTATS " + ifname);
     return io_->StatValues(ifname, room, n_stats, values, err);
   }
 
  private:
-  void Note(const std::string& what) {
-    std::lock_guard<std::mutex> lock(board_->mu);
-    board_->current[slot_] = what;
-  }
 
   std::shared_ptr<EthtoolIoctl> io_;
+  std::shared_ptr<Board> board_;
+  size_t slot_;
+};
+
+// libibverbs with each port query recorded in the board, as TrackedSysfs does.
+class TrackedVerbs : public Verbs {
+ public:
+  TrackedVerbs(std::shared_ptr<Verbs> verbs, std::shared_ptr<Board> board, size_t slot)
+      : verbs_(std::move(verbs)), board_(std::move(board)), slot_(slot) {}
+  bool QueryPort(const std::string& name, int port, VerbsPort* out, std::string* err) override {
+    ReadScope r(*board_, slot_,
+                "ibv_query_port(" + name + ", " + std::to_string(port) + ")");
+    return verbs_->QueryPort(name, port, out, err);
+  }
+
+ private:
+  std::shared_ptr<Verbs> verbs_;
   std::shared_ptr<Board> board_;
   size_t slot_;
 };
@@ -348,6 +382,8 @@ NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
   auto board = std::make_shared<Board>();
   board->pending = static_cast<int>(n_nics + 1);
   board->current.assign(n_nics + 1, std::string());
+  board->reading.assign(n_nics + 1, false);
+  board->since.assign(n_nics + 1, start);
   board->done.assign(n_nics + 1, false);
   board->nics.resize(n_nics);
 
@@ -374,9 +410,10 @@ NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
     const std::string name = spec.nics[k];
     std::shared_ptr<EthtoolIoctl> eth =
         spec.ethtool ? std::make_shared<TrackedEthtool>(spec.ethtool, board, k) : nullptr;
-    launch(k, [board, verbs, eth, root, k, name](const Sysfs& tfs) {
+    std::shared_ptr<Verbs> tv = verbs ? std::make_shared<TrackedVerbs>(verbs, board, k) : nullptr;
+    launch(k, [board, tv, eth, root, k, name](const Sysfs& tfs) {
       std::map<std::string, PciDevice> pci;
-      NicFacts nic = GatherNic(tfs, verbs.get(), root, static_cast<int>(k), name, &pci, eth.get());
+      NicFacts nic = GatherNic(tfs, tv.get(), root, static_cast<int>(k), name, &pci, eth.get());
       std::lock_guard<std::mutex> lock(board->mu);
       board->nics[k] = std::move(nic);
       for (auto& kv : pci) board->pci.emplace(kv.first, std::move(kv.second));
@@ -398,9 +435,30 @@ NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
   NodeFacts out;
   out.node = spec.node;
   out.sysfs_root = spec.sysfs_root;
+  const auto limit = std::chrono::milliseconds(spec.read_timeout_ms);
+  const Clock::time_point give_up =
+      start + (spec.total_timeout_ms > 0 ? std::chrono::milliseconds(spec.total_timeout_ms)
+                                         : std::chrono::milliseconds(spec.read_timeout_ms));
   std::unique_lock<std::mutex> lock(board->mu);
-  board->cv.wait_until(lock, start + std::chrono::milliseconds(spec.read_timeout_ms),
-                       [&] { return board->pending == 0; });
+  // Wait until every worker is done or stuck (in one read for read_timeout_ms), or give_up.
+  for (;;) {
+    if (board->pending == 0) break;
+    const Clock::time_point now = Clock::now();
+    if (now >= give_up) break;
+    bool moving = false;
+    Clock::time_point wake = std::min(give_up, now + limit);
+    for (size_t k = 0; k <= n_nics; ++k) {
+      if (board->done[k]) continue;
+      if (!board->reading[k]) {
+        moving = true;
+      } else if (now - board->since[k] < limit) {
+        moving = true;
+        wake = std::min(wake, board->since[k] + limit);
+      }
+    }
+    if (!moving) break;
+    board->cv.wait_until(lock, wake);
+  }
   for (size_t k = 0; k < n_nics; ++k) {
     if (board->done[k]) {
       out.nics.push_back(board->nics[k]);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Gathering a node's facts: each rail NIC's port and PCIe path, and the GPUs, read from sysfs
-// (and libibverbs when given) by worker threads under one deadline.
+// (and libibverbs when given) by worker threads, each read under a deadline.
 #pragma once
 
 #include <memory>
@@ -20,7 +20,12 @@ struct GatherSpec {
   std::string sysfs_root;            // "/" on a real node; "%n" already replaced
   std::vector<std::string> nics;     // the node type's NIC per rail, in rail order
   std::vector<std::string> gpu_pci;  // the node type's GPU functions, if it lists them
-  int read_timeout_ms = 500;         // the deadline for all reads together
+  // A worker inside one read (or ioctl) for this long is stuck: it is left behind and its
+  // NIC (or the GPUs) reported in NodeFacts::timeouts. Time between reads does not count.
+  int read_timeout_ms = 500;
+  // The longest Gather waits for all workers together, however busy the node; 0: as long
+  // as read_timeout_ms (what re-reads and tests want).
+  int total_timeout_ms = 0;
   // The ethtool ioctl for RoCE rails' statistics (live node only); null: not read.
   std::shared_ptr<EthtoolIoctl> ethtool;
   std::string boot_id_file;          // the kernel's boot id ("%n" replaced); "" = not read
@@ -29,9 +34,10 @@ struct GatherSpec {
 
 // Gathers the facts of `spec` with one worker thread per rail NIC and one for the GPUs,
 // reading through `fs` (and `verbs`, when not null, for port state and rate). Returns when
-// every worker is done or the deadline passed, whichever comes first: a worker still
-// reading then is reported in NodeFacts::timeouts with the path it was on, its NIC (or the
-// GPUs) is marked incomplete, and the worker is left behind, detached, owning its inputs.
+// every worker is done or stuck in one read for read_timeout_ms, or total_timeout_ms passed,
+// whichever comes first: a worker not done then is reported in NodeFacts::timeouts with the
+// path it was on, its NIC (or the GPUs) is marked incomplete, and the worker is left behind,
+// detached, owning its inputs.
 // Never throws.
 NodeFacts Gather(const GatherSpec& spec, std::shared_ptr<const Sysfs> fs,
                  std::shared_ptr<Verbs> verbs);
