@@ -59,33 +59,6 @@ const char kReportUsage[] =
     "Exit: 0 report written (input problems are listed in it and on stderr), 1 the topology,\n"
     "snapshot or Slurm could not be read or the output not written, 2 usage error.\n";
 
-// The history files to read: each --history value, with "%n" expanded per topology node.
-std::vector<std::string> HistoryPaths(const std::vector<std::string>& given,
-                                      const topo::Topology& t) {
-  std::vector<std::string> out;
-  for (const std::string& g : given) {
-    if (g.find("%n") == std::string::npos) {
-      out.push_back(g);
-      continue;
-    }
-    for (const topo::ScalableUnit& su : t.sus) {
-      for (const std::string& node : su.nodes) {
-        std::string p;
-        for (size_t i = 0; i < g.size(); ++i) {
-          if (g.compare(i, 2, "%n") == 0) {
-            p += node;
-            ++i;
-          } else {
-            p.push_back(g[i]);
-          }
-        }
-        out.push_back(p);
-      }
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 int Report(int argc, char** argv) {
@@ -180,7 +153,7 @@ int Report(int argc, char** argv) {
     std::vector<std::string> given = args.GetAll("history");
     if (given.empty()) given.push_back(default_history);
     const double since = snapshot.time - report::kWindowSeconds[report::k7d];
-    for (const std::string& path : HistoryPaths(given, topology)) {
+    for (const std::string& path : PerNodePaths(given, topology)) {
       std::string err;
       switch (wire::ReadEvents(path, since, snapshot.time, &events, &history_problems, &err)) {
         case wire::EventLogStatus::kOk:

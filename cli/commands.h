@@ -15,5 +15,6 @@ int TopologySimulate(int argc, char** argv);   // cli/cmd_discover.cc: generated
 int Report(int argc, char** argv);             // cli/cmd_report.cc: railctl report (one word)
 int FabricSweep(int argc, char** argv);        // cli/cmd_fabric.cc: PMA counters of every port
 int FabricEvidence(int argc, char** argv);     // cli/cmd_fabric_evidence.cc: for railcheck
+int Job(int argc, char** argv);                // cli/cmd_job.cc: one job's fabric record
 
 }  // namespace railguard::cli

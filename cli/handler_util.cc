@@ -71,4 +71,30 @@ bool LoadTopologyOrReport(const std::string& path, topo::Topology* t) {
   return false;
 }
 
+std::vector<std::string> PerNodePaths(const std::vector<std::string>& given,
+                                      const topo::Topology& t) {
+  std::vector<std::string> out;
+  for (const std::string& g : given) {
+    if (g.find("%n") == std::string::npos) {
+      out.push_back(g);
+      continue;
+    }
+    for (const topo::ScalableUnit& su : t.sus) {
+      for (const std::string& node : su.nodes) {
+        std::string p;
+        for (size_t i = 0; i < g.size(); ++i) {
+          if (g.compare(i, 2, "%n") == 0) {
+            p += node;
+            ++i;
+          } else {
+            p.push_back(g[i]);
+          }
+        }
+        out.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace railguard::cli

@@ -57,4 +57,9 @@ void ReportFileErrors(const std::string& path, const Diags& diags, const char* s
 // Loads the topology at `path`; on failure reports it with ReportFileErrors and returns false.
 bool LoadTopologyOrReport(const std::string& path, topo::Topology* t);
 
+// The files named by `given` (an event log or a job log per path), each with "%n" expanded for
+// every node of the topology (a log per node on a shared folder); paths without it as given.
+std::vector<std::string> PerNodePaths(const std::vector<std::string>& given,
+                                      const topo::Topology& t);
+
 }  // namespace railguard::cli

@@ -35,6 +35,8 @@ const Command kCommands[] = {
     // A command of one word (railctl report [options]) has an empty name.
     {"report", "", "fleet fabric health: suspects, free capacity; text, JSON, HTML, Prometheus",
      railguard::cli::Report},
+    {"job", "", "what one job got from the fabric, rail by rail: slow, waiting and erring rails",
+     railguard::cli::Job},
 };
 
 void Usage(FILE* out) {

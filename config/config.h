@@ -120,6 +120,10 @@ struct HealthConfig {
   // wire/event_log.h, whose kDefaultEventLogPath this default equals); "%n" as above,
   // for a log per node on a shared folder. Absolute.
   std::string events_log = "/var/lib/railguard/events.log";
+  // The job fabric log the Epilog appends each job's per-rail record to and `railctl job`
+  // reads (format: wire/job_log.h, whose kDefaultJobLogPath this default equals); "%n" as
+  // above. Absolute.
+  std::string job_log = "/var/lib/railguard/jobs.log";
   // The link_layer every rail port must have: "InfiniBand" or "Ethernet" (RoCE).
   std::string link_layer = "InfiniBand";
   // A node railcheck drained (or took the healthy feature from) gets it back after this many

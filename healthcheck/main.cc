@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
   env.argv0 = argc > 0 ? argv[0] : "railcheck";
   env.slurmd_nodename = Env("SLURMD_NODENAME");
   env.slurm_conf = Env("SLURM_CONF");
+  env.slurm_job_id = Env("SLURM_JOB_ID");
   env.default_slurm_conf = LibslurmDefaultConf();
   env.hostname = ShortHostName();
   if (const char* h = std::getenv("SLURM_NODE_IS_HEALTHY")) env.node_is_healthy = h;

@@ -33,6 +33,7 @@ struct CliEnv {
   std::string argv0;            // "railcheck-prolog" etc. select a mode (Slurm passes no args)
   std::string slurmd_nodename;  // $SLURMD_NODENAME (Prolog, Epilog, HealthCheckProgram)
   std::string slurm_conf;       // $SLURM_CONF: railguard.yaml is looked for beside it
+  std::string slurm_job_id;     // $SLURM_JOB_ID (Prolog, Epilog): whose fabric record it is
   // Without $SLURM_CONF, beside this one: the slurm.conf libslurm reads then
   // (LibslurmDefaultConf(); Debian's default here).
   std::string default_slurm_conf = kDefaultSlurmConf;

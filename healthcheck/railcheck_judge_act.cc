@@ -8,6 +8,7 @@
 
 #include "healthcheck/act.h"
 #include "healthcheck/budget.h"
+#include "healthcheck/railcheck_job.h"
 #include "healthcheck/run_events.h"
 #include "wire/event_log.h"
 
@@ -174,6 +175,7 @@ int CheckAndAct(const RunContext& ctx, const RunInput& in, RunOutput* out) {
   // Answering for a late gather, nothing else is touched: the disk may be what is stuck.
   if (!in.options.dry && a.slurm_ok && !ctx.late) WriteEvents(ctx, in, j, a, &r);
   if (!in.options.dry && !ctx.late) RecordState(ctx, in, a, &r);
+  if (!in.options.dry && !ctx.late) RecordJobCounters(ctx, in, &r);
   return CheckAndActCode(in.options, in.setup.health().mode, j.verdict.level, a, r);
 }
 

@@ -50,6 +50,7 @@ std::string ReportText(const RunReport& r) {
     for (size_t i = 0; i < r.events.size(); ++i) out += (i ? ", " : "") + r.events[i];
     out += " -> " + r.events_log + "\n";
   }
+  if (!r.job.empty()) out += "job: " + r.job + "\n";
   for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
   return out;
 }
@@ -104,6 +105,7 @@ std::string ReportJson(const RunReport& r) {
   j["errors"] = r.problems;
   j["events"] = r.events;
   if (!r.events_log.empty()) j["events_log"] = r.events_log;
+  if (!r.job.empty()) j["job"] = r.job;
   j["warnings"] = r.warnings;
   j["total_ms"] = r.total_ms;
   j["slurm_rpcs"] = {{"get_node", r.slurm_reads}, {"update_node", r.slurm_writes}};

@@ -25,6 +25,9 @@ struct RunReport {
   // and where; empty when nothing changed.
   std::vector<std::string> events;
   std::string events_log;
+  // What this run did with the job's fabric record (job_counters.h): "job 1234: counters
+  // read at the start", "job 1234: record -> LOG", "2 running jobs: counters read".
+  std::string job;
   // Problems that change neither the verdict nor the exit code (the event log not written).
   std::vector<std::string> warnings;
   int exit_code = 0;
@@ -36,7 +39,7 @@ struct RunReport {
 
 // Text: a head line "railcheck NODE MODE: VERDICT (rails: 7 ok, 1 degraded)", then one line
 // per finding "  ACTION  MESSAGE", then "slurm: ..." lines, then "events: rail3 degraded,
-// drained -> LOG" and "warning: ..." lines when there are any.
+// drained -> LOG", "job: ..." and "warning: ..." lines when there are any.
 std::string ReportText(const RunReport& r);
 
 // One JSON object with the same content plus each rail's port facts and the RPC counts

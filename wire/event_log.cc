@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "wire/event_log.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "base/file_util.h"
 #include "base/json_reader.h"
+#include "wire/json_lines.h"
 
 namespace railguard::wire {
 namespace {
@@ -23,7 +19,7 @@ constexpr size_t kMaxChecks = 32;
 constexpr size_t kMaxCounters = 64;
 constexpr size_t kMaxNameBytes = 256;
 
-std::string Errno(int e) { return std::strerror(e); }
+const JsonLinesLog kEventLog{"event log", kDefaultEventLogPath, kMaxEventLogReadBytes};
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
@@ -37,67 +33,6 @@ const KindName kKinds[] = {
     {EventKind::kDrained, "drained"},       {EventKind::kResumed, "resumed"},
     {EventKind::kRestricted, "restricted"}, {EventKind::kRestored, "restored"},
 };
-
-// mkdir -p with mode 0755, then the folder must be a real folder owned by us or root and not
-// writable by group or others (so nobody else can swap the log under us).
-bool PrepareFolder(const std::string& dir, std::string* err) {
-  FileError ferr;
-  struct stat st;
-  if (!MakeFolder(dir, &st, &ferr)) {
-    const bool stat_failed = ferr.step == "inspect" && ferr.path == dir;
-    *err = std::string(stat_failed ? "cannot stat folder " : "cannot create folder ") +
-           ferr.path + ": " + Errno(ferr.code);
-    return false;
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    *err = dir + " is not a folder (a symlink?); expected a real folder for the event log";
-    return false;
-  }
-  if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & 022) != 0) {
-    *err = "folder " + dir + " is owned by uid " + std::to_string(st.st_uid) + " with mode " +
-           std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
-           std::to_string(st.st_mode & 7) + "; expected a folder owned by this user (uid " +
-           std::to_string(geteuid()) + ") or root and not writable by group or others";
-    return false;
-  }
-  return true;
-}
-
-bool CheckLogFile(const std::string& path, const struct stat& st, std::string* err) {
-  if (!S_ISREG(st.st_mode)) {
-    *err = path + " is not a regular file; expected the railguard event log";
-    return false;
-  }
-  if (st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
-    *err = path + " is owned by uid " + std::to_string(st.st_uid) + " and mode " +
-           std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
-           std::to_string(st.st_mode & 7) + "; expected owner uid " + std::to_string(geteuid()) +
-           " and no write permission for group or others";
-    return false;
-  }
-  return true;
-}
-
-// Reads a whole regular file without following a symlink. 0 = ok, 1 = missing, 2 = error.
-int ReadWhole(const std::string& path, std::string* out, std::string* err) {
-  const ReadResult r = ReadRegularFile(path, kMaxEventLogReadBytes, out);
-  if (r.status != ReadStatus::kError) return r.status == ReadStatus::kMissing ? 1 : 0;
-  switch (r.failure) {
-    case ReadFailure::kSymlink:
-      *err = path + " is a symlink; expected the event log itself";
-      break;
-    case ReadFailure::kNotRegular:
-      *err = path + " is not a regular file; expected the railguard event log";
-      break;
-    case ReadFailure::kGrew:
-      *err = path + " grew past " + std::to_string(kMaxEventLogReadBytes) + " bytes while read";
-      break;
-    default:
-      *err = ReadFailureMessage(path, r, kMaxEventLogReadBytes) +
-             (r.failure == ReadFailure::kTooLarge ? " (the log rotates far below that)" : "");
-  }
-  return 2;
-}
 
 bool ShortPrintable(const std::string& s) {
   if (s.empty() || s.size() > kMaxNameBytes) return false;
@@ -128,7 +63,7 @@ double EventCounter::PerHour() const {
   return seconds > 0 ? static_cast<double>(delta) * 3600.0 / seconds : 0;
 }
 
-std::string RotatedEventLogPath(const std::string& path) { return path + ".1"; }
+std::string RotatedEventLogPath(const std::string& path) { return RotatedPath(path); }
 
 namespace {
 
@@ -315,104 +250,26 @@ bool EventFromJsonLine(std::string_view line, HealthEvent* out, std::string* err
 
 bool AppendEvents(const std::string& path, const std::vector<HealthEvent>& events, std::string* err,
                   const EventLogOptions& options) {
-  if (events.empty()) return true;
-  if (path.empty()) {
-    *err = "no event log path; expected a file name such as " + std::string(kDefaultEventLogPath);
-    return false;
-  }
   std::string batch;
   for (const HealthEvent& e : events) batch += EventToJsonLine(e);
-  if (!PrepareFolder(ParentDir(path), err)) return false;
-  // A concurrent writer may rotate between our open and our lock: then reopen.
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    const int fd = open(path.c_str(),
-                        O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0640);
-    if (fd < 0) {
-      *err = errno == ELOOP ? path + " is a symlink; expected the event log itself"
-                            : "cannot open " + path + ": " + Errno(errno);
-      return false;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-      *err = "cannot stat " + path + ": " + Errno(errno);
-      close(fd);
-      return false;
-    }
-    if (!CheckLogFile(path, st, err)) {
-      close(fd);
-      return false;
-    }
-    if (LockWithin(fd, options.lock_wait_ms) != LockStatus::kLocked) {
-      *err = "cannot lock " + path + " within " + std::to_string(options.lock_wait_ms) +
-             " ms (another railcheck holds it?)";
-      close(fd);
-      return false;
-    }
-    struct stat now;
-    if (lstat(path.c_str(), &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
-      close(fd);  // rotated or removed meanwhile
-      continue;
-    }
-    if (fstat(fd, &st) != 0) {
-      *err = "cannot stat " + path + ": " + Errno(errno);
-      close(fd);
-      return false;
-    }
-    const uint64_t size = static_cast<uint64_t>(st.st_size);
-    if (size > 0 && size + batch.size() > options.max_bytes) {
-      const std::string old = RotatedEventLogPath(path);
-      if (rename(path.c_str(), old.c_str()) != 0) {
-        *err = "cannot rotate " + path + " to " + old + ": " + Errno(errno);
-        close(fd);
-        return false;
-      }
-      close(fd);
-      continue;
-    }
-    const bool ok = WriteAll(fd, batch);
-    if (!ok) *err = "cannot write " + path + ": " + Errno(errno);
-    close(fd);
-    return ok;
-  }
-  *err = "cannot append to " + path + ": it was rotated or replaced 4 times while we waited";
-  return false;
+  return AppendLines(kEventLog, path, batch, {options.max_bytes, options.lock_wait_ms}, err);
 }
 
 EventLogStatus ReadEvents(const std::string& path, double since, double until,
                           std::vector<HealthEvent>* out, Diags* problems, std::string* err) {
-  bool any = false;
-  for (const std::string& file : {RotatedEventLogPath(path), path}) {
-    std::string text;
-    const int r = ReadWhole(file, &text, err);
-    if (r == 2) return EventLogStatus::kError;
-    if (r == 1) continue;
-    any = true;
-    size_t start = 0;
-    int line = 0;
-    while (start < text.size()) {
-      ++line;
-      size_t end = text.find('\n', start);
-      const bool truncated = end == std::string::npos;
-      if (truncated) end = text.size();
-      std::string_view l(text.data() + start, end - start);
-      start = end + 1;
-      if (truncated) {
-        problems->push_back({file, line, 0,
-                             "truncated line (no newline at the end of the file: a write was "
-                             "cut short); skipped"});
-        break;
-      }
-      if (l.empty()) continue;
-      HealthEvent e;
-      std::string why;
-      if (!EventFromJsonLine(l, &e, &why)) {
-        problems->push_back({file, line, 0, why + "; skipped"});
-        continue;
-      }
-      if (e.time >= since && e.time <= until) out->push_back(std::move(e));
-    }
-  }
-  return any ? EventLogStatus::kOk : EventLogStatus::kMissing;
+  const LinesStatus st = ReadLines(
+      kEventLog, path,
+      [&](const std::string&, int, std::string_view line) {
+        HealthEvent e;
+        std::string why;
+        if (!EventFromJsonLine(line, &e, &why)) return why;
+        if (e.time >= since && e.time <= until) out->push_back(std::move(e));
+        return std::string();
+      },
+      problems, err);
+  return st == LinesStatus::kOk        ? EventLogStatus::kOk
+         : st == LinesStatus::kMissing ? EventLogStatus::kMissing
+                                       : EventLogStatus::kError;
 }
 
 }  // namespace railguard::wire

@@ -328,7 +328,8 @@ TEST(HealthConfig, ModeAndDrainBudget) {
 TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
   EXPECT_EQ(Errors("topology: t\nhealth:\n  interval: 5\n"),
             "/etc/slurm/railguard.yaml:3:3: unknown key 'interval' in health; expected one of: "
-            "mode, sysfs_root, state_dir, events_log, link_layer, resume_after_clean_runs, "
+            "mode, sysfs_root, state_dir, events_log, job_log, link_layer, "
+            "resume_after_clean_runs, "
             "flap_window_seconds, min_rate_interval_seconds, read_timeout_ms, "
             "prolog_time_limit_seconds, periodic_time_limit_seconds, actions, link_error_limits, "
             "aer_limits, eth_error_limits, rate_windows_seconds, boot_id_file, "
