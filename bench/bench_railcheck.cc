@@ -6,7 +6,7 @@
 // down to 200 Gb/s, then rail 5 polling: each Prolog refreshes the reason), side by side,
 // with the Slurm RPCs each Prolog sent (counted through the SlurmApi, from --json); the sysfs
 // gather alone, in process; and how soon the gather returns from a hung sysfs read (a FIFO)
-// after its read timeout.
+// after its read timeout; and what the job's fabric record adds to a Prolog and an Epilog.
 //
 // usage: bench_railcheck [--runs N] [--railcheck PATH]
 // Without SLURM_CONF in the environment it starts the local cluster itself
@@ -98,7 +98,7 @@ int Inside(const std::string& railcheck, int runs) {
   }
   const std::string tmp = templ;
   const std::string gen = "python3 " RAILGUARD_SOURCE_DIR "/tests/data/sysfs/make_sysfs.py ";
-  if (!Shell(gen + tmp + "/sys/n001") ||
+  if (!Shell(gen + tmp + "/sys/n001") || !Shell(gen + tmp + "/sys/n005 --node n005") ||
       !Shell(gen + tmp + "/sys/n002 --fault rate-down:3 --node n002") ||
       !Shell(gen + tmp + "/sys/n004 --fault rate-down:3 --node n004") ||
       !Shell(gen + tmp + "/sys/n004b --fault polling:5 --node n004")) {
@@ -108,7 +108,8 @@ int Inside(const std::string& railcheck, int runs) {
   const std::string config = tmp + "/railguard.yaml";
   std::ofstream(config) << "topology: " RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml\n"
                         << "health:\n  sysfs_root: " << tmp << "/sys/%n\n  state_dir: " << tmp
-                        << "/state/%n\n  events_log: " << tmp << "/state/%n/events.log\n";
+                        << "/state/%n\n  events_log: " << tmp << "/state/%n/events.log\n"
+                        << "  job_log: " << tmp << "/state/%n/jobs.log\n";
 
   struct Case {
     const char* node;
@@ -150,6 +151,35 @@ int Inside(const std::string& railcheck, int runs) {
       }
     }
   }
+  // The job's fabric record (issue 27): on a healthy node (n005), a Prolog run by hand (no
+  // SLURM_JOB_ID: no record, what every Prolog cost before), then a job's Prolog (opens its
+  // job file) and its Epilog (closes it into the job log), job after job.
+  std::vector<double> job_ms[3];
+  int job_bad = 0;
+  for (int i = -3; i < runs; ++i) {
+    const std::string id = std::to_string(1000 + i + 3);
+    const std::vector<std::string> env = {"SLURMD_NODENAME=n005",
+                                          std::string("SLURM_CONF=") + slurm_conf,
+                                          "PATH=/usr/bin:/bin"};
+    std::vector<std::string> with_job = env;
+    with_job.push_back("SLURM_JOB_ID=" + id);
+    const char* modes[3] = {"--prolog", "--prolog", "--epilog"};
+    for (int k = 0; k < 3; ++k) {
+      double ms = 0;
+      const int rc = Spawn({railcheck, modes[k], "--json", "--config", config},
+                           k == 0 ? env : with_job, &ms, json_out);
+      if (rc != 0) ++job_bad;
+      if (i >= 0) job_ms[k].push_back(ms);
+    }
+  }
+  const std::string job_log = tmp + "/state/n005/jobs.log";
+  int job_lines = 0;
+  {
+    std::ifstream in(job_log);
+    for (std::string line; std::getline(in, line);) ++job_lines;
+  }
+  if (job_lines != runs + 3) ++job_bad;
+
   auto sysfs = std::make_shared<railguard::health::RealSysfs>();
   for (Case& c : cases) {
     railguard::health::GatherSpec spec;
@@ -225,13 +255,23 @@ int Inside(const std::string& railcheck, int runs) {
   std::printf("\nhung sysfs read, read_timeout_ms %d: gather returned in max %.1f ms "
               "(%zu runs, %d without the one gather.timeout on the FIFO)\n",
               kHangTimeoutMs, h.max, hang_ms.size(), hang_bad);
-  const double worst = std::max({p[0].p99, p[1].p99, p[2].p99});
+  const Stats j0 = Summarize(job_ms[0]), j1 = Summarize(job_ms[1]), j2 = Summarize(job_ms[2]);
+  std::printf("\nthe job's fabric record, healthy node n005, %d jobs\n", runs);
+  std::printf("%-40s %22s %22s %22s\n", "", "Prolog, no job", "Prolog, job record",
+              "Epilog, job record");
+  row("process, Slurm RPCs included", "p50", j0.p50, j1.p50, j2.p50);
+  row("", "p99", j0.p99, j1.p99, j2.p99);
+  row("", "max", j0.max, j1.max, j2.max);
+  std::printf("%-40s %22s %22d %22d\n", "job log lines (expected one per job)", "-", job_lines,
+              runs + 3);
+  std::printf("%-40s %22d\n", "runs with exit code != 0, or lines missing", job_bad);
+  const double worst = std::max({p[0].p99, p[1].p99, p[2].p99, j1.p99, j2.p99});
   std::printf("\ntarget p99 < 1000 ms: %s (worst p99 %.1f ms)\n", worst < 1000 ? "met" : "MISSED",
               worst);
   std::error_code ec;
   fs::remove_all(tmp, ec);
   return worst < 1000 && cases[0].bad == 0 && cases[1].bad == 0 && cases[2].bad == 0 &&
-                 hang_bad == 0
+                 hang_bad == 0 && job_bad == 0
              ? 0
              : 1;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,12 @@
 #include "healthcheck/check_table.h"
 #include "healthcheck/job_counters.h"
 #include "healthcheck/slurm_api.h"
+#include "base/file_util.h"
+#include "base/numbers.h"
+#include "base/text_file.h"
+#include "report/job_baseline.h"
 #include "report/job_fabric.h"
+#include "report/job_list.h"
 #include "topo/topology_yaml.h"
 #include "wire/event_log.h"
 #include "wire/job_log.h"
@@ -24,10 +30,27 @@
 namespace railguard::cli {
 namespace {
 
+constexpr char kDefaultBaselineDir[] = "/var/lib/railguard/job-baselines";
+
+// The events of `paths` from `since` to `until`; problems on stderr.
+void ReadEventLogs(const std::vector<std::string>& paths, double since, double until,
+                   std::vector<wire::HealthEvent>* events) {
+  Diags problems;
+  for (const std::string& path : paths) {
+    std::string err;
+    if (wire::ReadEvents(path, since, until, events, &problems, &err) ==
+        wire::EventLogStatus::kError)
+      problems.push_back({path, 0, 0, err + "; events from it not shown"});
+  }
+  std::fputs(FormatDiags(problems).c_str(), stderr);
+}
+
 const char kJobUsage[] =
     "usage: railctl job JOBID [--config railguard.yaml | --topology FILE.yaml]\n"
     "                   [--job-log FILE]... [--history FILE]... [--no-history]\n"
-    "                   [--json] [-o OUT]\n"
+    "                   [--baseline NAME] [--baselines DIR] [--json] [-o OUT]\n"
+    "       railctl job baseline JOBID --name NAME [--baselines DIR] [options as above]\n"
+    "       railctl job --since SECONDS [--json | --prometheus] [options as above]\n"
     "What job JOBID got from the fabric, rail by rail, once it has ended: per rail and node the\n"
     "bytes sent and received, port_xmit_wait and the error counters that rose, from the records\n"
     "railcheck's Epilog appends to the job log (railguard.yaml health.job_log) from the port\n"
@@ -40,6 +63,17 @@ const char kJobUsage[] =
     "  --job-log FILE  the job log (and FILE.1); \"%n\" becomes each node's name; repeatable\n"
     "  --history FILE  railcheck's event log, as in railctl report; repeatable\n"
     "  --no-history    read no event log\n"
+    "  --baseline NAME compare with the baseline NAME: a rail whose bytes per node and second\n"
+    "                  differ by more than 20%, whose port_xmit_wait per node and second is\n"
+    "                  over 4 times the baseline's, or whose weakest node fell below half its\n"
+    "                  median rail is a finding naming that node, NIC and leaf\n"
+    "  --baselines DIR where baselines are kept (default /var/lib/railguard/job-baselines)\n"
+    "  --since SECONDS every job that ended in the last SECONDS, jobs with findings first;\n"
+    "                  --prometheus: per job and rail bytes per node and second, the weakest\n"
+    "                  node's share, the part of the xmit wait, errors; findings per kind\n"
+    "  --prometheus    node_exporter textfile metrics (railguard_job_*)\n"
+    "  baseline JOBID --name NAME  keeps JOBID's record (a known-good run) as baseline NAME\n"
+    "                  (1-64 of A-Z a-z 0-9 . _ -) in DIR/NAME.json, replacing an older one\n"
     "  --json          JSON (man railctl(8), JOB RECORD)\n"
     "  -o OUT          write OUT atomically instead of stdout\n"
     "Exit: 0 shown (findings included), 1 no record of the job, or an input could not be\n"
@@ -51,13 +85,37 @@ int Job(int argc, char** argv) {
   const Handler h("railctl job", kJobUsage, argc, argv,
                   {{"topology", 0, true}, {"config", 0, true}, {"job-log", 0, true},
                    {"history", 0, true}, {"no-history", 0, false}, {"json", 0, false},
-                   {"output", 'o', true}});
+                   {"output", 'o', true}, {"baseline", 0, true}, {"baselines", 0, true},
+                   {"name", 0, true}, {"since", 0, true}, {"prometheus", 0, false}});
   if (h.done()) return h.exit_code();
-  if (int rc = h.ExpectOne("JOBID")) return rc;
   const Args& args = h.args();
+  const std::vector<std::string>& pos = args.positional();
+  const bool keep = !pos.empty() && pos[0] == "baseline";
+  const bool list = args.Has("since");
+  if (args.Has("json") && args.Has("prometheus"))
+    return h.UsageError("choose one of --json, --prometheus");
+  if (list && (!pos.empty() || args.Has("baseline")))
+    return h.UsageError("--since lists recent jobs: no JOBID, no --baseline");
+  double since_seconds = 0;
+  if (list && (!ParseStrtod(args.Get("since"), &since_seconds) || !(since_seconds > 0) ||
+               since_seconds > 366 * 86400.0))
+    return h.UsageError("--since '" + args.Get("since") + "': expected seconds, 1 to 31622400");
+  if (!list && pos.size() != (keep ? 2u : 1u))
+    return h.UsageError(keep ? "expected: baseline JOBID --name NAME"
+                             : "expected one JOBID, or --since SECONDS");
+  if (keep != args.Has("name"))
+    return h.UsageError(keep ? "baseline JOBID needs --name NAME"
+                             : "--name is for `railctl job baseline JOBID --name NAME`");
+  if (keep && args.Has("baseline"))
+    return h.UsageError("--baseline compares a run; `job baseline` keeps one");
+  const std::string baseline_dir =
+      args.Has("baselines") ? args.Get("baselines") : std::string(kDefaultBaselineDir);
+  const std::string name = keep ? args.Get("name") : args.Get("baseline");
+  if ((keep || args.Has("baseline")) && !report::IsBaselineName(name))
+    return h.UsageError("baseline name '" + name + "': expected 1-64 of A-Z a-z 0-9 . _ -");
   uint64_t job = 0;
-  const std::string id = args.positional()[0];
-  if (!health::ParseJobId(id, &job))
+  const std::string id = list ? std::string("0") : pos[keep ? 1 : 0];
+  if (!list && !health::ParseJobId(id, &job))
     return h.UsageError("JOBID '" + id + "' is not a Slurm job id (1-4294967295)");
   if (args.Has("no-history") && args.Has("history"))
     return h.UsageError("--history and --no-history exclude each other");
@@ -109,6 +167,22 @@ int Job(int argc, char** argv) {
     }
   }
   std::fputs(FormatDiags(problems).c_str(), stderr);
+  const double now = static_cast<double>(time(nullptr));
+  if (list) {
+    std::vector<wire::HealthEvent> events;
+    if (!args.Has("no-history")) {
+      std::vector<std::string> given = args.GetAll("history");
+      if (given.empty()) given.push_back(default_history);
+      ReadEventLogs(PerNodePaths(given, topology), now - since_seconds - 31 * 86400.0, now,
+                    &events);
+    }
+    const std::vector<report::JobFabric> jobs =
+        report::JoinRecentJobs(records, now - since_seconds, now, &topology, events);
+    return h.Write(args.Get("output"),
+                   args.Has("json")         ? report::JobListJson(jobs, now - since_seconds, now)
+                   : args.Has("prometheus") ? report::JobListPrometheus(jobs)
+                                            : report::JobListText(jobs, now - since_seconds, now));
+  }
   if (records.empty())
     return h.Fail("no record of job " + id + " in " + std::to_string(read) + " job log file(s) (" +
                   logs[0] + (logs.size() > 1 ? ", ..." : "") +
@@ -124,18 +198,32 @@ int Job(int argc, char** argv) {
       since = std::min(since, r.start);
       until = std::max(until, r.end);
     }
-    Diags history_problems;
-    for (const std::string& path : PerNodePaths(given, topology)) {
-      std::string err;
-      if (wire::ReadEvents(path, since, until, &events, &history_problems, &err) ==
-          wire::EventLogStatus::kError)
-        history_problems.push_back({path, 0, 0, err + "; events from it not shown"});
-    }
-    std::fputs(FormatDiags(history_problems).c_str(), stderr);
+    ReadEventLogs(PerNodePaths(given, topology), since, until, &events);
   }
-  const report::JobFabric f = report::JoinJob(job, records, &topology, events);
-  return h.Write(args.Get("output"),
-                 args.Has("json") ? report::JobFabricJson(f) : report::JobFabricText(f));
+  report::JobFabric f = report::JoinJob(job, records, &topology, events);
+  const std::string baseline_path = baseline_dir + "/" + name + ".json";
+  if (keep) {
+    FileError ferr;
+    if (!MakeDirs(baseline_dir, &ferr)) return h.Fail(ferr.Message());
+    const int rc = h.Write(baseline_path, report::JobBaselineToJson(report::BaselineOf(f, name)));
+    if (rc == 0) std::printf("job %s kept as baseline %s -> %s\n", id.c_str(), name.c_str(),
+                             baseline_path.c_str());
+    return rc;
+  }
+  if (args.Has("baseline")) {
+    std::string text;
+    Diags bdiags;
+    report::JobBaseline b;
+    if (!ReadTextFile(baseline_path, report::kJobBaselineInput, &text, &bdiags) ||
+        !report::JobBaselineFromJson(text, baseline_path, &b, &bdiags)) {
+      std::fputs(FormatDiags(bdiags).c_str(), stderr);
+      return h.Fail("cannot use the baseline " + baseline_path);
+    }
+    report::CompareWithBaseline(b, report::BaselineMargins(), &f);
+  }
+  return h.Write(args.Get("output"), args.Has("json")         ? report::JobFabricJson(f)
+                                    : args.Has("prometheus") ? report::JobListPrometheus({f})
+                                                             : report::JobFabricText(f));
 }
 
 }  // namespace railguard::cli

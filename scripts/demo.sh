@@ -204,6 +204,7 @@ health:
   sysfs_root: $tmp/sys/%n
   state_dir: $tmp/state/%n
   events_log: $events
+  job_log: $tmp/state/jobs.log
   resume_after_clean_runs: 3
   flap_window_seconds: 0
   # Step 12 takes 9 of the 32 nodes out at once (a leaf fault): above the default drain
@@ -316,7 +317,43 @@ echo "commissioning; then railcheck by hand (--dry-run changes nothing) finds n0
 shell "railcheck baseline --node n002 >/dev/null"
 shell "railcheck --dry-run --node n002"
 
-step "12. railctl report: a leaf switch fault and a single bad cable"
+step "12. What a job got from the fabric, rail by rail: one rail of one node slow and erring"
+echo "railcheck's Prolog reads every rail's port counters into the node's job file, each"
+echo "periodic run adds a reading, the Epilog appends the job's record to health.job_log."
+echo "While a 2-node job runs on n003 and n004, the demo stands in for NCCL: 256 MiB each way"
+echo "on every rail, but rail 3 of n004 carries a tenth of it, waits 100 times longer and errs."
+node_tree n003
+node_tree n004
+# bump NODE RAIL COUNTER DELTA: adds DELTA to one port counter of NODE's tree (atomically).
+bump() {
+  local nics=(mlx5_0 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_9 mlx5_10 mlx5_11)
+  local f=$tmp/sys/$1/class/infiniband/${nics[$2]}/ports/1/counters/$3
+  printf '%s\n' "$(($(cat "$f") + $4))" >"$f.tmp" && mv "$f.tmp" "$f"
+}
+printf '$ sbatch -N2 -w n003,n004 --wrap "sleep 8"\n'
+job=$(sbatch --parsable -N2 -w n003,n004 -o /dev/null --wrap 'sleep 8')
+job=${job%%;*}
+wait_for "job $job to start" 60 job_state_is "$job" RUNNING
+for round in 1 2; do
+  for node in n003 n004; do
+    for k in 0 1 2 3 4 5 6 7; do
+      words=$((1 << 26))
+      wait=50000
+      if [ "$node/$k" = n004/3 ]; then words=$((words / 10)); wait=5000000; fi
+      bump "$node" "$k" port_xmit_data "$words"
+      bump "$node" "$k" port_rcv_data "$words"
+      bump "$node" "$k" port_xmit_wait "$wait"
+    done
+  done
+  [ "$round" = 2 ] || sleep 3
+done
+bump n004 3 symbol_error 300
+wait_for "job $job to complete" 60 job_state_is "$job" COMPLETED
+wait_for "both nodes' Epilog records" 30 \
+  bash -c "[ \"\$(grep -c '\"job\":$job,' '$tmp/state/jobs.log' 2>/dev/null)\" = 2 ]"
+run "$railctl" job "$job" --config "$RAILGUARD_CLUSTER_DIR/railguard.yaml"
+
+step "13. railctl report: a leaf switch fault and a single bad cable"
 echo "Leaf switch: rail 5 of every node of su3 (n017-n024) trains down to 200 Gb/s, i.e. the"
 echo "rail-5 leaf of su3 (or its uplinks) is bad. One bad cable: n013's rail 6 port is down."
 printf '$ make_sysfs.py n[017-024] --fault rate-down:5; make_sysfs.py n013 --fault port-down:6\n'
@@ -344,7 +381,7 @@ PY
 rg_cluster_stop >/dev/null 2>&1 || true
 cluster_up=0
 
-step "13. The fabric side: railctl fabric sweep on a simulated InfiniBand fabric (ibsim + opensm)"
+step "14. The fabric side: railctl fabric sweep on a simulated InfiniBand fabric (ibsim + opensm)"
 echo "The dev layout's fabric (rails at HDR: Debian 12's ibsim models speeds up to HDR), generated"
 echo "by railctl topology simulate, brought up by ibsim and opensm; railctl reads every port"
 echo "through libibnetdisc and libibmad as it would on real switches. Injected through ibsim's"
@@ -381,7 +418,7 @@ else
   echo "(the simulated fabric did not come up: ibsim-utils, libumad2sim0 and opensm come from scripts/setup.sh)"
 fi
 
-step "14. One-hop domains: the DGX B300 layout (64-node SUs, two leaves per rail), simulated and discovered back"
+step "15. One-hop domains: the DGX B300 layout (64-node SUs, two leaves per rail), simulated and discovered back"
 echo "Each B300 SU has 16 leaves, two per rail of 32 nodes each: nodes of one SU may meet only at"
 echo "a spine, so placement keeps jobs inside a one-hop domain (nodes that share every rail leaf)."
 "$railctl" topology show etc/superpod-b300.yaml | sed -n '/^SU /,$p'
@@ -396,7 +433,7 @@ else
   echo "(the discovered layout differs from etc/superpod-b300.yaml)"
 fi
 
-step "15. Slurm 26.05.3: topology/rail chooses the nodes itself, and a waiting job says why"
+step "16. Slurm 26.05.3: topology/rail chooses the nodes itself, and a waiting job says why"
 prefix=/opt/railguard/slurm-26.05.3
 plugins_2605="$build/slurm-plugins-26.05.3"
 if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2605/topology_rail.so" ]; then
@@ -431,7 +468,7 @@ else
   echo "demo: step 15 left out: Slurm 26.05.3 is not built ($prefix; scripts/build_slurm.sh 26.05.3 needs ../shared/slurm)"
 fi
 
-step "16. Slurm 25.11.7: a GPU partition with rail placement, a CPU partition with Slurm's own"
+step "17. Slurm 25.11.7: a GPU partition with rail placement, a CPU partition with Slurm's own"
 prefix=/opt/railguard/slurm-25.11.7
 plugins_2511="$build/slurm-plugins-25.11.7"
 if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$plugins_2511/topology_rail.so" ]; then

@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ctest: RESOURCE_LOCK=railcheck_lane2 COST=70
+# ctest: RESOURCE_LOCK=railcheck_lane2 COST=100
 # What a job got from the fabric, rail by rail (issue 27), on the real cluster: railcheck as
 # Prolog opens each node's job file, a periodic run during the job adds a reading, the Epilog
 # appends the job's per-rail record to the job log (health.job_log), and `railctl job` joins
 # the four nodes' lines. While the job runs the test advances every rail's port counters of
 # n001-n004 by the same traffic, except rail 3 of n003: a tenth of it, port_xmit_wait a
 # hundred times the others', symbol_error +500. The record names n003 rail3 mlx5_5 and its
-# leaf su1-rail3 as slow, waiting and erring, and nothing else.
+# leaf su1-rail3 as slow, waiting and erring, and nothing else. A first job with every rail
+# alike has no findings and is kept as baseline train-4n: the degraded job differs from it on
+# rail 3 (weakest n003), the good one not; `railctl job --since --prometheus` has both jobs.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=railcheck_itest_lib.sh
 source "$here/railcheck_itest_lib.sh"
 
-job_log=$rgp_tmp/state/jobs.log
+job_log=$rgh_job_log
 rgh_fixtures
 for n in n001 n002 n003 n004; do rgh_node_tree "$n"; done
-rgh_configs "job_log: $job_log"
+rgh_configs
 rgh_start
 rgh_checked_healthy
 
@@ -38,36 +40,52 @@ traffic() {
       [ "$n/$k" = n003/3 ] && words=$((words / $1))
       bump "$n" "$k" port_xmit_data "$words"
       bump "$n" "$k" port_rcv_data "$words"
-      if [ "$n/$k" = n003/3 ]; then bump "$n" "$k" port_xmit_wait 5000000; else
+      if [ "$n/$k" = n003/3 ] && [ "$1" != 1 ]; then bump "$n" "$k" port_xmit_wait 5000000; else
         bump "$n" "$k" port_xmit_wait 50000; fi
     done
   done
 }
 
-job=$(rgp_submit -N4 -w 'n[001-004]' --wrap 'sleep 30')
-rgp_wait_state "$job" RUNNING 60
-for n in n001 n002 n003 n004; do
-  rgh_wait "$n's job file from its Prolog" 20 test -f "$rgh_state/$n/jobs/$job.json"
-done
-rgp_ok "job $job running on n[001-004]; each node's Prolog read its counters ($rgh_state/NODE/jobs/$job.json)"
-
-traffic 10
-rgh_periodic n001 || true
-grep -q "^job: 1 running job: counters read" "$rgp_tmp/periodic-n001.out" ||
-  rgp_fail "n001's periodic run: $(cat "$rgp_tmp/periodic-n001.out")"
-rgp_ok "a periodic run on n001 read the running job's counters"
-traffic 10
-bump n003 3 symbol_error 500
-rgp_wait_state "$job" COMPLETED 90
-
-rgh_wait "four job records in $job_log" 30 \
-  bash -c "[ \"\$(grep -c '\"job\":$job,' '$job_log' 2>/dev/null)\" = 4 ]"
-for n in n001 n002 n003 n004; do
-  [ ! -e "$rgh_state/$n/jobs/$job.json" ] || rgp_fail "$n's Epilog left its job file"
-done
-rgp_ok "each node's Epilog appended its record and removed its job file"
+# run_job FRACTION ERRORS: a 4-node job on n[001-004] with two intervals of traffic (rail 3 of
+# n003 at 1/FRACTION, ERRORS symbol errors on it), a periodic run on n001 between them; waits
+# for its four records; prints its id.
+run_job() {
+  local job n
+  job=$(rgp_submit -N4 -w 'n[001-004]' --wrap 'sleep 12')
+  rgp_wait_state "$job" RUNNING 60
+  for n in n001 n002 n003 n004; do
+    rgh_wait "$n's job file from its Prolog" 20 test -f "$rgh_state/$n/jobs/$job.json"
+  done
+  traffic "$1"
+  rgh_periodic n001 || true
+  grep -q "^job: 1 running job: counters read" "$rgp_tmp/periodic-n001.out" ||
+    rgp_fail "n001's periodic run: $(cat "$rgp_tmp/periodic-n001.out")"
+  traffic "$1"
+  [ "$2" = 0 ] || bump n003 3 symbol_error "$2"
+  rgp_wait_state "$job" COMPLETED 90
+  rgh_wait "four job records in $job_log" 30 \
+    bash -c "[ \"\$(grep -c '\"job\":$job,' '$job_log' 2>/dev/null)\" = 4 ]"
+  for n in n001 n002 n003 n004; do
+    [ ! -e "$rgh_state/$n/jobs/$job.json" ] || rgp_fail "$n's Epilog left its job file"
+  done
+  echo "$job"
+}
 
 conf=$RAILGUARD_CLUSTER_DIR/railguard.yaml
+# A known-good run first, kept as a baseline.
+good=$(run_job 1 0)
+rgp_ok "job $good (every rail alike): each node's Prolog read its counters, n001's periodic run added a reading, each Epilog appended its record and removed its job file"
+"$rgp_railctl" job "$good" --config "$conf" >"$rgp_tmp/good.txt" 2>&1 ||
+  rgp_fail "railctl job $good: $(cat "$rgp_tmp/good.txt")"
+grep -q "^findings: none" "$rgp_tmp/good.txt" || rgp_fail "job $good: $(cat "$rgp_tmp/good.txt")"
+"$rgp_railctl" job baseline "$good" --name train-4n --baselines "$rgp_tmp/baselines" \
+  --config "$conf" >"$rgp_tmp/keep.txt" 2>&1 || rgp_fail "job baseline: $(cat "$rgp_tmp/keep.txt")"
+[ -s "$rgp_tmp/baselines/train-4n.json" ] || rgp_fail "no baseline file: $(cat "$rgp_tmp/keep.txt")"
+rgp_ok "job $good has no findings and is kept as baseline train-4n"
+
+job=$(run_job 10 500)
+rgp_ok "job $job: rail 3 of n003 at a tenth of the traffic, 100x the xmit wait, 500 symbol errors"
+
 "$rgp_railctl" job "$job" --config "$conf" >"$rgp_tmp/job.txt" 2>"$rgp_tmp/job.err" ||
   rgp_fail "railctl job $job failed: $(cat "$rgp_tmp/job.err")"
 cat "$rgp_tmp/job.txt"
@@ -98,6 +116,29 @@ print("ok")
 PY
 ) || rgp_fail "the JSON record: $check"
 rgp_ok "JSON: every node's rails in octets (port_xmit_data x 4), the peak where a periodic run read, rail 3's 500 errors"
+
+compare() {
+  "$rgp_railctl" job "$1" --config "$conf" --baseline train-4n --baselines "$rgp_tmp/baselines" \
+    2>&1 || rgp_fail "railctl job $1 --baseline train-4n failed"
+}
+compare "$job" >"$rgp_tmp/cmp.txt"
+grep -q "^  baseline: rail3 differs from baseline train-4n (job $good): .*weakest: n003 mlx5_5 (leaf su1-rail3)" \
+  "$rgp_tmp/cmp.txt" || rgp_fail "no baseline finding for rail 3: $(cat "$rgp_tmp/cmp.txt")"
+[ "$(grep -c '^  baseline: ' "$rgp_tmp/cmp.txt")" = 1 ] ||
+  rgp_fail "expected one baseline finding: $(cat "$rgp_tmp/cmp.txt")"
+compare "$good" >"$rgp_tmp/cmp-good.txt"
+grep -q "compared with baseline train-4n (job $good, 4 nodes, .*): no rail differs" \
+  "$rgp_tmp/cmp-good.txt" || rgp_fail "the good run against itself: $(cat "$rgp_tmp/cmp-good.txt")"
+rgp_ok "against baseline train-4n: job $job's rail 3 differs (weakest n003 mlx5_5, leaf su1-rail3), job $good does not"
+
+"$rgp_railctl" job --since 3600 --prometheus --config "$conf" >"$rgp_tmp/jobs.prom" 2>&1 ||
+  rgp_fail "railctl job --since --prometheus: $(cat "$rgp_tmp/jobs.prom")"
+grep -q "^railguard_job_findings{job=\"$job\",kind=\"slow\"} 1$" "$rgp_tmp/jobs.prom" &&
+  grep -q "^railguard_job_findings{job=\"$good\",kind=\"slow\"} 0$" "$rgp_tmp/jobs.prom" &&
+  grep -Eq "^railguard_job_rail_min_share\{job=\"$job\",rail=\"3\"\} 0\.(1|0999999[0-9]*)$" \
+    "$rgp_tmp/jobs.prom" ||
+  rgp_fail "Prometheus series: $(grep -v '^#' "$rgp_tmp/jobs.prom" | head -40)"
+rgp_ok "railctl job --since 3600 --prometheus: both jobs' series, the slow rail's share 0.1 (2^26/10 words of 2^26)"
 
 "$rgp_railctl" job 999999 --config "$conf" >/dev/null 2>"$rgp_tmp/none.err" &&
   rgp_fail "railctl job of an unknown job succeeded"

@@ -22,6 +22,8 @@ rgh_sys=$rgp_tmp/sys
 rgh_state=$rgp_tmp/state
 # The health event log every node's railcheck appends to (health.events_log).
 rgh_events=$rgp_tmp/state/events.log
+# The job fabric log every node's Epilog appends to (health.job_log).
+rgh_job_log=$rgp_tmp/state/jobs.log
 # The run directory, chosen here because slurm.conf's AuthInfo names the munge socket in it.
 rgh_dir=$(mktemp -d /tmp/rgh.XXXXXX)
 
@@ -67,6 +69,7 @@ rgh_configs() {
     echo "  sysfs_root: $rgh_sys/%n"
     echo "  state_dir: $rgh_state/%n"
     echo "  events_log: $rgh_events"
+    echo "  job_log: $rgh_job_log"
     echo "  resume_after_clean_runs: 3"
     echo "  flap_window_seconds: 0"
     echo "  read_timeout_ms: ${rgh_read_timeout_ms:-2000}"

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Tests for job baselines (report/job_baseline.h): a known-good run kept under a name reads
+// back the same; a later run with one rail slower and waiting is told apart from one like it,
+// naming the rail and its weakest node and leaf; bad baseline files name file:line:column.
+#include "report/job_baseline.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/report/report_test_util.h"
+
+namespace railguard::report {
+namespace report_job_baseline_test {
+
+using testing::DevTopology;
+using testing::N;
+
+constexpr uint64_t kGiB = uint64_t{1} << 30;
+
+// A job on n001-n004, 1000 s, 10 GiB each way on every rail; rail 3 of n003 scaled by
+// `rail3` and its xmit wait by `wait3`.
+std::vector<wire::JobNodeRecord> JobRun(uint64_t job, double rail3 = 1, uint64_t wait3 = 1000) {
+  std::vector<wire::JobNodeRecord> out;
+  for (int i = 1; i <= 4; ++i) {
+    wire::JobNodeRecord r;
+    r.job = job;
+    r.node = N(i);
+    r.start = 1000;
+    r.end = 2000;
+    for (int k = 0; k < 8; ++k) {
+      wire::JobRail x;
+      x.rail = k;
+      x.nic = "mlx5_" + std::to_string(k);
+      const bool bad = i == 3 && k == 3;
+      x.xmit_bytes = x.rcv_bytes = static_cast<uint64_t>((bad ? rail3 : 1) * 10 * kGiB);
+      x.xmit_wait = bad ? wait3 : 1000;
+      r.rails.push_back(x);
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST(JobBaseline, AKeptRunReadsBackTheSame) {
+  const topo::Topology t = DevTopology();
+  const JobBaseline b = BaselineOf(JoinJob(7, JobRun(7), &t, {}), "train-4n");
+  ASSERT_EQ(b.rails.size(), 8u);
+  EXPECT_EQ(b.nodes, 4);
+  EXPECT_DOUBLE_EQ(b.rails[0].bytes_per_node_s, 20.0 * kGiB / 1000);
+  EXPECT_DOUBLE_EQ(b.rails[0].min_share, 1.0);
+  JobBaseline back;
+  Diags d;
+  ASSERT_TRUE(JobBaselineFromJson(JobBaselineToJson(b), "b.json", &back, &d)) << FormatDiags(d);
+  EXPECT_EQ(JobBaselineToJson(back), JobBaselineToJson(b));
+}
+
+TEST(JobBaseline, ADegradedRunIsToldApartFromAGoodOne) {
+  const topo::Topology t = DevTopology();
+  const JobBaseline b = BaselineOf(JoinJob(7, JobRun(7), &t, {}), "train-4n");
+  JobFabric good = JoinJob(8, JobRun(8, 0.95), &t, {});
+  CompareWithBaseline(b, BaselineMargins(), &good);
+  EXPECT_TRUE(good.findings.empty());
+  EXPECT_NE(good.notes.back().find("compared with baseline train-4n (job 7, 4 nodes, 1000 s): "
+                                   "no rail differs"),
+            std::string::npos)
+      << good.notes.back();
+
+  JobFabric bad = JoinJob(9, JobRun(9, 0.15, 10000000), &t, {});
+  const size_t before = bad.findings.size();
+  CompareWithBaseline(b, BaselineMargins(), &bad);
+  ASSERT_EQ(bad.findings.size(), before + 1);
+  const JobFabricFinding& f = bad.findings.back();
+  EXPECT_EQ(f.kind, "baseline");
+  EXPECT_EQ(f.rail, 3);
+  EXPECT_EQ(f.node, N(3));
+  EXPECT_FALSE(f.leaf.empty());
+  EXPECT_NE(f.message.find("rail3 differs from baseline train-4n (job 7)"), std::string::npos)
+      << f.message;
+  EXPECT_NE(f.message.find("(-21%)"), std::string::npos) << f.message;  // 3.15 nodes of 4
+  EXPECT_NE(f.message.find("port_xmit_wait"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("its weakest node carried 15%"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("weakest: " + N(3) + " mlx5_3 (leaf " + f.leaf + ")"),
+            std::string::npos)
+      << f.message;
+}
+
+TEST(JobBaseline, BadFilesAndNamesAreRefused) {
+  JobBaseline b;
+  Diags d;
+  EXPECT_FALSE(JobBaselineFromJson("{\"railguard_job_baseline\": 2}", "b.json", &b, &d));
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].file, "b.json");
+  EXPECT_EQ(d[0].line, 1);
+  d.clear();
+  EXPECT_FALSE(JobBaselineFromJson(
+      "{\"railguard_job_baseline\": 1, \"name\": \"x\", \"job\": 3, \"nodes\": 2,\n"
+      " \"seconds\": 10, \"rails\": [{\"rail\": 0, \"bytes_per_node_s\": -5}]}",
+      "b.json", &b, &d));
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].line, 2);
+  EXPECT_NE(d[0].message.find("bytes_per_node_s"), std::string::npos) << d[0].message;
+  EXPECT_TRUE(IsBaselineName("llama-70b_64n.v2"));
+  EXPECT_FALSE(IsBaselineName("../etc/passwd"));
+  EXPECT_FALSE(IsBaselineName(".hidden"));
+  EXPECT_FALSE(IsBaselineName(""));
+}
+
+}  // namespace report_job_baseline_test
+}  // namespace railguard::report
