@@ -12,14 +12,9 @@
 #include <utility>
 
 #include "base/diag.h"
-#include "base/text_file.h"
 #include "fabric/sweep.h"
 
 namespace railguard::fabric {
-
-// The sweep JSON, as ReadTextFile names and bounds it.
-constexpr InputKind kSweepJsonInput{"a fabric sweep JSON (railctl fabric sweep --json)",
-                                    256u << 20};
 
 // Counters by (node GUID, port) of every end whose counters the earlier sweep read.
 struct SweepBaseline {
@@ -30,12 +25,11 @@ struct SweepBaseline {
   const std::array<uint64_t, kCounterCount>* Find(uint64_t guid, int port) const;
 };
 
-// Parses sweep JSON held in `text` (`filename` names it in diagnostics): an object whose
-// "links" array holds objects with ends "a" and "b", each with "guid" ("0x" + 16 hex digits),
-// "port" (1..254) and "counters" (null, or an object with every name of kCounterNames as a
-// non-negative integer), and optionally "summary": {"time": Unix seconds, a number >= 0}.
-// Problems are appended to `*errors` as
-// "file:line:column: <what>; expected <form>" (at most 20). Returns true when there was none.
+// Reads the counters of sweep JSON held in `text` (`filename` names it in diagnostics) with
+// wire/sweep_json.h's reader (SweepParts::kCounters: each link end's "guid", "port" and
+// "counters", and "summary": {"time"}; nothing else is required). Problems are appended to
+// `*errors` as "file:line:column: <what>; expected <form>" (at most 20). Returns true when
+// there was none.
 bool ParseSweepBaseline(std::string_view text, const std::string& filename, SweepBaseline* out,
                         Diags* errors);
 

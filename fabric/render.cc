@@ -2,16 +2,15 @@
 // Text and JSON output of a fabric sweep.
 #include "fabric/render.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "topo/ibnet.h"
+#include "wire/sweep_json.h"
 
 namespace railguard::fabric {
 namespace {
-
-using json = nlohmann::ordered_json;
 
 const char* KindName(LinkKind k) {
   switch (k) {
@@ -68,86 +67,95 @@ size_t Problems(const FabricReport& r) {
   return n;
 }
 
-// Findings that only say counters were not read.
-size_t Unread(const FabricReport& r) {
-  size_t n = 0;
-  for (const LinkFinding& f : r.findings) n += f.kind == "unread";
-  return n;
-}
-
-json EndJson(const Sweep& sweep, const End& e, const std::string& name) {
+wire::SweepEnd EndOf(const Sweep& sweep, const End& e, const std::string& name) {
   const SweptNode& n = sweep.nodes[e.node];
   const SweptPort& p = n.ports[e.entry];
-  json counters = nullptr;
-  if (p.counters_read) {
-    counters = json::object();
-    for (int c = 0; c < kCounterCount; ++c) counters[kCounterNames[c]] = p.counters[c];
-  }
-  const int lid =
+  wire::SweepEnd out;
+  out.name = name;
+  out.guid = n.guid;
+  out.port = e.port;
+  out.lid =
       n.is_switch || e.entry >= static_cast<int>(n.port_lids.size()) ? n.lid : n.port_lids[e.entry];
-  return {{"name", name},
-          {"guid", topo::GuidString(n.guid)},
-          {"port", e.port},
-          {"lid", lid},
-          {"width",
-           {{"active", p.link.width_active},
-            {"enabled", p.link.width_enabled},
-            {"supported", p.link.width_supported}}},
-          {"speed",
-           {{"active", p.link.speed_active},
-            {"enabled", p.link.speed_enabled},
-            {"supported", p.link.speed_supported}}},
-          {"extended_counters", p.extended},
-          {"counters", counters}};
+  out.width_active = p.link.width_active;
+  out.width_enabled = p.link.width_enabled;
+  out.width_supported = p.link.width_supported;
+  out.speed_active = p.link.speed_active;
+  out.speed_enabled = p.link.speed_enabled;
+  out.speed_supported = p.link.speed_supported;
+  out.extended_counters = p.extended;
+  out.counters_read = p.counters_read;
+  if (p.counters_read) std::copy(p.counters, p.counters + kCounterCount, out.counters.begin());
+  return out;
 }
 
-json EndTrafficJson(const EndTraffic& e) {
-  if (!e.known) return nullptr;
-  return {{"xmit_bytes_per_second", e.xmit_bps},
-          {"rcv_bytes_per_second", e.rcv_bps},
-          {"xmit_wait_per_second", e.xmit_wait},
-          {"utilization", e.utilization},
-          {"saturated", e.saturated}};
+wire::SweepEndTraffic EndTrafficOf(const EndTraffic& e) {
+  return {e.known, e.xmit_bps, e.rcv_bps, e.xmit_wait, e.utilization, e.saturated};
 }
 
-json LinkTrafficJson(const LinkTraffic& l) {
-  return {{"capacity_bytes_per_second", l.capacity_bps},
-          {"utilization", l.utilization},
-          {"xmit_wait_per_second", l.xmit_wait},
-          {"a", EndTrafficJson(l.a)},
-          {"b", EndTrafficJson(l.b)}};
-}
-
-json TrafficJson(const topo::Topology& topo, const Traffic& t) {
-  json grid = json::array();
+wire::SweepTraffic TrafficOf(const topo::Topology& topo, const Traffic& t) {
+  wire::SweepTraffic out{t.seconds, t.previous_time, {}, {}};
   for (size_t s = 0; s < t.grid.size(); ++s) {
-    json rails = json::array();
+    wire::SweepTrafficRow row{topo.sus[s].name, {}};
     for (size_t k = 0; k < t.grid[s].size(); ++k) {
       const CellTraffic& c = t.grid[s][k];
-      rails.push_back({{"rail", topo.rails[k].name},
-                       {"host_max_utilization", c.host_max},
-                       {"uplink_utilization", c.uplink},
-                       {"uplink_xmit_wait_per_second", c.uplink_wait},
-                       {"host_links", c.host_links},
-                       {"uplinks", c.uplinks}});
+      row.rails.push_back(
+          {topo.rails[k].name, c.host_max, c.uplink, c.uplink_wait, c.host_links, c.uplinks});
     }
-    grid.push_back({{"su", topo.sus[s].name}, {"rails", rails}});
+    out.grid.push_back(std::move(row));
   }
-  json spines = json::array();
   for (const SpineTraffic& s : t.spines)
-    spines.push_back({{"name", s.name},
-                      {"utilization", s.utilization},
-                      {"xmit_wait_per_second", s.xmit_wait},
-                      {"links", s.links}});
-  return {{"seconds", t.seconds},
-          {"previous_time", t.previous_time},
-          {"grid", grid},
-          {"spines", spines}};
+    out.spines.push_back({s.name, s.utilization, s.xmit_wait, s.links});
+  return out;
 }
 
-// Stands for the links array in the JSON tree until the links are written out. Its control
-// characters are escaped in JSON, so no name from the fabric can produce the same text.
-const char kLinksMark[] = "\x01railguard-links\x01";
+// The sweep as wire/sweep_json.h has it.
+wire::SweepDocument DocumentOf(const topo::Topology& topo, const Sweep& sweep,
+                               const FabricReport& r, const Traffic* traffic) {
+  wire::SweepDocument d;
+  d.complete = !sweep.partial;
+  for (const SweptNode& n : sweep.nodes) {
+    (n.is_switch ? d.summary.switches : d.summary.hcas) += 1;
+    if (n.status != NodeStatus::kAnswered)
+      d.unanswered.push_back({n.is_switch ? SwitchName(topo, n) : n.description, n.guid, n.lid,
+                              StatusName(n.status), n.error});
+  }
+  d.summary.smps = sweep.smps;
+  d.summary.mads = sweep.mads;
+  d.summary.seconds = sweep.seconds;
+  d.summary.time = sweep.time;
+  const auto g = Grid(topo, r);
+  for (size_t s = 0; s < topo.sus.size(); ++s) {
+    wire::SweepGridRow row{topo.sus[s].name, {}};
+    for (size_t k = 0; k < topo.rails.size(); ++k)
+      row.rails.push_back({topo.rails[k].name, g[s][k].links, g[s][k].bad, g[s][k].unread});
+    d.grid.push_back(std::move(row));
+  }
+  d.links.reserve(r.links.size());
+  for (size_t i = 0; i < r.links.size(); ++i) {
+    const MappedLink& l = r.links[i];
+    wire::SweepLink w;
+    w.kind = KindName(l.kind);
+    if (l.su >= 0) w.su = topo.sus[l.su].name;
+    if (l.rail >= 0) w.rail = topo.rails[l.rail].name;
+    w.host = l.host;
+    w.hca = l.hca;
+    w.a = EndOf(sweep, l.a, l.name_a);
+    w.b = EndOf(sweep, l.b, l.name_b);
+    if (traffic) {
+      const LinkTraffic& t = traffic->links[i];
+      w.traffic = wire::SweepLinkTraffic{t.capacity_bps, t.utilization, t.xmit_wait,
+                                         EndTrafficOf(t.a), EndTrafficOf(t.b)};
+    }
+    d.links.push_back(std::move(w));
+  }
+  // JudgeSweep finds link by link, so each link's findings in order are r.findings in order.
+  for (const LinkFinding& f : r.findings)
+    d.links[f.link].findings.push_back({f.kind, f.side, f.message});
+  for (const MissingHca& m : r.missing)
+    d.missing.push_back({topo.sus[m.su].name, topo.rails[m.rail].name, m.host, m.hca});
+  if (traffic) d.traffic = TrafficOf(topo, *traffic);
+  return d;
+}
 
 }  // namespace
 
@@ -215,84 +223,7 @@ std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const Fab
 
 std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r,
                        const Traffic* traffic) {
-  size_t switches = 0;
-  json unanswered = json::array();
-  for (const SweptNode& n : sweep.nodes) {
-    switches += n.is_switch;
-    if (n.status != NodeStatus::kAnswered)
-      unanswered.push_back({{"name", n.is_switch ? SwitchName(topo, n) : n.description},
-                            {"guid", topo::GuidString(n.guid)},
-                            {"lid", n.lid},
-                            {"status", StatusName(n.status)},
-                            {"error", n.error}});
-  }
-  json grid = json::array();
-  const auto g = Grid(topo, r);
-  for (size_t s = 0; s < topo.sus.size(); ++s) {
-    json rails = json::array();
-    for (size_t k = 0; k < topo.rails.size(); ++k)
-      rails.push_back({{"rail", topo.rails[k].name},
-                       {"links", g[s][k].links},
-                       {"bad", g[s][k].bad},
-                       {"unread", g[s][k].unread}});
-    grid.push_back({{"su", topo.sus[s].name}, {"rails", rails}});
-  }
-  std::vector<json> link_findings(r.links.size(), json::array());
-  json findings = json::array();
-  for (const LinkFinding& f : r.findings) {
-    const json j = {{"kind", f.kind}, {"side", f.side}, {"message", f.message}};
-    link_findings[f.link].push_back(j);
-    json with_link = j;
-    with_link["link"] = f.link;
-    findings.push_back(with_link);
-  }
-  // The links are written one at a time, one link per line, instead of held as one JSON
-  // tree: on a 4096-node fabric (42,000 links) the tree took about 500 MB.
-  auto link_json = [&](size_t i) {
-    const MappedLink& l = r.links[i];
-    json j = {{"kind", KindName(l.kind)},
-              {"su", l.su >= 0 ? json(topo.sus[l.su].name) : json(nullptr)},
-              {"rail", l.rail >= 0 ? json(topo.rails[l.rail].name) : json(nullptr)},
-              {"host", l.host.empty() ? json(nullptr) : json(l.host)},
-              {"hca", l.hca.empty() ? json(nullptr) : json(l.hca)},
-              {"a", EndJson(sweep, l.a, l.name_a)},
-              {"b", EndJson(sweep, l.b, l.name_b)},
-              {"findings", link_findings[i]}};
-    if (traffic) j["traffic"] = LinkTrafficJson(traffic->links[i]);
-    return j;
-  };
-  json missing = json::array();
-  for (const MissingHca& m : r.missing)
-    missing.push_back({{"su", topo.sus[m.su].name},
-                       {"rail", topo.rails[m.rail].name},
-                       {"host", m.host},
-                       {"hca", m.hca}});
-  json out = {{"complete", !sweep.partial},
-              {"summary",
-               {{"switches", switches},
-                {"hcas", sweep.nodes.size() - switches},
-                {"links", r.links.size()},
-                {"findings", Problems(r)},
-                {"unread", Unread(r)},
-                {"unanswered", unanswered.size()},
-                {"smps", sweep.smps},
-                {"mads", sweep.mads},
-                {"seconds", sweep.seconds},
-                {"time", sweep.time}}},
-              {"grid", grid},
-              {"findings", findings},
-              {"unanswered", unanswered},
-              {"missing", missing},
-              {"links", kLinksMark}};
-  if (traffic) out["traffic"] = TrafficJson(topo, *traffic);
-  std::string text = out.dump(2) + "\n";
-  const std::string mark = json(kLinksMark).dump();
-  const size_t at = text.find(mark);
-  std::string links = r.links.empty() ? "[]" : "[\n";
-  for (size_t i = 0; i < r.links.size(); ++i)
-    links += "    " + link_json(i).dump() + (i + 1 < r.links.size() ? ",\n" : "\n  ]");
-  text.replace(at, mark.size(), links);
-  return text;
+  return wire::SweepDocumentToJson(DocumentOf(topo, sweep, r, traffic));
 }
 
 }  // namespace railguard::fabric

@@ -22,11 +22,12 @@ std::string LinkWhere(const topo::Topology& topo, const MappedLink& l);
 std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r,
                        const Traffic* traffic = nullptr);
 
-// {complete, summary, grid, links, findings, unanswered, missing}: every link with both ends'
-// width, speed and counters (null when unread); summary.time is the sweep's Unix time (what a
-// later --previous reads). With `traffic`, each link gets "traffic" (each end's xmit/rcv bytes
-// per second, xmit wait per second, utilization) and the top level "traffic" {seconds,
-// previous_time, grid, spines}; see man/railctl.8.
+// The sweep JSON (wire/sweep_json.h, which writes it): every link with both ends' width, speed
+// and counters (null when unread); summary.time is the sweep's Unix time (what a later
+// --previous reads). With `traffic`, each link gets "traffic" (each end's xmit/rcv bytes per
+// second, xmit wait per second, utilization) and the top level "traffic" {seconds,
+// previous_time, grid, spines}; see man/railctl.8. REQUIRES: r.findings link by link in order
+// (as JudgeSweep gives them).
 std::string RenderJson(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r,
                        const Traffic* traffic = nullptr);
 

@@ -8,24 +8,6 @@
 
 namespace railguard::fabric {
 
-const char* const kCounterNames[kCounterCount] = {"SymbolErrorCounter",
-                                                  "LinkErrorRecoveryCounter",
-                                                  "LinkDownedCounter",
-                                                  "PortRcvErrors",
-                                                  "PortRcvRemotePhysicalErrors",
-                                                  "PortRcvSwitchRelayErrors",
-                                                  "PortXmitDiscards",
-                                                  "PortXmitConstraintErrors",
-                                                  "PortRcvConstraintErrors",
-                                                  "LocalLinkIntegrityErrors",
-                                                  "ExcessiveBufferOverrunErrors",
-                                                  "VL15Dropped",
-                                                  "PortXmitWait",
-                                                  "PortXmitData",
-                                                  "PortRcvData",
-                                                  "PortXmitPkts",
-                                                  "PortRcvPkts"};
-
 bool IsErrorCounter(int counter) { return counter >= kSymbolErrors && counter <= kVl15Dropped; }
 
 int Sweep::FindNode(uint64_t guid) const {

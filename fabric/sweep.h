@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "wire/sweep_json.h"
+
 namespace railguard::fabric {
 
 // The PortCounters fields a sweep reads (IBA 16.1.3.5), in this order; kCounterNames[i] is
-// the name perfquery prints for counters[i].
+// the name perfquery prints for counters[i] (the sweep JSON's names: wire/sweep_json.h).
 enum Counter {
   kSymbolErrors,
   kLinkErrorRecovery,
@@ -33,7 +35,8 @@ enum Counter {
   kRcvPkts,
   kCounterCount
 };
-extern const char* const kCounterNames[kCounterCount];
+inline constexpr const char* const* kCounterNames = wire::kSweepCounterNames;
+static_assert(kCounterCount == wire::kSweepCounterCount, "the sweep JSON names every counter");
 // True for the counters that count errors (kSymbolErrors .. kVl15Dropped): any increase of
 // one is a link problem; kXmitWait and the data counters are traffic.
 bool IsErrorCounter(int counter);

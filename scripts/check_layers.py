@@ -34,8 +34,8 @@ LAYERS = {
     "config": (2, ["base", "topo"]),
     # formats railcheck writes and others read
     "wire": (3, ["base"]),
-    # fabric sweep: libibnetdisc + libibmad, judge, output
-    "fabric": (4, ["base", "topo", "config"]),
+    # fabric sweep: libibnetdisc + libibmad, judge, output (the sweep JSON's format is wire's)
+    "fabric": (4, ["base", "topo", "config", "wire"]),
     # the Slurm plugins, railcheck, the fleet report
     "plugin": (5, ["base", "topo", "config", "wire"]),
     "healthcheck": (5, ["base", "topo", "config", "wire"]),

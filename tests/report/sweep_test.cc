@@ -256,7 +256,8 @@ TEST(SweepInput, TakesTheTimeFromTheSweepsSummaryWhenItHasOne) {
   EXPECT_FALSE(ParseSweepJson(R"({"complete": true, "summary": {"time": "now"}, "links": [],
     "missing": []})", "b.json", &bad, &d));
   EXPECT_EQ(FormatDiags(d),
-            "b.json:1:40: \"time\" is not a number; expected seconds since the epoch\n");
+            "b.json:1:40: bad \"summary\": {\"time\"}; expected the sweep's Unix time in seconds, "
+            "a number >= 0\n");
 }
 
 }  // namespace report_sweep_test
