@@ -10,8 +10,9 @@
 # between block's two runs is the noise.
 #  - backfill per job tested with rail + job_submit/rail is at most block's plus that noise
 #    (at least 5%: the issue's limit on what job_submit/rail may add);
-#  - the sbatch round trip's median with job_submit/rail exceeds topology/rail's without it
-#    by at most 1 ms (and the submit RPC's mean inside slurmctld, sdiag, is printed beside it).
+#  - the submit RPC's mean inside slurmctld (sdiag) with job_submit/rail exceeds topology/rail's
+#    by at most 1 ms, and the sbatch round trip's median by at most 1 ms plus the spread of
+#    topology/rail's own two runs (the client's view moves by milliseconds under load).
 # Runs alone (RUN_SERIAL): timings taken beside three other clusters say little. Skipped (one
 # line) when Slurm 25.11.7 or its plugins are not built. About 7 minutes.
 set -euo pipefail
@@ -86,7 +87,15 @@ echo "$name: sbatch round trip p50 (ms), runs a and b: topology/rail ${sb[a:rail
   "${sb[b:rail]} (mean $sb_rail), with job_submit/rail ${sb[a:rail+js]} and ${sb[b:rail+js]}" \
   "(mean $sb_js); submit RPC mean (ms): ${rpc[a:rail]}/${rpc[b:rail]} and" \
   "${rpc[a:rail+js]}/${rpc[b:rail+js]}"
-awk -v a="$sb_rail" -v b="$sb_js" 'BEGIN { exit !(b - a <= 1.0) }' ||
-  fail "job_submit/rail adds $(awk -v a="$sb_rail" -v b="$sb_js" 'BEGIN { printf "%.2f", b - a }') ms to the sbatch round trip's median (limit 1 ms)"
-echo "$name: ok: job_submit/rail adds at most 1 ms to sbatch"
+# The round trip is the client's view and moves by milliseconds between two runs of one policy
+# on a loaded 2-core machine (CI once saw topology/rail at 27.0 and 29.0 ms, and failed with
+# +1.85 ms): its limit is 1 ms plus that spread. The submit RPC's time inside slurmctld is
+# what job_submit/rail itself adds, with far less noise: at most 1 ms, without allowance.
+sb_limit=$(awk -v a="${sb[a:rail]}" -v b="${sb[b:rail]}" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", 1 + d }')
+awk -v a="$sb_rail" -v b="$sb_js" -v l="$sb_limit" 'BEGIN { exit !(b - a <= l) }' ||
+  fail "job_submit/rail adds $(awk -v a="$sb_rail" -v b="$sb_js" 'BEGIN { printf "%.2f", b - a }') ms to the sbatch round trip's median (limit 1 ms plus topology/rail's own spread: $sb_limit ms)"
+rpc_rail=$(mean "${rpc[a:rail]}" "${rpc[b:rail]}") rpc_js=$(mean "${rpc[a:rail+js]}" "${rpc[b:rail+js]}")
+awk -v a="$rpc_rail" -v b="$rpc_js" 'BEGIN { exit !(b - a <= 1.0) }' ||
+  fail "job_submit/rail adds $(awk -v a="$rpc_rail" -v b="$rpc_js" 'BEGIN { printf "%.2f", b - a }') ms to the submit RPC inside slurmctld (mean $rpc_rail -> $rpc_js ms; limit 1 ms)"
+echo "$name: ok: job_submit/rail adds at most $sb_limit ms to sbatch's median and 1 ms to the submit RPC in slurmctld ($rpc_rail -> $rpc_js ms)"
 echo "$name: PASS (${SECONDS} s)"
