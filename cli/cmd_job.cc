@@ -23,6 +23,7 @@
 #include "report/job_baseline.h"
 #include "report/job_fabric.h"
 #include "report/job_list.h"
+#include "report/nccl_tests.h"
 #include "topo/topology_yaml.h"
 #include "wire/event_log.h"
 #include "wire/job_log.h"
@@ -48,7 +49,8 @@ void ReadEventLogs(const std::vector<std::string>& paths, double since, double u
 const char kJobUsage[] =
     "usage: railctl job JOBID [--config railguard.yaml | --topology FILE.yaml]\n"
     "                   [--job-log FILE]... [--history FILE]... [--no-history]\n"
-    "                   [--baseline NAME] [--baselines DIR] [--json] [-o OUT]\n"
+    "                   [--baseline NAME] [--baselines DIR] [--nccl-tests FILE]...\n"
+    "                   [--json | --prometheus] [-o OUT]\n"
     "       railctl job baseline JOBID --name NAME [--baselines DIR] [options as above]\n"
     "       railctl job --since SECONDS [--json | --prometheus] [options as above]\n"
     "What job JOBID got from the fabric, rail by rail, once it has ended: per rail and node the\n"
@@ -72,6 +74,9 @@ const char kJobUsage[] =
     "                  --prometheus: per job and rail bytes per node and second, the weakest\n"
     "                  node's share, the part of the xmit wait, errors; findings per kind\n"
     "  --prometheus    node_exporter textfile metrics (railguard_job_*)\n"
+    "  --nccl-tests F  what nccl-tests (all_reduce_perf ...) printed during the job, saved as\n"
+    "                  it came (prompts, CRLF and the command line are skipped): its ranks,\n"
+    "                  hosts and bus bandwidth (average, best) beside the rails; repeatable\n"
     "  baseline JOBID --name NAME  keeps JOBID's record (a known-good run) as baseline NAME\n"
     "                  (1-64 of A-Z a-z 0-9 . _ -) in DIR/NAME.json, replacing an older one\n"
     "  --json          JSON (man railctl(8), JOB RECORD)\n"
@@ -86,7 +91,8 @@ int Job(int argc, char** argv) {
                   {{"topology", 0, true}, {"config", 0, true}, {"job-log", 0, true},
                    {"history", 0, true}, {"no-history", 0, false}, {"json", 0, false},
                    {"output", 'o', true}, {"baseline", 0, true}, {"baselines", 0, true},
-                   {"name", 0, true}, {"since", 0, true}, {"prometheus", 0, false}});
+                   {"name", 0, true}, {"since", 0, true}, {"prometheus", 0, false},
+                   {"nccl-tests", 0, true}});
   if (h.done()) return h.exit_code();
   const Args& args = h.args();
   const std::vector<std::string>& pos = args.positional();
@@ -94,8 +100,8 @@ int Job(int argc, char** argv) {
   const bool list = args.Has("since");
   if (args.Has("json") && args.Has("prometheus"))
     return h.UsageError("choose one of --json, --prometheus");
-  if (list && (!pos.empty() || args.Has("baseline")))
-    return h.UsageError("--since lists recent jobs: no JOBID, no --baseline");
+  if (list && (!pos.empty() || args.Has("baseline") || args.Has("nccl-tests")))
+    return h.UsageError("--since lists recent jobs: no JOBID, no --baseline, no --nccl-tests");
   double since_seconds = 0;
   if (list && (!ParseStrtod(args.Get("since"), &since_seconds) || !(since_seconds > 0) ||
                since_seconds > 366 * 86400.0))
@@ -209,6 +215,17 @@ int Job(int argc, char** argv) {
     if (rc == 0) std::printf("job %s kept as baseline %s -> %s\n", id.c_str(), name.c_str(),
                              baseline_path.c_str());
     return rc;
+  }
+  for (const std::string& path : args.GetAll("nccl-tests")) {
+    std::string text;
+    Diags ndiags;
+    report::NcclTestsRun run;
+    if (!ReadTextFile(path, report::kNcclTestsInput, &text, &ndiags) ||
+        !report::ParseNcclTests(text, path, &run, &ndiags)) {
+      std::fputs(FormatDiags(ndiags).c_str(), stderr);
+      return h.Fail("cannot use the nccl-tests output " + path);
+    }
+    report::AddNcclTests(run, &f);
   }
   if (args.Has("baseline")) {
     std::string text;

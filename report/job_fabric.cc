@@ -169,6 +169,28 @@ JobFabric JoinJob(uint64_t job, const std::vector<wire::JobNodeRecord>& records,
   return f;
 }
 
+void AddNcclTests(const NcclTestsRun& run, JobFabric* f) {
+  JobApp a;
+  a.file = run.file;
+  a.kind = "nccl-tests";
+  a.ranks = run.ranks;
+  a.hosts = run.hosts;
+  for (const std::string& h : run.hosts) {
+    // Slurm's node name or the host's short name ("n003" for "n003.cluster").
+    const std::string shortname = h.substr(0, h.find('.'));
+    if (std::find(f->nodes.begin(), f->nodes.end(), shortname) == f->nodes.end())
+      a.others.push_back(h);
+  }
+  a.avg_busbw = run.avg_busbw;
+  a.peak_busbw = run.PeakBusbw();
+  for (const NcclTestsRow& r : run.rows)
+    if (std::max(r.oop_busbw, r.ip_busbw) == a.peak_busbw && a.peak_busbw >= 0) {
+      a.peak_bytes = r.bytes;
+      break;
+    }
+  f->apps.push_back(std::move(a));
+}
+
 std::string JobFabricText(const JobFabric& f) {
   std::string out = "job " + std::to_string(f.job) + ": ";
   if (f.nodes.empty()) return out + "no record in the job log\n";
@@ -224,6 +246,24 @@ std::string JobFabricText(const JobFabric& f) {
       out += "  " + JobUtc(e.time) + " " + e.node + " " +
              (e.rail >= 0 ? "rail" + std::to_string(e.rail) + " " : std::string()) +
              wire::EventKindName(e.kind) + (e.detail.empty() ? "" : ": " + e.detail) + "\n";
+  }
+  for (const JobApp& a : f.apps) {
+    auto gbs = [](double v) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.1f", v);
+      return v >= 0 ? std::string(b) : std::string("?");
+    };
+    const std::string buf = std::to_string(a.ranks) + " ranks on " +
+                            std::to_string(a.hosts.size()) + " hosts; bus bandwidth " +
+                            gbs(a.avg_busbw) + " GB/s on average, " + gbs(a.peak_busbw) +
+                            " GB/s at best (" + FormatBytes(static_cast<double>(a.peak_bytes)) +
+                            " messages)";
+    out += "application (" + a.kind + ", " + a.file + "): " + buf + "\n";
+    if (!a.others.empty()) {
+      std::string list;
+      for (const std::string& h : a.others) list += (list.empty() ? "" : ", ") + h;
+      out += "  its hosts " + list + " are not among the job's nodes\n";
+    }
   }
   for (const std::string& n : f.notes) out += "note: " + n + "\n";
   return out;
@@ -285,6 +325,17 @@ std::string JobFabricJson(const JobFabric& f) {
                       {"rail", e.rail},
                       {"detail", e.detail}});
   j["events"] = events;
+  JobJson apps = JobJson::array();
+  for (const JobApp& a : f.apps)
+    apps.push_back({{"file", a.file},
+                    {"kind", a.kind},
+                    {"ranks", a.ranks},
+                    {"hosts", a.hosts},
+                    {"hosts_not_in_job", a.others},
+                    {"avg_busbw_gbs", a.avg_busbw >= 0 ? JobJson(a.avg_busbw) : JobJson()},
+                    {"peak_busbw_gbs", a.peak_busbw >= 0 ? JobJson(a.peak_busbw) : JobJson()},
+                    {"peak_bytes", a.peak_bytes}});
+  j["applications"] = apps;
   j["notes"] = f.notes;
   return j.dump(1, ' ', false, JobJson::error_handler_t::replace) + "\n";
 }

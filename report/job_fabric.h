@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "report/nccl_tests.h"
 #include "topo/model.h"
 #include "wire/event_log.h"
 #include "wire/job_log.h"
@@ -53,6 +54,18 @@ struct JobFabricFinding {
   std::string message;
 };
 
+// The application's own numbers beside the record (report/nccl_tests.h for nccl-tests).
+struct JobApp {
+  std::string file;
+  std::string kind;                 // "nccl-tests"
+  int ranks = 0;
+  std::vector<std::string> hosts;   // as the tool names them
+  std::vector<std::string> others;  // of `hosts`, those that are not among the job's nodes
+  double avg_busbw = -1;            // GB/s; -1 unknown
+  double peak_busbw = -1;           // GB/s, the best row
+  uint64_t peak_bytes = 0;          // that row's message size
+};
+
 struct JobFabric {
   uint64_t job = 0;
   std::vector<std::string> nodes;  // in hostlist order
@@ -62,6 +75,7 @@ struct JobFabric {
   std::vector<JobFabricFinding> findings;  // slow, waiting, errors, unknown; node by node
   std::vector<wire::HealthEvent> events;   // on the job's nodes between start and end
   std::vector<std::string> notes;          // shared nodes, earlier runs, nodes not in topology
+  std::vector<JobApp> apps;                // the application's own numbers, when given
 };
 
 // Joins `records` (the job log lines read for job `job`; others are ignored). A node with
@@ -71,8 +85,13 @@ JobFabric JoinJob(uint64_t job, const std::vector<wire::JobNodeRecord>& records,
                   const topo::Topology* topo, const std::vector<wire::HealthEvent>& events,
                   const JobFabricOptions& options = JobFabricOptions());
 
+// Adds what an application wrote during the job (`run`: nccl-tests output) to `f->apps`,
+// naming the tool's hosts that are not the job's nodes (another job's output given by mistake,
+// or host names that differ from Slurm's).
+void AddNcclTests(const NcclTestsRun& run, JobFabric* f);
+
 // Text for admins: a head line, the rails' totals, the findings (node, rail, NIC, leaf), the
-// rows of nodes with findings, the events, the notes.
+// rows of nodes with findings, the events, the application's numbers, the notes.
 std::string JobFabricText(const JobFabric& f);
 
 // {"job", "nodes", "start", "end", "rails": [...], "nodes_rails": [every row], "findings",

@@ -140,6 +140,14 @@ grep -q "^railguard_job_findings{job=\"$job\",kind=\"slow\"} 1$" "$rgp_tmp/jobs.
   rgp_fail "Prometheus series: $(grep -v '^#' "$rgp_tmp/jobs.prom" | head -40)"
 rgp_ok "railctl job --since 3600 --prometheus: both jobs' series, the slow rail's share 0.1 (2^26/10 words of 2^26)"
 
+nccl=$rgp_src/tests/data/nccl/a3mega_all_reduce_16gpu.txt
+"$rgp_railctl" job "$job" --config "$conf" --nccl-tests "$nccl" >"$rgp_tmp/app.txt" 2>&1 ||
+  rgp_fail "railctl job --nccl-tests: $(cat "$rgp_tmp/app.txt")"
+grep -q "^application (nccl-tests, $nccl): 16 ranks on 2 hosts; bus bandwidth 70.7 GB/s on average" \
+  "$rgp_tmp/app.txt" && grep -q "its hosts ztan-mig-235z, ztan-mig-gq73 are not among the job's nodes" \
+  "$rgp_tmp/app.txt" || rgp_fail "the application's numbers: $(tail -5 "$rgp_tmp/app.txt")"
+rgp_ok "railctl job --nccl-tests: a real all_reduce_perf capture's bus bandwidth beside the rails, its hosts named as not the job's"
+
 "$rgp_railctl" job 999999 --config "$conf" >/dev/null 2>"$rgp_tmp/none.err" &&
   rgp_fail "railctl job of an unknown job succeeded"
 grep -q "no record of job 999999" "$rgp_tmp/none.err" || rgp_fail "$(cat "$rgp_tmp/none.err")"

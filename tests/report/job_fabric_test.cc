@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -107,6 +109,31 @@ TEST(JobFabric, ARequeuedJobCountsItsLastRunAndSharedNodesAreNoted) {
   ASSERT_EQ(f.notes.size(), 2u);
   EXPECT_NE(f.notes[0].find("1 earlier run(s)"), std::string::npos);
   EXPECT_NE(f.notes[1].find("shared with job(s) 54"), std::string::npos);
+}
+
+TEST(JobFabric, TheApplicationsOwnNumbersStandBesideTheRails) {
+  const std::string capture =
+      std::string(RAILGUARD_SOURCE_DIR) + "/tests/data/nccl/a3mega_all_reduce_16gpu.txt";
+  std::ifstream in(capture);
+  std::stringstream text;
+  text << in.rdbuf();
+  NcclTestsRun run;
+  Diags d;
+  ASSERT_TRUE(ParseNcclTests(text.str(), capture, &run, &d)) << FormatDiags(d);
+  JobFabric f = JoinJob(55, {Record("ztan-mig-235z")}, nullptr, {});
+  AddNcclTests(run, &f);
+  ASSERT_EQ(f.apps.size(), 1u);
+  EXPECT_EQ(f.apps[0].ranks, 16);
+  EXPECT_EQ(f.apps[0].others, std::vector<std::string>{"ztan-mig-gq73"});
+  EXPECT_EQ(f.apps[0].peak_bytes, 8589934592u);
+  const std::string t = JobFabricText(f);
+  EXPECT_NE(t.find("application (nccl-tests, " + capture +
+                   "): 16 ranks on 2 hosts; bus bandwidth 70.7 GB/s on average, 338.8 GB/s at "
+                   "best (8.0 GiB messages)"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("its hosts ztan-mig-gq73 are not among the job's nodes"), std::string::npos);
+  EXPECT_NE(JobFabricJson(f).find("\"avg_busbw_gbs\": 70.742"), std::string::npos);
 }
 
 TEST(JobFabric, BytesAreShownInBinaryUnits) {
