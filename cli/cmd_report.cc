@@ -14,6 +14,8 @@
 #include "healthcheck/check_table.h"
 #include "healthcheck/slurm_api.h"
 #include "wire/event_log.h"
+#include "wire/job_log.h"
+#include "report/job_list.h"
 #include "report/render.h"
 #include "report/report.h"
 #include "report/slurm_source.h"
@@ -45,6 +47,11 @@ const char kReportUsage[] =
     "                      node's name; repeatable. Default: the config's health.events_log\n"
     "                      when a config is read, else /var/lib/railguard/events.log\n"
     "  --no-history        read no event log\n"
+    "  --job-log FILE      railcheck's job log (and FILE.1), \"%n\" as for --history;\n"
+    "                      repeatable. Default: the config's health.job_log, else\n"
+    "                      /var/lib/railguard/jobs.log. The jobs that ended in the last 24h\n"
+    "                      on a slow, waiting or erring rail are listed (railctl job)\n"
+    "  --no-job-log        read no job log\n"
     "  --json              JSON, schema railguard-report version 1 (report/SCHEMA.md)\n"
     "  --html              one self-contained HTML page: heatmap and per-node drill-down\n"
     "  --prometheus        node_exporter textfile metrics (railguard_*)\n"
@@ -67,7 +74,7 @@ int Report(int argc, char** argv) {
                    {"save-snapshot", 0, true}, {"history", 0, true}, {"no-history", 0, false},
                    {"json", 0, false}, {"html", 0, false}, {"prometheus", 0, false},
                    {"output", 'o', true}, {"feature", 0, true}, {"stale-after", 0, true},
-                   {"sweep", 0, true}});
+                   {"sweep", 0, true}, {"job-log", 0, true}, {"no-job-log", 0, false}});
   if (h.done()) return h.exit_code();
   if (int rc = h.ExpectNone()) return rc;
   const Args& args = h.args();
@@ -75,6 +82,8 @@ int Report(int argc, char** argv) {
   if (formats > 1) return h.UsageError("choose one of --json, --html, --prometheus");
   if (args.Has("no-history") && args.Has("history"))
     return h.UsageError("--history and --no-history exclude each other");
+  if (args.Has("no-job-log") && args.Has("job-log"))
+    return h.UsageError("--job-log and --no-job-log exclude each other");
 
   report::ReportOptions options;
   std::string topology_path = args.Get("topology");
@@ -88,6 +97,7 @@ int Report(int argc, char** argv) {
     config_path = found.path;
   }
   std::string default_history = wire::kDefaultEventLogPath;
+  std::string default_job_log = wire::kDefaultJobLogPath;
   if (!config_path.empty()) {
     Config config;
     Diags diags;
@@ -98,6 +108,7 @@ int Report(int argc, char** argv) {
     if (topology_path.empty()) topology_path = config.topology_path;
     options.healthy_feature = config.placement.healthy_feature;
     default_history = config.health.events_log;  // where railcheck writes it
+    default_job_log = config.health.job_log;
   }
   if (args.Has("feature")) options.healthy_feature = args.Get("feature");
   if (options.healthy_feature.empty()) return h.UsageError("--feature must not be empty");
@@ -179,8 +190,33 @@ int Report(int argc, char** argv) {
     options.sweep = &sweep;
   }
 
-  const report::Report r =
+  report::Report r =
       report::BuildReport(snapshot, snapshot_name, topology, events, history_problems, options);
+  if (!args.Has("no-job-log")) {
+    // What ended jobs got from the fabric: the jobs of the last 24 h with findings.
+    std::vector<std::string> given = args.GetAll("job-log");
+    if (given.empty()) given.push_back(default_job_log);
+    std::vector<wire::JobNodeRecord> records;
+    for (const std::string& path : PerNodePaths(given, topology)) {
+      std::string err;
+      switch (wire::ReadJobRecords(path, 0, &records, &r.problems, &err)) {
+        case wire::JobLogStatus::kOk:
+          r.jobs_read = true;
+          break;
+        case wire::JobLogStatus::kMissing:
+          break;
+        case wire::JobLogStatus::kError:
+          r.problems.push_back({path, 0, 0, err + "; jobs from it not shown"});
+          break;
+      }
+    }
+    const double day = report::kWindowSeconds[report::k24h];
+    for (report::JobFabric& j :
+         report::JoinRecentJobs(records, snapshot.time - day, snapshot.time, &topology, events)) {
+      ++r.jobs_recorded;
+      if (!j.findings.empty()) r.jobs_with_findings.push_back(std::move(j));
+    }
+  }
   for (const Diag& d : r.problems) std::fprintf(stderr, "%s\n", d.ToString().c_str());
   std::string text;
   if (args.Has("json")) {

@@ -348,6 +348,29 @@ std::string RenderJson(const Report& r) {
   head["capacity"] = Capacity(r);
   Json tail;
   tail["jobs_on_degraded_paths"] = Jobs(r);
+  if (r.jobs_read) {
+    Json jobs = Json::array();
+    for (const JobFabric& j : r.jobs_with_findings) {
+      Json findings = Json::array();
+      for (const JobFabricFinding& f : j.findings)
+        findings.push_back({{"kind", f.kind},
+                            {"node", f.node},
+                            {"rail", f.rail},
+                            {"nic", f.nic},
+                            {"leaf", Opt(!f.leaf.empty(), f.leaf)},
+                            {"message", f.message}});
+      jobs.push_back({{"job", j.job},
+                      {"nodes", CompressHostlistSorted(j.nodes)},
+                      {"start", Number(j.start)},
+                      {"end", Number(j.end)},
+                      {"findings", std::move(findings)}});
+    }
+    tail["jobs_fabric"] = {{"window_seconds", 86400},
+                           {"recorded", r.jobs_recorded},
+                           {"with_findings", std::move(jobs)}};
+  } else {
+    tail["jobs_fabric"] = nullptr;
+  }
   tail["history"] = HistoryJson(r);
   tail["firmware"] = FirmwareJson(r);
   tail["nodes_not_in_topology"] = r.extra_nodes;

@@ -395,6 +395,31 @@ void Jobs(const Report& r, std::string* out) {
                             r.degraded_jobs.size(), "jobs");
 }
 
+void JobPaths(const Report& r, std::string* out) {
+  if (!r.jobs_read) return;
+  *out += "\nJOBS THAT RAN ON A SLOW OR ERRING PATH (job log, ended in the last 24h): " +
+          std::to_string(r.jobs_with_findings.size()) + " of " +
+          std::to_string(r.jobs_recorded) + " recorded jobs\n";
+  if (r.jobs_with_findings.empty()) {
+    *out += "  none\n";
+    return;
+  }
+  size_t shown = 0;
+  for (const JobFabric& j : r.jobs_with_findings) {
+    if (shown++ >= static_cast<size_t>(kTextMaxRows)) break;
+    *out += "  job " + std::to_string(j.job) + " on " + CompressHostlistSorted(j.nodes) +
+            ", ended " + FormatTime(j.end) + ": " + std::to_string(j.findings.size()) +
+            " finding" + (j.findings.size() == 1 ? "" : "s") + " (railctl job " +
+            std::to_string(j.job) + ")\n";
+    for (size_t k = 0; k < j.findings.size() && k < 3; ++k)
+      *out += "    " + j.findings[k].kind + ": " + j.findings[k].message + "\n";
+    if (j.findings.size() > 3)
+      *out += "    ... " + std::to_string(j.findings.size() - 3) + " more\n";
+  }
+  *out += More(std::min<size_t>(r.jobs_with_findings.size(), kTextMaxRows),
+               r.jobs_with_findings.size(), "jobs");
+}
+
 void HistoryText(const Report& r, std::string* out) {
   *out += "\nHISTORY (events per node and rail; 24h/7d)\n";
   if (!r.history_read) {
@@ -509,7 +534,7 @@ void Notes(const Report& r, std::string* out) {
 std::string RenderText(const Report& r) {
   using Section = void (*)(const Report&, std::string*);
   const Section sections[] = {Summary,  Suspects, Matrix,      Capacity, Unavailable, Observe,
-                              BadRails, Jobs,     HistoryText, Firmware, Notes};
+                              BadRails, Jobs,     JobPaths,    HistoryText, Firmware, Notes};
   std::string out;
   for (Section section : sections) section(r, &out);
   // The 100-column promise holds whatever the input names are.

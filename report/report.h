@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/diag.h"
+#include "report/job_fabric.h"
 #include "report/snapshot.h"
 #include "report/sweep_input.h"
 #include "topo/model.h"
@@ -251,6 +252,12 @@ struct Report {
   bool sweep_complete = true;      // false: some switches did not answer that sweep
   std::vector<std::string> notes;  // things worth saying that are not suspects
   Diags problems;                  // bad Extra values, job node lists, history lines
+  // What ended jobs got from the fabric (the job log, health.job_log; report/job_fabric.h):
+  // set by the caller after BuildReport. `jobs_recorded` jobs ended in the 24 h before the
+  // report; those with findings (a slow, waiting, erring or unread rail) newest first.
+  bool jobs_read = false;
+  int jobs_recorded = 0;
+  std::vector<JobFabric> jobs_with_findings;
 };
 
 // Builds the report. `events` may be empty (no history) and may hold events of nodes or

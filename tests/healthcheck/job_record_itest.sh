@@ -9,7 +9,8 @@
 # hundred times the others', symbol_error +500. The record names n003 rail3 mlx5_5 and its
 # leaf su1-rail3 as slow, waiting and erring, and nothing else. A first job with every rail
 # alike has no findings and is kept as baseline train-4n: the degraded job differs from it on
-# rail 3 (weakest n003), the good one not; `railctl job --since --prometheus` has both jobs.
+# rail 3 (weakest n003), the good one not; `railctl job --since --prometheus` has both jobs;
+# `railctl report` lists the degraded job, 1 of 2 recorded, on its slow path.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=railcheck_itest_lib.sh
@@ -139,6 +140,14 @@ grep -q "^railguard_job_findings{job=\"$job\",kind=\"slow\"} 1$" "$rgp_tmp/jobs.
     "$rgp_tmp/jobs.prom" ||
   rgp_fail "Prometheus series: $(grep -v '^#' "$rgp_tmp/jobs.prom" | head -40)"
 rgp_ok "railctl job --since 3600 --prometheus: both jobs' series, the slow rail's share 0.1 (2^26/10 words of 2^26)"
+
+"$rgp_railctl" report --config "$conf" >"$rgp_tmp/report.txt" 2>"$rgp_tmp/report.err" ||
+  rgp_fail "railctl report: $(cat "$rgp_tmp/report.err")"
+grep -q "^JOBS THAT RAN ON A SLOW OR ERRING PATH (job log, ended in the last 24h): 1 of 2 recorded jobs" \
+  "$rgp_tmp/report.txt" && grep -q "^  job $job on n\[001-004\], ended " "$rgp_tmp/report.txt" &&
+  grep -q "^    slow: n003 rail3 mlx5_5 (leaf su1-rail3): " "$rgp_tmp/report.txt" ||
+  rgp_fail "the report's job section: $(sed -n '/^JOBS THAT RAN/,/^$/p' "$rgp_tmp/report.txt")"
+rgp_ok "railctl report lists job $job (1 of 2 recorded jobs) on its slow path n003 rail3, leaf su1-rail3"
 
 nccl=$rgp_src/tests/data/nccl/a3mega_all_reduce_16gpu.txt
 "$rgp_railctl" job "$job" --config "$conf" --nccl-tests "$nccl" >"$rgp_tmp/app.txt" 2>&1 ||

@@ -157,6 +157,40 @@ TEST(RenderJson, FollowsTheSchema) {
   EXPECT_EQ(j["problems"][0]["line"], 29);
 }
 
+TEST(RenderText, JobsOnASlowOrErringPathAreListedWhenAJobLogWasRead) {
+  Report r = FixtureReport();
+  EXPECT_EQ(RenderText(r).find("JOBS THAT RAN ON A SLOW"), std::string::npos);  // none read
+  EXPECT_NE(RenderJson(r).find("\"jobs_fabric\":null"), std::string::npos);
+  wire::JobNodeRecord rec;
+  rec.job = 4242;
+  rec.node = "n003";
+  rec.start = testing::kT - 3600;
+  rec.end = testing::kT - 60;
+  for (int k = 0; k < 8; ++k) {
+    wire::JobRail x;
+    x.rail = k;
+    x.nic = "mlx5_" + std::to_string(k);
+    x.xmit_bytes = x.rcv_bytes = (k == 5 ? 1 : 10) * (uint64_t{1} << 30);
+    rec.rails.push_back(x);
+  }
+  r.jobs_read = true;
+  r.jobs_recorded = 2;
+  r.jobs_with_findings.push_back(JoinJob(4242, {rec}, nullptr, {}));
+  const std::string text = RenderText(r);
+  EXPECT_NE(text.find("JOBS THAT RAN ON A SLOW OR ERRING PATH (job log, ended in the last 24h): "
+                      "1 of 2 recorded jobs"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  job 4242 on n003, ended "), std::string::npos) << text;
+  EXPECT_NE(text.find("    slow: n003 rail5 mlx5_5: carried 2.0 GiB, 10% of the node's median"),
+            std::string::npos)
+      << text;
+  const std::string json = RenderJson(r);
+  EXPECT_NE(json.find("\"jobs_fabric\":{\"window_seconds\":86400,\"recorded\":2,"),
+            std::string::npos)
+      << json.substr(json.find("jobs_fabric"), 300);
+}
+
 TEST(RenderJson, EscapesHostileStringsAndReplacesInvalidUtf8) {
   const topo::Topology t = DevTopology();
   Snapshot s = testing::HealthySnapshot(t);
