@@ -358,6 +358,30 @@ void HtmlJobs(const Report& r, std::string* o) {
   *o += "</tbody></table></section>\n";
 }
 
+void HtmlJobPaths(const Report& r, std::string* o) {
+  if (!r.jobs_read) return;
+  *o += "<section id=\"job-paths\"><h2>Jobs that ran on a slow or erring path (ended in the "
+        "last 24h)</h2><p>" +
+        std::to_string(r.jobs_with_findings.size()) + " of " + std::to_string(r.jobs_recorded) +
+        " recorded jobs (<code>railctl job JOBID</code> gives each rail by rail).</p>";
+  if (r.jobs_with_findings.empty()) {
+    *o += "</section>\n";
+    return;
+  }
+  *o += "<table><thead><tr><th>job</th><th>nodes</th><th>ended</th><th>finding</th><th>node</th>"
+        "<th>rail</th><th>NIC</th><th>leaf</th><th>what</th></tr></thead><tbody>";
+  for (const JobFabric& j : r.jobs_with_findings) {
+    for (const JobFabricFinding& f : j.findings) {
+      *o += "<tr><td>" + std::to_string(j.job) + "</td><td>" +
+            H(CompressHostlistSorted(j.nodes)) + "</td><td>" + H(FormatTime(j.end)) +
+            "</td><td>" + H(f.kind) + "</td><td><a href=\"#" + NodeAnchor(f.node) + "\">" +
+            H(f.node) + "</a></td><td>" + std::to_string(f.rail) + "</td><td>" + H(f.nic) +
+            "</td><td>" + H(f.leaf) + "</td><td>" + H(f.message) + "</td></tr>";
+    }
+  }
+  *o += "</tbody></table></section>\n";
+}
+
 void History(const Report& r, std::string* o) {
   *o += "<section id=\"history\"><h2>History</h2>";
   if (!r.history_read) {
@@ -530,7 +554,7 @@ std::string RenderHtml(const Report& r) {
        H(r.cluster) + "</title><style>" + kStyle + "</style></head>\n<body>\n";
   using Section = void (*)(const Report&, std::string*);
   const Section sections[] = {Header,   HtmlSuspects, Heatmap, HtmlCapacity,
-                              HtmlJobs, History,      Nodes,   HtmlNotes};
+                              HtmlJobs, HtmlJobPaths, History, Nodes,   HtmlNotes};
   for (Section section : sections) section(r, &o);
   o += "<footer>railctl report &middot; schema railguard-report version " +
        std::to_string(kReportSchemaVersion) + "</footer>\n<script>" + kScript +

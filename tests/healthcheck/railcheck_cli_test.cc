@@ -779,6 +779,10 @@ TEST_F(RailcheckStuck, ALateGatherChildIsAnsweredForAndTheNodeDrainedNamingTheFi
 
 // The child's gather gave up on the read at read_timeout_ms and the child went on (to wait
 // for a re-read) before the stuck read stopped it: still answered, at the run's deadline.
+// The gather gives up once every other worker is done too (read_timeout_ms bounds one read,
+// not the scan): on a slow machine (ASan) they may still be reading when the stop comes at
+// 350 ms, and the parent then answers for a child stopped in its reading phase, at 700 ms.
+// Either way the answer comes in time and names the stuck read.
 TEST_F(RailcheckStuck, AChildStuckAfterItsGatherGaveUpIsAnsweredForAtTheRunsDeadline) {
   WriteConfig("  read_timeout_ms: 200\n  prolog_time_limit_seconds: 2\n");
   const double ms = StoppedProlog(350);
@@ -788,7 +792,11 @@ TEST_F(RailcheckStuck, AChildStuckAfterItsGatherGaveUpIsAnsweredForAtTheRunsDead
                      " did not finish within 200 ms\n"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find(") did not finish within its time limit ("), std::string::npos) << out;
+  const bool at_deadline =
+      out.find(") did not finish within its time limit (") != std::string::npos;
+  const bool while_reading =
+      out.find(") did not finish reading sysfs within 700 ms") != std::string::npos;
+  EXPECT_TRUE(at_deadline || while_reading) << out;
   EXPECT_EQ(Node().reason, "railcheck: rail3 mlx5_5 sysfs read timed out");
 }
 

@@ -185,6 +185,9 @@ TEST(RenderText, JobsOnASlowOrErringPathAreListedWhenAJobLogWasRead) {
   EXPECT_NE(text.find("    slow: n003 rail5 mlx5_5: carried 2.0 GiB, 10% of the node's median"),
             std::string::npos)
       << text;
+  const std::string html = RenderHtml(r);
+  EXPECT_NE(html.find("<section id=\"job-paths\">"), std::string::npos);
+  EXPECT_NE(html.find("<td>4242</td><td>n003</td>"), std::string::npos);
   const std::string json = RenderJson(r);
   EXPECT_NE(json.find("\"jobs_fabric\":{\"window_seconds\":86400,\"recorded\":2,"),
             std::string::npos)
