@@ -479,12 +479,9 @@ std::string LinkinfoLinkText(const std::string& token) {
 
 bool ParseIblinkinfo(std::string_view text, const std::string& filename, IbFabric* out,
                      Diags* errors) {
-  std::vector<std::string> notes;
-  const std::string output = StripTerminalCapture(text, &notes);
-  LinkinfoParser parser(filename, out, errors);
-  const bool ok = parser.Parse(output);
-  out->capture_notes = std::move(notes);
-  return ok;
+  return ParseTerminalCapture(text, out, [&](const std::string& output) {
+    return LinkinfoParser(filename, out, errors).Parse(output);
+  });
 }
 
 std::string WriteIblinkinfo(const IbFabric& f, IblinkinfoLayout layout) {

@@ -404,12 +404,9 @@ bool Parser::Parse(std::string_view text) {
 
 bool ParseIbnetdiscover(std::string_view text, const std::string& filename, IbFabric* out,
                         Diags* errors) {
-  std::vector<std::string> notes;
-  const std::string dump = StripTerminalCapture(text, &notes);
-  Parser parser(filename, out, errors);
-  const bool ok = parser.Parse(dump);
-  out->capture_notes = std::move(notes);
-  return ok;
+  return ParseTerminalCapture(text, out, [&](const std::string& dump) {
+    return Parser(filename, out, errors).Parse(dump);
+  });
 }
 
 bool ParseIbnetdiscoverFile(const std::string& path, IbFabric* out, Diags* errors) {

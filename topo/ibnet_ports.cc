@@ -282,12 +282,9 @@ std::string PortsEnd(const IbFabric& f, int node, int port) {
 
 bool ParseIbnetPorts(std::string_view text, const std::string& filename, IbFabric* out,
                      Diags* errors) {
-  std::vector<std::string> notes;
-  const std::string report = StripTerminalCapture(text, &notes);
-  PortsParser parser(filename, out, errors);
-  const bool ok = parser.Parse(report);
-  out->capture_notes = std::move(notes);
-  return ok;
+  return ParseTerminalCapture(text, out, [&](const std::string& report) {
+    return PortsParser(filename, out, errors).Parse(report);
+  });
 }
 
 std::string WriteIbnetPorts(const IbFabric& f) {

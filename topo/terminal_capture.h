@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace railguard::topo {
@@ -30,5 +31,18 @@ namespace railguard::topo {
 // output. `*notes` gets one line per thing blanked (for the user): "a UTF-8 byte-order mark",
 // "a PuTTY log banner (line 1)", "a shell prompt and command (line 2)".
 std::string StripTerminalCapture(std::string_view text, std::vector<std::string>* notes);
+
+// What every capture parser's entry does: `parse` (a callable taking the cleaned text as a
+// const std::string&, returning bool) runs on StripTerminalCapture(text), and what was blanked
+// goes to out->capture_notes once it has run (a parser may reset `*out` first). Returns what
+// `parse` returned.
+template <typename Fabric, typename Parse>
+bool ParseTerminalCapture(std::string_view text, Fabric* out, Parse parse) {
+  std::vector<std::string> notes;
+  const std::string output = StripTerminalCapture(text, &notes);
+  const bool ok = parse(output);
+  out->capture_notes = std::move(notes);
+  return ok;
+}
 
 }  // namespace railguard::topo
