@@ -12,11 +12,7 @@
 #include "base/args.h"
 #include "cli/commands.h"
 #include "cli/handler_util.h"
-#include "config/load.h"
-#include "config/locate.h"
-#include "healthcheck/check_table.h"
 #include "healthcheck/job_counters.h"
-#include "healthcheck/slurm_api.h"
 #include "base/file_util.h"
 #include "base/numbers.h"
 #include "base/text_file.h"
@@ -126,33 +122,14 @@ int Job(int argc, char** argv) {
   if (args.Has("no-history") && args.Has("history"))
     return h.UsageError("--history and --no-history exclude each other");
 
-  std::string topology_path = args.Get("topology");
-  std::string config_path = args.Get("config");
-  if (!args.Has("topology") && !args.Has("config")) {
-    const ConfigSearch found =
-        FindConfig("", std::getenv("SLURM_CONF"), health::LibslurmDefaultConf());
-    if (!found.found) return h.Fail(ConfigNotFound(found) + "; or give --topology FILE.yaml");
-    config_path = found.path;
-  }
-  std::string default_job_log = wire::kDefaultJobLogPath;
-  std::string default_history = wire::kDefaultEventLogPath;
+  SiteConfig site;
   topo::Topology topology;
-  Diags diags;
-  if (!config_path.empty()) {
-    Config config;
-    if (!LoadSetupConfig(config_path, &config, &diags, &health::CheckCatalogOfTable())) {
-      std::fputs(FormatDiags(diags).c_str(), stderr);
-      return h.Fail("cannot use the config " + config_path);
-    }
-    if (topology_path.empty()) topology_path = config.topology_path;
-    default_job_log = config.health.job_log;
-    default_history = config.health.events_log;
-  }
-  if (!(config_path.empty() ? topo::LoadTopologyFile(topology_path, &topology, &diags)
-                            : LoadSetupTopology(topology_path, &topology, &diags))) {
-    std::fputs(FormatDiags(diags).c_str(), stderr);
-    return h.Fail("cannot use the topology " + topology_path);
-  }
+  std::string err;
+  if (!ResolveSiteConfig(args, &site, &err) || !LoadSiteTopology(site, &topology, &err))
+    return h.Fail(err);
+  // Without a config these are railcheck's defaults (wire/job_log.h, wire/event_log.h).
+  const std::string default_job_log = site.config.health.job_log;
+  const std::string default_history = site.config.health.events_log;
 
   std::vector<std::string> logs = args.GetAll("job-log");
   if (logs.empty()) logs.push_back(default_job_log);

@@ -9,9 +9,7 @@
 #include "base/args.h"
 #include "cli/commands.h"
 #include "cli/handler_util.h"
-#include "config/load.h"
 #include "config/locate.h"
-#include "healthcheck/check_table.h"
 #include "healthcheck/slurm_api.h"
 #include "wire/event_log.h"
 #include "wire/job_log.h"
@@ -86,30 +84,13 @@ int Report(int argc, char** argv) {
     return h.UsageError("--job-log and --no-job-log exclude each other");
 
   report::ReportOptions options;
-  std::string topology_path = args.Get("topology");
-  std::string config_path = args.Get("config");
-  if (!args.Has("topology") && !args.Has("config")) {
-    // Found as railcheck finds it (config/locate.h), on a configless node too.
-    const ConfigSearch found =
-        FindConfig("", std::getenv("SLURM_CONF"), health::LibslurmDefaultConf());
-    if (!found.found)
-      return h.Fail(ConfigNotFound(found) + "; or give --topology FILE.yaml");
-    config_path = found.path;
-  }
-  std::string default_history = wire::kDefaultEventLogPath;
-  std::string default_job_log = wire::kDefaultJobLogPath;
-  if (!config_path.empty()) {
-    Config config;
-    Diags diags;
-    if (!LoadSetupConfig(config_path, &config, &diags, &health::CheckCatalogOfTable())) {
-      std::fputs(FormatDiags(diags).c_str(), stderr);
-      return h.Fail("cannot use the config " + config_path);
-    }
-    if (topology_path.empty()) topology_path = config.topology_path;
-    options.healthy_feature = config.placement.healthy_feature;
-    default_history = config.health.events_log;  // where railcheck writes it
-    default_job_log = config.health.job_log;
-  }
+  SiteConfig site;
+  std::string err;
+  if (!ResolveSiteConfig(args, &site, &err)) return h.Fail(err);
+  // Without a config these are railcheck's defaults: the report reads where railcheck writes.
+  options.healthy_feature = site.config.placement.healthy_feature;
+  const std::string default_history = site.config.health.events_log;
+  const std::string default_job_log = site.config.health.job_log;
   if (args.Has("feature")) options.healthy_feature = args.Get("feature");
   if (options.healthy_feature.empty()) return h.UsageError("--feature must not be empty");
   if (args.Has("stale-after")) {
@@ -121,15 +102,7 @@ int Report(int argc, char** argv) {
   }
 
   topo::Topology topology;
-  {
-    // With --config the topology is read as the other users of railguard.yaml read it.
-    Diags diags;
-    if (!(config_path.empty() ? topo::LoadTopologyFile(topology_path, &topology, &diags)
-                              : LoadSetupTopology(topology_path, &topology, &diags))) {
-      std::fputs(FormatDiags(diags).c_str(), stderr);
-      return h.Fail("cannot use the topology " + topology_path);
-    }
-  }
+  if (!LoadSiteTopology(site, &topology, &err)) return h.Fail(err);
 
   report::Snapshot snapshot;
   std::string snapshot_name;

@@ -2,8 +2,13 @@
 #include "cli/handler_util.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 
+#include "config/load.h"
+#include "config/locate.h"
+#include "healthcheck/check_table.h"
+#include "healthcheck/slurm_api.h"
 #include "topo/topology_yaml.h"
 
 namespace railguard::cli {
@@ -68,6 +73,39 @@ bool LoadTopologyOrReport(const std::string& path, topo::Topology* t) {
   Diags diags;
   if (topo::LoadTopologyFile(path, t, &diags)) return true;
   ReportFileErrors(path, diags);
+  return false;
+}
+
+bool ResolveSiteConfig(const Args& args, SiteConfig* out, std::string* err) {
+  out->topology_path = args.Get("topology");
+  out->config_path = args.Get("config");
+  if (!args.Has("topology") && !args.Has("config")) {
+    const ConfigSearch found =
+        FindConfig("", std::getenv("SLURM_CONF"), health::LibslurmDefaultConf());
+    if (!found.found) {
+      *err = ConfigNotFound(found) + "; or give --topology FILE.yaml";
+      return false;
+    }
+    out->config_path = found.path;
+  }
+  if (out->config_path.empty()) return true;
+  Diags diags;
+  if (!LoadSetupConfig(out->config_path, &out->config, &diags, &health::CheckCatalogOfTable())) {
+    std::fputs(FormatDiags(diags).c_str(), stderr);
+    *err = "cannot use the config " + out->config_path;
+    return false;
+  }
+  if (out->topology_path.empty()) out->topology_path = out->config.topology_path;
+  return true;
+}
+
+bool LoadSiteTopology(const SiteConfig& site, topo::Topology* out, std::string* err) {
+  Diags diags;
+  if (site.config_path.empty() ? topo::LoadTopologyFile(site.topology_path, out, &diags)
+                               : LoadSetupTopology(site.topology_path, out, &diags))
+    return true;
+  std::fputs(FormatDiags(diags).c_str(), stderr);
+  *err = "cannot use the topology " + site.topology_path;
   return false;
 }
 

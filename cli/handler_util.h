@@ -8,6 +8,7 @@
 
 #include "base/args.h"
 #include "base/diag.h"
+#include "config/config.h"
 #include "topo/model.h"
 
 namespace railguard::cli {
@@ -56,6 +57,23 @@ void ReportFileErrors(const std::string& path, const Diags& diags, const char* s
 
 // Loads the topology at `path`; on failure reports it with ReportFileErrors and returns false.
 bool LoadTopologyOrReport(const std::string& path, topo::Topology* t);
+
+// The site's railguard.yaml as `railctl report` and `railctl job` take it: --config FILE,
+// else --topology FILE alone (`config` then keeps its defaults, which are railcheck's), else
+// the railguard.yaml railcheck would find (config/locate.h), on a configless node too.
+struct SiteConfig {
+  std::string config_path;  // "" with --topology alone
+  std::string topology_path;
+  Config config;
+};
+
+// Fills `*out` from the handler's --config and --topology. False with `*err` (what to say;
+// the config's diagnostics are on stderr already) when no config is found or it is invalid.
+bool ResolveSiteConfig(const Args& args, SiteConfig* out, std::string* err);
+
+// The topology of `site`, read as the other users of railguard.yaml read it (with a config)
+// or as given (--topology alone). False with `*err`, its diagnostics on stderr.
+bool LoadSiteTopology(const SiteConfig& site, topo::Topology* out, std::string* err);
 
 // The files named by `given` (an event log or a job log per path), each with "%n" expanded for
 // every node of the topology (a log per node on a shared folder); paths without it as given.

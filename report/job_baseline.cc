@@ -2,6 +2,7 @@
 #include "report/job_baseline.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
