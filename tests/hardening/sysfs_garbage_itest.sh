@@ -7,7 +7,9 @@
 #  - n005's Prolog (by Slurm, for a job sent there) drains it with a reason that says the port
 #    state is unreadable, printable and short; Extra is valid JSON with rail 2 down; the job is
 #    requeued;
-#  - railcheck-prolog by hand on n006 ends within its read timeout with exit 1 and a report that
+#  - railcheck-prolog by hand on n006 ends with exit 1 once the hung read and its two re-reads
+#    have each hit the 300 ms read limit (timed against a healthy node's Prolog run just
+#    before, so that a loaded machine does not fail the test), with a report that
 #    names both the unreadable files (what they held, made printable, and the form expected)
 #    and the read that timed out; every line of it printable.
 # tests/healthcheck/railcheck_hang_itest.sh covers the FIFO alone through Slurm.
@@ -59,13 +61,30 @@ scancel "$job"
 rgp_ok "n005 drained: $reason; Extra: $extra"
 
 # --- n006 by hand, as slurmd runs the Prolog --------------------------------------------------
-t0=$(date +%s%N)
-rc=0
-env -i SLURMD_NODENAME=n006 SLURM_CONF="$RAILGUARD_CLUSTER_DIR/slurm.conf" \
-  timeout 10 "$rgp_bin/healthcheck/railcheck-prolog" >"$rgp_tmp/prolog.out" 2>&1 || rc=$?
-ms=$((($(date +%s%N) - t0) / 1000000))
+# prolog_by_hand NODE OUT: runs railcheck-prolog as slurmd would for NODE; sets rc and ms.
+prolog_by_hand() {
+  local t0
+  t0=$(date +%s%N)
+  rc=0
+  env -i SLURMD_NODENAME="$1" SLURM_CONF="$RAILGUARD_CLUSTER_DIR/slurm.conf" \
+    timeout 10 "$rgp_bin/healthcheck/railcheck-prolog" >"$2" 2>&1 || rc=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+}
+# What the machine takes for a Prolog with nothing hung (n007, healthy), measured now: on a
+# loaded CI machine that alone is a second or more.
+prolog_by_hand n007 "$rgp_tmp/prolog-n007.out"
+rgp_expect_eq "n007 (healthy) Prolog exit code" "$rc" 0
+healthy_ms=$ms
+prolog_by_hand n006 "$rgp_tmp/prolog.out"
 rgp_expect_eq "n006 Prolog exit code" "$rc" 1
-[ "$ms" -lt 2000 ] || rgp_fail "n006's Prolog took $ms ms (read_timeout_ms is 300)"
+# The hung read costs its first read and health.confirm_reads (2) re-reads, 300 ms each and
+# 250 ms apart (health.confirm_delay_ms); the drain adds one RPC. Without the read limit the
+# gather would run to half the run's time limit.
+limit=$((healthy_ms + 3 * 300 + 2 * 250 + 1000))
+[ "$ms" -lt "$limit" ] ||
+  rgp_fail "n006's Prolog took $ms ms, more than $limit ms (a healthy node's $healthy_ms ms + 3 reads of 300 ms, 250 ms apart, + 1000 ms)"
+grep -q "^warning: confirmed on 3 reads 250 ms apart: gather.timeout: rail3 mlx5_5: " "$rgp_tmp/prolog.out" ||
+  rgp_fail "n006's Prolog does not say it re-read rail 3's hung read: $(cat "$rgp_tmp/prolog.out")"
 printable "$rgp_tmp/prolog.out"
 port=$rgh_sys/n006/class/infiniband/mlx5_4/ports/1
 for want in \
@@ -80,5 +99,5 @@ grep -q "pcie.width: rail2 mlx5_4 .*current_link_width: got 'x16'; expected a la
 grep -q "pcie.aer: rail2 mlx5_4 .*aer_dev_fatal: got '" "$rgp_tmp/prolog.out" ||
   rgp_fail "n006's Prolog does not name the AER file: $(cat "$rgp_tmp/prolog.out")"
 rgh_drained n006 || rgp_fail "n006 not drained by its Prolog run by hand"
-rgp_ok "n006 Prolog: exit 1 after $ms ms; names the FIFO that timed out and each garbage file; $(rgh_reason n006)"
+rgp_ok "n006 Prolog: exit 1 after $ms ms (a healthy node: $healthy_ms ms); names the FIFO that timed out and each garbage file; $(rgh_reason n006)"
 rgp_done

@@ -49,10 +49,13 @@ traffic() {
 
 # run_job FRACTION ERRORS: a 4-node job on n[001-004] with two intervals of traffic (rail 3 of
 # n003 at 1/FRACTION, ERRORS symbol errors on it), a periodic run on n001 between them; waits
-# for its four records; prints its id.
+# for its four records; prints its id. The job runs 15 s (both jobs alike, since the baseline
+# compares rates per node and second) and then until the test has changed every counter (it
+# waits for a file), so that on a loaded machine no Epilog reads before the last change.
 run_job() {
-  local job n
-  job=$(rgp_submit -N4 -w 'n[001-004]' --wrap 'sleep 12')
+  local job n go
+  go=$(mktemp -u "$rgp_tmp/go.XXXXXX")
+  job=$(rgp_submit -N4 -w 'n[001-004]' --wrap "sleep 15; until [ -e $go ]; do sleep 0.2; done")
   rgp_wait_state "$job" RUNNING 60
   for n in n001 n002 n003 n004; do
     rgh_wait "$n's job file from its Prolog" 20 test -f "$rgh_state/$n/jobs/$job.json"
@@ -63,6 +66,7 @@ run_job() {
     rgp_fail "n001's periodic run: $(cat "$rgp_tmp/periodic-n001.out")"
   traffic "$1"
   [ "$2" = 0 ] || bump n003 3 symbol_error "$2"
+  touch "$go"
   rgp_wait_state "$job" COMPLETED 90
   rgh_wait "four job records in $job_log" 30 \
     bash -c "[ \"\$(grep -c '\"job\":$job,' '$job_log' 2>/dev/null)\" = 4 ]"
