@@ -222,4 +222,30 @@ LockStatus FileLock::Acquire(const std::string& path, int wait_ms, FileError* er
   return s;
 }
 
+bool ReadFileHead(const std::string& path, size_t max_bytes, std::string* out,
+                  std::string* why) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    *why = std::string("cannot open: ") + std::strerror(errno);
+    return false;
+  }
+  struct stat st;
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (!ok) *why = "not a regular file";
+  out->assign(ok ? max_bytes : 0, '\0');
+  size_t got = 0;
+  while (ok && got < max_bytes) {
+    const ssize_t n = read(fd, &(*out)[got], max_bytes - got);
+    if (n > 0) got += static_cast<size_t>(n);
+    else if (n == 0) break;
+    else if (errno != EINTR) {
+      *why = std::string("cannot read: ") + std::strerror(errno);
+      ok = false;
+    }
+  }
+  close(fd);
+  out->resize(got);
+  return ok;
+}
+
 }  // namespace railguard

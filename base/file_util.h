@@ -62,6 +62,11 @@ struct ReadResult {
 // more than `max_bytes` arrived (kGrew). `*out` is replaced.
 ReadResult ReadRegularFile(const std::string& path, size_t max_bytes, std::string* out);
 
+// Reads the first `max_bytes` (or fewer) of the regular file `path` into `*out`, not following
+// a symlink at its end (O_NOFOLLOW, O_NONBLOCK): enough of a file to tell its format. False
+// with `*why` ("cannot open: <strerror>", "not a regular file", "cannot read: <strerror>").
+bool ReadFileHead(const std::string& path, size_t max_bytes, std::string* out, std::string* why);
+
 // The words every caller shares for a failed ReadRegularFile of `path` with `max_bytes`:
 // "cannot open <path>: <strerror>" (kOpen), "cannot read <path>: <strerror>" (kRead),
 // "<path> is <size> bytes; expected at most <max_bytes>" (kTooLarge). "" for kNone and for

@@ -2,6 +2,8 @@
 // railctl job: what one job got from the fabric, rail by rail, from the job log railcheck's
 // Epilog writes on each of its nodes (health.job_log), with the leaves from the topology and
 // railcheck's events on those nodes during the job.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include "base/file_util.h"
 #include "base/numbers.h"
 #include "base/text_file.h"
+#include "report/job_apps.h"
 #include "report/job_baseline.h"
 #include "report/job_fabric.h"
 #include "report/job_list.h"
@@ -70,9 +73,12 @@ const char kJobUsage[] =
     "                  --prometheus: per job and rail bytes per node and second, the weakest\n"
     "                  node's share, the part of the xmit wait, errors; findings per kind\n"
     "  --prometheus    node_exporter textfile metrics (railguard_job_*)\n"
-    "  --nccl-tests F  what nccl-tests (all_reduce_perf ...) printed during the job, saved as\n"
-    "                  it came (prompts, CRLF and the command line are skipped): its ranks,\n"
-    "                  hosts and bus bandwidth (average, best) beside the rails; repeatable\n"
+    "  --app PATH      the application's own numbers beside the rails: a file or a folder of\n"
+    "                  nccl-tests output (text as saved, or -J JSON), NCCL Inspector logs, a\n"
+    "                  step-time file (\"STEP SECONDS\" per line); repeatable. Without it:\n"
+    "                  the config's health.job_app_dir (%j: the job id), when set\n"
+    "  --no-app        read no application numbers\n"
+    "  --nccl-tests F  nccl-tests text output (as --app, for that format only); repeatable\n"
     "  baseline JOBID --name NAME  keeps JOBID's record (a known-good run) as baseline NAME\n"
     "                  (1-64 of A-Z a-z 0-9 . _ -) in DIR/NAME.json, replacing an older one\n"
     "  --json          JSON (man railctl(8), JOB RECORD)\n"
@@ -88,7 +94,7 @@ int Job(int argc, char** argv) {
                    {"history", 0, true}, {"no-history", 0, false}, {"json", 0, false},
                    {"output", 'o', true}, {"baseline", 0, true}, {"baselines", 0, true},
                    {"name", 0, true}, {"since", 0, true}, {"prometheus", 0, false},
-                   {"nccl-tests", 0, true}});
+                   {"nccl-tests", 0, true}, {"app", 0, true}, {"no-app", 0, false}});
   if (h.done()) return h.exit_code();
   const Args& args = h.args();
   const std::vector<std::string>& pos = args.positional();
@@ -96,8 +102,10 @@ int Job(int argc, char** argv) {
   const bool list = args.Has("since");
   if (args.Has("json") && args.Has("prometheus"))
     return h.UsageError("choose one of --json, --prometheus");
-  if (list && (!pos.empty() || args.Has("baseline") || args.Has("nccl-tests")))
-    return h.UsageError("--since lists recent jobs: no JOBID, no --baseline, no --nccl-tests");
+  if (list && (!pos.empty() || args.Has("baseline") || args.Has("nccl-tests") || args.Has("app")))
+    return h.UsageError("--since lists recent jobs: no JOBID, no --baseline, no --app");
+  if (args.Has("no-app") && (args.Has("app") || args.Has("nccl-tests")))
+    return h.UsageError("--no-app with --app or --nccl-tests; expected one or the other");
   double since_seconds = 0;
   if (list && (!ParseStrtod(args.Get("since"), &since_seconds) || !(since_seconds > 0) ||
                since_seconds > 366 * 86400.0))
@@ -184,15 +192,7 @@ int Job(int argc, char** argv) {
     ReadEventLogs(PerNodePaths(given, topology), since, until, &events);
   }
   report::JobFabric f = report::JoinJob(job, records, &topology, events);
-  const std::string baseline_path = baseline_dir + "/" + name + ".json";
-  if (keep) {
-    FileError ferr;
-    if (!MakeDirs(baseline_dir, &ferr)) return h.Fail(ferr.Message());
-    const int rc = h.Write(baseline_path, report::JobBaselineToJson(report::BaselineOf(f, name)));
-    if (rc == 0) std::printf("job %s kept as baseline %s -> %s\n", id.c_str(), name.c_str(),
-                             baseline_path.c_str());
-    return rc;
-  }
+  // The application's own numbers (before a baseline is kept: its step time goes with it).
   for (const std::string& path : args.GetAll("nccl-tests")) {
     std::string text;
     Diags ndiags;
@@ -202,7 +202,44 @@ int Job(int argc, char** argv) {
       std::fputs(FormatDiags(ndiags).c_str(), stderr);
       return h.Fail("cannot use the nccl-tests output " + path);
     }
-    report::AddNcclTests(run, &f);
+    report::AddNcclTests(run, false, &f);
+  }
+  std::vector<std::string> app_paths = args.GetAll("app");
+  const bool app_given = !app_paths.empty() || args.Has("nccl-tests");
+  const std::string& app_dir = site.config.health.job_app_dir;
+  bool app_from_config = false;
+  if (!app_given && !args.Has("no-app") && !app_dir.empty()) {
+    std::string dir = app_dir;
+    for (size_t at; (at = dir.find("%j")) != std::string::npos;) dir.replace(at, 2, id);
+    struct stat st;
+    if (stat(dir.c_str(), &st) == 0) {
+      app_paths.push_back(dir);
+      app_from_config = true;
+    } else {
+      f.notes.push_back("no application numbers: " + dir + " (health.job_app_dir) does not exist");
+    }
+  }
+  for (const std::string& path : app_paths) {
+    Diags adiags;
+    report::JobAppsRead got;
+    const bool ok = report::ReadJobApps(path, &f, &got, &adiags);
+    std::fputs(FormatDiags(adiags).c_str(), stderr);
+    if (!ok && !app_from_config) return h.Fail("cannot use the application numbers in " + path);
+    if (!ok) f.notes.push_back("some application files in " + path + " could not be read (above)");
+    if (got.skipped > 0)
+      f.notes.push_back(std::to_string(got.skipped) + " file(s) in " + path +
+                        " in no format railctl job reads were skipped");
+    if (got.files == 0 && got.skipped == 0 && ok)
+      f.notes.push_back("no application numbers in " + path + " (empty)");
+  }
+  const std::string baseline_path = baseline_dir + "/" + name + ".json";
+  if (keep) {
+    FileError ferr;
+    if (!MakeDirs(baseline_dir, &ferr)) return h.Fail(ferr.Message());
+    const int rc = h.Write(baseline_path, report::JobBaselineToJson(report::BaselineOf(f, name)));
+    if (rc == 0) std::printf("job %s kept as baseline %s -> %s\n", id.c_str(), name.c_str(),
+                             baseline_path.c_str());
+    return rc;
   }
   if (args.Has("baseline")) {
     std::string text;

@@ -124,6 +124,10 @@ struct HealthConfig {
   // reads (format: wire/job_log.h, whose kDefaultJobLogPath this default equals); "%n" as
   // above. Absolute.
   std::string job_log = "/var/lib/railguard/jobs.log";
+  // Where jobs leave their own numbers for `railctl job` (report/job_apps.h: nccl-tests
+  // output, NCCL Inspector logs, a step-time file), "%j" the job id; usually on a shared
+  // file system, e.g. /shared/railguard/apps/%j. "" = none. Absolute. Read by railctl only.
+  std::string job_app_dir;
   // The link_layer every rail port must have: "InfiniBand" or "Ethernet" (RoCE).
   std::string link_layer = "InfiniBand";
   // A node railcheck drained (or took the healthy feature from) gets it back after this many

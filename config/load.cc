@@ -32,6 +32,7 @@ const char* const kHealthKeys[] = {"mode",
                                    "state_dir",
                                    "events_log",
                                    "job_log",
+                                   "job_app_dir",
                                    "link_layer",
                                    "resume_after_clean_runs",
                                    "flap_window_seconds",
@@ -59,8 +60,9 @@ std::string JoinList(const std::vector<std::string>& items) {
   return out;
 }
 
-// An absolute path whose only placeholder is %n: what sysfs_root and state_dir take.
-bool IsPathTemplate(const std::string& s, std::string* why) {
+// An absolute path whose only placeholder is %n (%j for job_app_dir): what sysfs_root and
+// state_dir take.
+bool IsPathTemplate(const std::string& s, std::string* why, char placeholder = 'n') {
   if (s.empty() || s[0] != '/') {
     *why = "expected an absolute path";
     return false;
@@ -71,8 +73,9 @@ bool IsPathTemplate(const std::string& s, std::string* why) {
       *why = "expected a path without control characters";
       return false;
     }
-    if (c == '%' && (i + 1 >= s.size() || s[i + 1] != 'n')) {
-      *why = "expected '%' only in %n (the node name)";
+    if (c == '%' && (i + 1 >= s.size() || s[i + 1] != placeholder)) {
+      *why = placeholder == 'n' ? "expected '%' only in %n (the node name)"
+                                : "expected '%' only in %j (the job id)";
       return false;
     }
   }
@@ -182,6 +185,7 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
     const char* example;
     bool file;  // a file, so not ending in '/'
     std::string* out;
+    char placeholder = 'n';
   };
   const PathKey paths[] = {
       {"sysfs_root", "/ or /srv/fixtures/%n", false, &h->sysfs_root},
@@ -190,13 +194,14 @@ void Loader::LoadHealth(const YAML::Node& map, HealthConfig* h) {
       {"job_log", "/var/lib/railguard/jobs.log", true, &h->job_log},
       {"boot_id_file", "/proc/sys/kernel/random/boot_id", true, &h->boot_id_file},
       {"fabric_evidence", "/var/lib/railguard/fabric-evidence.json", true, &h->fabric_evidence},
+      {"job_app_dir", "/shared/railguard/apps/%j", false, &h->job_app_dir, 'j'},
   };
   for (const PathKey& k : paths) {
     YAML::Node v = map[k.key];
     if (!v.IsDefined()) continue;
     const std::string s = v.IsScalar() ? v.Scalar() : std::string();
     std::string why;
-    bool ok = IsPathTemplate(s, &why);
+    bool ok = IsPathTemplate(s, &why, k.placeholder);
     if (ok && k.file && s.back() == '/') {
       why = "expected a file, not a folder";
       ok = false;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Fuzzes the readers of what railguard keeps about jobs and what a job's application leaves:
 // each line as a job log line (wire/job_log.h), the whole text as a node's job file
-// (healthcheck/job_counters.h), as a job baseline (report/job_baseline.h) and as nccl-tests
-// output (report/nccl_tests.h). Whatever reads must write out as text that reads back and
+// (healthcheck/job_counters.h), as a job baseline (report/job_baseline.h), as nccl-tests
+// output, text and JSON (report/nccl_tests.h), as NCCL Inspector lines
+// (report/nccl_inspector.h) and as a step-time file (report/step_times.h); and the format
+// sniffer (report/job_apps.h) on all of it. Whatever reads must write out as text that reads back and
 // writes out the same again; a reader succeeds exactly when it reports no error.
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +13,9 @@
 
 #include "fuzz/fuzz_check.h"
 #include "healthcheck/job_counters.h"
+#include "report/job_apps.h"
 #include "report/job_baseline.h"
+#include "report/nccl_inspector.h"
 #include "report/nccl_tests.h"
 #include "wire/job_log.h"
 
@@ -76,6 +80,31 @@ void FuzzJobRecords(std::string_view text) {
   CheckAgreesWithErrors(report::ParseNcclTests(text, "nccl.out", &run, &nccl_errors),
                         nccl_errors);
   RG_FUZZ_CHECK(nccl_errors.size() <= 20, "more than 20 errors for one file");
+
+  report::NcclTestsRun json_run;
+  Diags json_errors;
+  CheckAgreesWithErrors(report::ParseNcclTestsJson(text, "nccl.json", &json_run, &json_errors),
+                        json_errors);
+  RG_FUZZ_CHECK(json_errors.size() <= 20, "more than 20 errors for one JSON file");
+
+  report::NcclInspectorRun inspector;
+  Diags inspector_errors;
+  CheckAgreesWithErrors(
+      report::AddNcclInspectorLines(text, "inspector.log", &inspector, &inspector_errors),
+      inspector_errors);
+  RG_FUZZ_CHECK(inspector_errors.size() <= 20, "more than 20 errors for one Inspector file");
+  RG_FUZZ_CHECK(inspector.multi_node <= inspector.records, "more multi-node records than records");
+
+  report::StepTimes steps;
+  Diags step_errors;
+  const bool steps_ok = report::ParseStepTimes(text, "steps.txt", &steps, &step_errors);
+  CheckAgreesWithErrors(steps_ok, step_errors);
+  if (steps_ok) {
+    RG_FUZZ_CHECK(!steps.seconds.empty() && steps.Median() > 0 &&
+                      steps.Percentile(0.95) >= steps.Median(),
+                  "step times read without a positive median at or below p95");
+  }
+  (void)report::SniffAppFormat(text);
 }
 
 }  // namespace

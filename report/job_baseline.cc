@@ -65,6 +65,11 @@ JobBaseline BaselineOf(const JobFabric& f, const std::string& name) {
         x.min_share = row.share;
     b.rails.push_back(x);
   }
+  for (const JobApp& a : f.apps)
+    if (a.kind == "step-times" && a.step_median_s > 0) {
+      b.step_median_s = a.step_median_s;
+      break;
+    }
   return b;
 }
 
@@ -83,6 +88,7 @@ std::string JobBaselineToJson(const JobBaseline& b) {
                      {"errors_per_node_h", r.errors_per_node_h},
                      {"min_share", r.min_share}});
   j["rails"] = rails;
+  j["step_median_s"] = b.step_median_s > 0 ? BaselineJson(b.step_median_s) : BaselineJson();
   return j.dump(1, ' ', false, BaselineJson::error_handler_t::replace) + "\n";
 }
 
@@ -122,6 +128,11 @@ bool JobBaselineFromJson(std::string_view text, const std::string& file, JobBase
         !BaselineNumber(r, v, "min_share", -1, &x.min_share))
       return false;
     out->rails.push_back(x);
+  }
+  if (const JsonValue* v = root.Find("step_median_s"); v && v->type != JsonValue::Type::kNull) {
+    if (!v->is_number() || !(v->number > 0) || v->number > 1e7)
+      return r.Error(*v, "bad \"step_median_s\"; expected seconds > 0, or null");
+    out->step_median_s = v->number;
   }
   return errors->size() == before;
 }
@@ -176,10 +187,27 @@ void CompareWithBaseline(const JobBaseline& b, const BaselineMargins& m, JobFabr
     fd.message = msg;
     f->findings.push_back(std::move(fd));
   }
+  bool slower = false;
+  if (b.step_median_s > 0 && now.step_median_s > 0) {
+    const double ratio = now.step_median_s / b.step_median_s;
+    if (ratio > 1 + m.step_time) {
+      slower = true;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "median step time %.3g s against %.3g s (%s)",
+                    now.step_median_s, b.step_median_s, SignedPercent(ratio).c_str());
+      JobFabricFinding fd;
+      fd.kind = "baseline";
+      fd.rail = -1;
+      fd.message = std::string(buf) + " in baseline " + b.name + " (job " +
+                   std::to_string(b.job) + "): the job ran slower than its baseline";
+      f->findings.push_back(std::move(fd));
+    }
+  }
   f->notes.push_back("compared with baseline " + b.name + " (job " + std::to_string(b.job) + ", " +
                      std::to_string(b.nodes) + " nodes, " +
                      std::to_string(std::llround(b.seconds)) + " s): " +
-                     (differing ? std::to_string(differing) + " rail(s) differ" : "no rail differs"));
+                     (differing ? std::to_string(differing) + " rail(s) differ" : "no rail differs") +
+                     (slower ? "; the step time differs" : ""));
 }
 
 }  // namespace railguard::report

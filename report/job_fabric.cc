@@ -169,28 +169,6 @@ JobFabric JoinJob(uint64_t job, const std::vector<wire::JobNodeRecord>& records,
   return f;
 }
 
-void AddNcclTests(const NcclTestsRun& run, JobFabric* f) {
-  JobApp a;
-  a.file = run.file;
-  a.kind = "nccl-tests";
-  a.ranks = run.ranks;
-  a.hosts = run.hosts;
-  for (const std::string& h : run.hosts) {
-    // Slurm's node name or the host's short name ("n003" for "n003.cluster").
-    const std::string shortname = h.substr(0, h.find('.'));
-    if (std::find(f->nodes.begin(), f->nodes.end(), shortname) == f->nodes.end())
-      a.others.push_back(h);
-  }
-  a.avg_busbw = run.avg_busbw;
-  a.peak_busbw = run.PeakBusbw();
-  for (const NcclTestsRow& r : run.rows)
-    if (std::max(r.oop_busbw, r.ip_busbw) == a.peak_busbw && a.peak_busbw >= 0) {
-      a.peak_bytes = r.bytes;
-      break;
-    }
-  f->apps.push_back(std::move(a));
-}
-
 std::string JobFabricText(const JobFabric& f) {
   std::string out = "job " + std::to_string(f.job) + ": ";
   if (f.nodes.empty()) return out + "no record in the job log\n";
@@ -248,20 +226,35 @@ std::string JobFabricText(const JobFabric& f) {
              wire::EventKindName(e.kind) + (e.detail.empty() ? "" : ": " + e.detail) + "\n";
   }
   for (const JobApp& a : f.apps) {
-    auto gbs = [](double v) {
-      char b[32];
-      std::snprintf(b, sizeof b, "%.1f", v);
+    // Bandwidths with one decimal ("338.8 GB/s"), seconds with three digits ("1.28 s").
+    auto num = [](double v, const char* unit) {
+      char b[48];
+      std::snprintf(b, sizeof b, unit[1] == 'G' ? "%.1f%s" : "%.3g%s", v, unit);
       return v >= 0 ? std::string(b) : std::string("?");
     };
-    const std::string buf = std::to_string(a.ranks) + " ranks on " +
-                            std::to_string(a.hosts.size()) + " hosts; bus bandwidth " +
-                            gbs(a.avg_busbw) + " GB/s on average, " + gbs(a.peak_busbw) +
-                            " GB/s at best (" + FormatBytes(static_cast<double>(a.peak_bytes)) +
-                            " messages)";
-    out += "application (" + a.kind + ", " + a.file + "): " + buf + "\n";
+    std::string what;
+    if (a.kind == "step-times") {
+      what = std::to_string(a.steps) + " steps; median " + num(a.step_median_s, " s") + ", p95 " +
+             num(a.step_p95_s, " s") + ", slowest " + num(a.step_max_s, " s") + " (step " +
+             std::to_string(a.step_max_at) + ")";
+    } else if (a.kind == "nccl-inspector") {
+      what = std::to_string(a.collectives) + " collectives across nodes (up to " +
+             std::to_string(a.ranks) + " ranks) on " + std::to_string(a.hosts.size()) +
+             " hosts; bus bandwidth " + num(a.avg_busbw, " GB/s") + " median, " +
+             num(a.peak_busbw, " GB/s") + " at best (" +
+             FormatBytes(static_cast<double>(a.peak_bytes)) + " messages)";
+    } else {
+      what = std::to_string(a.ranks) + " ranks on " + std::to_string(a.hosts.size()) +
+             " hosts; bus bandwidth " + num(a.avg_busbw, " GB/s") + " on average, " +
+             num(a.peak_busbw, " GB/s") + " at best (" +
+             FormatBytes(static_cast<double>(a.peak_bytes)) + " messages)";
+    }
+    out += "application (" + a.kind + ", " + a.file + "): " + what + "\n";
     if (!a.others.empty()) {
       std::string list;
-      for (const std::string& h : a.others) list += (list.empty() ? "" : ", ") + h;
+      for (size_t i = 0; i < a.others.size() && i < 8; ++i)
+        list += (i ? ", " : "") + a.others[i];
+      if (a.others.size() > 8) list += " and " + std::to_string(a.others.size() - 8) + " more";
       out += "  its hosts " + list + " are not among the job's nodes\n";
     }
   }
@@ -334,7 +327,13 @@ std::string JobFabricJson(const JobFabric& f) {
                     {"hosts_not_in_job", a.others},
                     {"avg_busbw_gbs", a.avg_busbw >= 0 ? JobJson(a.avg_busbw) : JobJson()},
                     {"peak_busbw_gbs", a.peak_busbw >= 0 ? JobJson(a.peak_busbw) : JobJson()},
-                    {"peak_bytes", a.peak_bytes}});
+                    {"peak_bytes", a.peak_bytes},
+                    {"collectives", a.collectives},
+                    {"steps", a.steps},
+                    {"step_median_s", a.step_median_s >= 0 ? JobJson(a.step_median_s) : JobJson()},
+                    {"step_p95_s", a.step_p95_s >= 0 ? JobJson(a.step_p95_s) : JobJson()},
+                    {"step_max_s", a.step_max_s >= 0 ? JobJson(a.step_max_s) : JobJson()},
+                    {"step_max_at", a.step_max_at}});
   j["applications"] = apps;
   j["notes"] = f.notes;
   return j.dump(1, ' ', false, JobJson::error_handler_t::replace) + "\n";

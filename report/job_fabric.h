@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "report/nccl_tests.h"
 #include "topo/model.h"
 #include "wire/event_log.h"
 #include "wire/job_log.h"
@@ -54,16 +53,24 @@ struct JobFabricFinding {
   std::string message;
 };
 
-// The application's own numbers beside the record (report/nccl_tests.h for nccl-tests).
+// The application's own numbers beside the record (report/job_apps.h reads them: nccl-tests'
+// text or JSON, NCCL Inspector logs, a step-time file).
 struct JobApp {
-  std::string file;
-  std::string kind;                 // "nccl-tests"
+  std::string file;                 // the file, or the folder of an Inspector's files
+  std::string kind;                 // "nccl-tests", "nccl-tests-json", "nccl-inspector",
+                                    // "step-times"
   int ranks = 0;
   std::vector<std::string> hosts;   // as the tool names them
   std::vector<std::string> others;  // of `hosts`, those that are not among the job's nodes
-  double avg_busbw = -1;            // GB/s; -1 unknown
-  double peak_busbw = -1;           // GB/s, the best row
-  uint64_t peak_bytes = 0;          // that row's message size
+  // GB/s; -1 unknown. nccl-tests: the tool's "Avg bus bandwidth"; nccl-inspector: the median
+  // of the collectives of communicators spanning more than one node.
+  double avg_busbw = -1;
+  double peak_busbw = -1;           // GB/s, the best row or collective
+  uint64_t peak_bytes = 0;          // its message size
+  uint64_t collectives = 0;         // nccl-inspector: multi-node collectives read
+  uint64_t steps = 0;               // step-times: steps read
+  double step_median_s = -1, step_p95_s = -1, step_max_s = -1;
+  uint64_t step_max_at = 0;         // the slowest step's number
 };
 
 struct JobFabric {
@@ -84,11 +91,6 @@ struct JobFabric {
 JobFabric JoinJob(uint64_t job, const std::vector<wire::JobNodeRecord>& records,
                   const topo::Topology* topo, const std::vector<wire::HealthEvent>& events,
                   const JobFabricOptions& options = JobFabricOptions());
-
-// Adds what an application wrote during the job (`run`: nccl-tests output) to `f->apps`,
-// naming the tool's hosts that are not the job's nodes (another job's output given by mistake,
-// or host names that differ from Slurm's).
-void AddNcclTests(const NcclTestsRun& run, JobFabric* f);
 
 // Text for admins: a head line, the rails' totals, the findings (node, rail, NIC, leaf), the
 // rows of nodes with findings, the events, the application's numbers, the notes.

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "base/json_fields.h"
+#include "base/lines.h"
 #include "base/numbers.h"
 
 namespace railguard::report {
@@ -59,7 +61,90 @@ bool NcclValue(const std::string& w, double* out) {
   return true;
 }
 
+// A bandwidth or time of the JSON: a number >= 0, or "nan" or null (not measured: -1).
+bool JsonMeasure(JsonFieldReader& r, const JsonValue& o, const char* key, double* out) {
+  const JsonValue* v = o.Find(key);
+  if (!v || v->type == JsonValue::Type::kNull || (v->is_string() && v->text == "nan")) {
+    *out = -1;
+    return true;
+  }
+  if (v->is_number() && v->number >= 0 && v->number <= 1e18) {
+    *out = v->number;
+    return true;
+  }
+  return r.Error(*v, std::string("\"") + key + "\" is " + JsonTypeName(v->type) +
+                         "; expected a number >= 0, \"nan\" or null");
+}
+
 }  // namespace
+
+bool ParseNcclTestsJson(std::string_view text, const std::string& file, NcclTestsRun* out,
+                        Diags* errors) {
+  *out = NcclTestsRun();
+  out->file = file;
+  const size_t before = errors->size();
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  JsonValue root;
+  if (!ParseJsonFile(text, file, &root, errors)) return false;
+  JsonFieldReader r(file, errors);
+  if (!r.IsObject(root, "the nccl-tests JSON")) return false;
+  int version = 0;
+  if (!r.Int(root, "version", 1, 3, &version)) return false;
+  if (const JsonValue* config = root.Find("config"); config && config->is_object()) {
+    if (const JsonValue* devices = config->Find("devices"); devices && devices->is_array()) {
+      for (const JsonValue& d : devices->items) {
+        std::string host;
+        if (!r.IsObject(d, "a \"devices\" entry") || !r.String(d, "hostname", &host)) continue;
+        ++out->ranks;
+        if (std::find(out->hosts.begin(), out->hosts.end(), host) == out->hosts.end())
+          out->hosts.push_back(host);
+      }
+    }
+  }
+  const JsonValue* results = root.Find("results");
+  if (!results || !results->is_array())
+    return r.Error(results ? *results : root,
+                   "no \"results\" list; expected the JSON nccl-tests -J writes, with one "
+                   "\"results\" entry per message size");
+  for (const JsonValue& e : results->items) {
+    if (!r.IsObject(e, "a \"results\" entry")) continue;
+    NcclTestsRow row;
+    const JsonValue* size = e.Find("size");
+    if (!size || !size->AsUint64(&row.bytes)) {
+      r.Error(size ? *size : e, "a \"results\" entry without \"size\" as a whole number of "
+                                "bytes; expected {\"size\": 1048576, ...}");
+      continue;
+    }
+    bool ok = true;
+    for (int h = 0; h < 2; ++h) {
+      const char* half = h ? "in_place" : "out_of_place";
+      const JsonValue* x = e.Find(half);
+      if (!x || x->type == JsonValue::Type::kNull) continue;
+      if (!r.IsObject(*x, half)) {
+        ok = false;
+        continue;
+      }
+      double wrong = -1;
+      ok = JsonMeasure(r, *x, x->Find("cpu_time") ? "cpu_time" : "time",
+                       h ? &row.ip_time_us : &row.oop_time_us) &&
+           JsonMeasure(r, *x, "alg_bw", h ? &row.ip_algbw : &row.oop_algbw) &&
+           JsonMeasure(r, *x, "bus_bw", h ? &row.ip_busbw : &row.oop_busbw) &&
+           JsonMeasure(r, *x, "nwrong", &wrong) && ok;
+      if (wrong > 0) row.wrong += static_cast<long long>(wrong);
+    }
+    if (ok) out->rows.push_back(row);
+  }
+  if (const JsonValue* avg = root.Find("average_bus_bandwidth"); avg && avg->is_object())
+    JsonMeasure(r, *avg, "bandwidth", &out->avg_busbw);
+  if (const JsonValue* oob = root.Find("out_of_bounds"); oob && oob->is_object()) {
+    long long n = 0;
+    if (const JsonValue* c = oob->Find("count"); c && c->AsInt64(&n) && n >= 0)
+      out->out_of_bounds = n;
+  }
+  if (out->rows.empty() && errors->size() == before)
+    r.Error(*results, "an empty \"results\" list; expected one entry per message size");
+  return errors->size() == before;
+}
 
 double NcclTestsRun::PeakBusbw() const {
   double best = -1;
@@ -82,20 +167,11 @@ bool ParseNcclTests(std::string_view text, const std::string& file, NcclTestsRun
   auto error = [&](int line, int column, const std::string& what) {
     if (errors->size() - before < 20) errors->push_back({file, line, column, what});
   };
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   NcclColumns cols;
   bool have_header = false;
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  ForEachLine(text, [&](int line_no, std::string_view line) {
     const size_t first = line.find_first_not_of(" \t");
-    if (first == std::string_view::npos) continue;
+    if (first == std::string_view::npos) return true;
     if (line[first] == '#') {
       std::vector<std::string> w = Words(line.substr(first + 1));
       if (HeaderColumns(w, &cols)) {
@@ -103,7 +179,7 @@ bool ParseNcclTests(std::string_view text, const std::string& file, NcclTestsRun
       } else if (w.size() >= 4 && w[0] == "Rank") {
         // "Rank 0 Group 0 Pid 6899 on HOST device 0 ..." (older: no Group).
         auto on = std::find(w.begin(), w.end(), "on");
-        if (on == w.end() || on + 1 == w.end()) continue;
+        if (on == w.end() || on + 1 == w.end()) return true;
         ++out->ranks;
         if (std::find(out->hosts.begin(), out->hosts.end(), *(on + 1)) == out->hosts.end())
           out->hosts.push_back(*(on + 1));
@@ -117,23 +193,23 @@ bool ParseNcclTests(std::string_view text, const std::string& file, NcclTestsRun
         long v = 0;
         if (ParseLong(w[5], 0, 1L << 40, &v)) out->out_of_bounds = v;
       }
-      continue;
+      return true;
     }
     // A data row starts with the message size; other lines (prompts, commands) are skipped.
     std::vector<std::string> w = Words(line);  // "\f" or "\v" alone: no word at all
     uint64_t bytes = 0;
-    if (w.empty() || !ParseDigits(w[0], uint64_t{0}, ~uint64_t{0}, &bytes, 20)) continue;
+    if (w.empty() || !ParseDigits(w[0], uint64_t{0}, ~uint64_t{0}, &bytes, 20)) return true;
     if (!have_header) {
       error(line_no, static_cast<int>(first) + 1,
             "a data row before the column header; expected \"#  size  count  type ...  "
             "busbw ...\" first");
-      continue;
+      return true;
     }
     if (static_cast<int>(w.size()) != cols.count) {
       error(line_no, static_cast<int>(first) + 1,
             std::to_string(w.size()) + " columns; expected " + std::to_string(cols.count) +
                 " as the header names (size ... busbw ...)");
-      continue;
+      return true;
     }
     NcclTestsRow r;
     r.bytes = bytes;
@@ -155,7 +231,8 @@ bool ParseNcclTests(std::string_view text, const std::string& file, NcclTestsRun
       if (cols.wrong[h] >= 0 && wrong > 0) r.wrong += static_cast<long long>(wrong);
     }
     if (ok) out->rows.push_back(r);
-  }
+    return true;
+  });
   if (out->rows.empty() && errors->size() == before)
     error(0, 0, "no data row; expected nccl-tests output with a \"#  size  count ...\" "
                 "header and one row per message size");

@@ -10,6 +10,13 @@
 // header's names, so versions without redop and root, or with "error" for "#wrong", read too;
 // "N/A" is a value the tool did not measure. Anything else (a prompt, the mpirun command, a
 // markdown heading, CRLF line ends, a UTF-8 BOM) is skipped.
+// nccl-tests 2.17 and later also write the same run as JSON with -J FILE (format version 3 in
+// 2.19.6's src/util.cu): {"version", "start_time", "args", "env", "nccl_version", "config":
+// {..., "devices": [{"rank", "group", "pid", "hostname", "device", ...}]}, "results": [{"size",
+// "count", "type", "redop", "root", "out_of_place": {"time" or "cpu_time", "alg_bw", "bus_bw",
+// "nwrong"} or null, "in_place": {...}, ...}], "out_of_bounds": {"count", "okay"},
+// "average_bus_bandwidth": {"bandwidth", "okay"}, "errors", "end_time"}; the tool writes NaN
+// as the string "nan", read here as not measured.
 #pragma once
 
 #include <cstdint>
@@ -51,5 +58,11 @@ struct NcclTestsRun {
 // one, data rows before any header, no data row at all. True when there was none.
 bool ParseNcclTests(std::string_view text, const std::string& file, NcclTestsRun* out,
                     Diags* errors);
+
+// The same from nccl-tests' JSON (-J FILE). Errors name file:line:column and the form
+// expected: not JSON, not an object, a "results" entry without a size or with a bandwidth
+// that is not a number >= 0, an unknown "version" (1-3 are read). True when there was none.
+bool ParseNcclTestsJson(std::string_view text, const std::string& file, NcclTestsRun* out,
+                        Diags* errors);
 
 }  // namespace railguard::report

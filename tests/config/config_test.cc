@@ -325,10 +325,28 @@ TEST(HealthConfig, ModeAndDrainBudget) {
             "/etc/slurm/railguard.yaml:3:17: invalid drain_budget '-3'" + budget_form);
 }
 
+// Where jobs leave their own numbers for railctl job: "%j" is the job id; "%n" means nothing
+// there (one shared folder per job, not per node) and is refused.
+TEST(HealthConfig, JobAppDirTakesTheJobIdPlaceholder) {
+  Config c;
+  Diags diags;
+  ASSERT_TRUE(LoadConfigString("topology: t.yaml\nhealth:\n  job_app_dir: /shared/apps/%j\n",
+                               "r.yaml", &c, &diags, Checks()))
+      << FormatDiags(diags);
+  EXPECT_EQ(c.health.job_app_dir, "/shared/apps/%j");
+  EXPECT_EQ(Config().health.job_app_dir, "");
+  EXPECT_EQ(Errors("topology: t\nhealth:\n  job_app_dir: /shared/%n/apps\n"),
+            "/etc/slurm/railguard.yaml:3:16: invalid job_app_dir '/shared/%n/apps'; expected '%' "
+            "only in %j (the job id), such as /shared/railguard/apps/%j\n");
+  EXPECT_EQ(Errors("topology: t\nhealth:\n  job_app_dir: apps/%j\n"),
+            "/etc/slurm/railguard.yaml:3:16: invalid job_app_dir 'apps/%j'; expected an absolute "
+            "path, such as /shared/railguard/apps/%j\n");
+}
+
 TEST(HealthConfig, UnknownKeysChecksAndCountersListWhatExists) {
   EXPECT_EQ(Errors("topology: t\nhealth:\n  interval: 5\n"),
             "/etc/slurm/railguard.yaml:3:3: unknown key 'interval' in health; expected one of: "
-            "mode, sysfs_root, state_dir, events_log, job_log, link_layer, "
+            "mode, sysfs_root, state_dir, events_log, job_log, job_app_dir, link_layer, "
             "resume_after_clean_runs, "
             "flap_window_seconds, min_rate_interval_seconds, read_timeout_ms, "
             "prolog_time_limit_seconds, periodic_time_limit_seconds, actions, link_error_limits, "

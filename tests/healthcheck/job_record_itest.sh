@@ -10,7 +10,9 @@
 # leaf su1-rail3 as slow, waiting and erring, and nothing else. A first job with every rail
 # alike has no findings and is kept as baseline train-4n: the degraded job differs from it on
 # rail 3 (weakest n003), the good one not; `railctl job --since --prometheus` has both jobs;
-# `railctl report` lists the degraded job, 1 of 2 recorded, on its slow path.
+# `railctl report` lists the degraded job, 1 of 2 recorded, on its slow path. Each job script
+# writes its step times where the config's health.job_app_dir (%j) says: the good run 1.0 s a
+# step, kept with its baseline; the degraded one 1.5 s, a baseline finding of its own.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=railcheck_itest_lib.sh
@@ -19,7 +21,8 @@ source "$here/railcheck_itest_lib.sh"
 job_log=$rgh_job_log
 rgh_fixtures
 for n in n001 n002 n003 n004; do rgh_node_tree "$n"; done
-rgh_configs
+apps=$rgp_tmp/apps
+rgh_configs "job_app_dir: $apps/%j"
 rgh_start
 rgh_checked_healthy
 
@@ -47,15 +50,20 @@ traffic() {
   done
 }
 
-# run_job FRACTION ERRORS: a 4-node job on n[001-004] with two intervals of traffic (rail 3 of
+# run_job FRACTION ERRORS STEP_SECONDS: a 4-node job on n[001-004] with two intervals of traffic (rail 3 of
 # n003 at 1/FRACTION, ERRORS symbol errors on it), a periodic run on n001 between them; waits
 # for its four records; prints its id. The job runs 15 s (both jobs alike, since the baseline
 # compares rates per node and second) and then until the test has changed every counter (it
-# waits for a file), so that on a loaded machine no Epilog reads before the last change.
+# waits for a file), so that on a loaded machine no Epilog reads before the last change. Like
+# a training script, it writes its step times (20 steps of STEP_SECONDS after a slow first
+# one) to $apps/$SLURM_JOB_ID/steps.txt.
 run_job() {
-  local job n go
+  local job n go steps
   go=$(mktemp -u "$rgp_tmp/go.XXXXXX")
-  job=$(rgp_submit -N4 -w 'n[001-004]' --wrap "sleep 15; until [ -e $go ]; do sleep 0.2; done")
+  steps="d=$apps/\$SLURM_JOB_ID; mkdir -p \$d; { echo '# step seconds'; echo '1 30.0';"
+  steps+=" for i in \$(seq 2 21); do echo \"\$i $3\"; done; } >\$d/steps.txt"
+  job=$(rgp_submit -N4 -w 'n[001-004]' \
+    --wrap "$steps; sleep 15; until [ -e $go ]; do sleep 0.2; done")
   rgp_wait_state "$job" RUNNING 60
   for n in n001 n002 n003 n004; do
     rgh_wait "$n's job file from its Prolog" 20 test -f "$rgh_state/$n/jobs/$job.json"
@@ -78,7 +86,7 @@ run_job() {
 
 conf=$RAILGUARD_CLUSTER_DIR/railguard.yaml
 # A known-good run first, kept as a baseline.
-good=$(run_job 1 0)
+good=$(run_job 1 0 1.0)
 rgp_ok "job $good (every rail alike): each node's Prolog read its counters, n001's periodic run added a reading, each Epilog appended its record and removed its job file"
 "$rgp_railctl" job "$good" --config "$conf" >"$rgp_tmp/good.txt" 2>&1 ||
   rgp_fail "railctl job $good: $(cat "$rgp_tmp/good.txt")"
@@ -88,7 +96,7 @@ grep -q "^findings: none" "$rgp_tmp/good.txt" || rgp_fail "job $good: $(cat "$rg
 [ -s "$rgp_tmp/baselines/train-4n.json" ] || rgp_fail "no baseline file: $(cat "$rgp_tmp/keep.txt")"
 rgp_ok "job $good has no findings and is kept as baseline train-4n"
 
-job=$(run_job 10 500)
+job=$(run_job 10 500 1.5)
 rgp_ok "job $job: rail 3 of n003 at a tenth of the traffic, 100x the xmit wait, 500 symbol errors"
 
 "$rgp_railctl" job "$job" --config "$conf" >"$rgp_tmp/job.txt" 2>"$rgp_tmp/job.err" ||
@@ -129,12 +137,16 @@ compare() {
 compare "$job" >"$rgp_tmp/cmp.txt"
 grep -q "^  baseline: rail3 differs from baseline train-4n (job $good): .*weakest: n003 mlx5_5 (leaf su1-rail3)" \
   "$rgp_tmp/cmp.txt" || rgp_fail "no baseline finding for rail 3: $(cat "$rgp_tmp/cmp.txt")"
-[ "$(grep -c '^  baseline: ' "$rgp_tmp/cmp.txt")" = 1 ] ||
-  rgp_fail "expected one baseline finding: $(cat "$rgp_tmp/cmp.txt")"
+grep -q "^  baseline: median step time 1.5 s against 1 s (+50%) in baseline train-4n (job $good)" \
+  "$rgp_tmp/cmp.txt" || rgp_fail "no step-time finding: $(cat "$rgp_tmp/cmp.txt")"
+[ "$(grep -c '^  baseline: ' "$rgp_tmp/cmp.txt")" = 2 ] ||
+  rgp_fail "expected two baseline findings (rail 3, the step time): $(cat "$rgp_tmp/cmp.txt")"
+grep -q "^application (step-times, $apps/$job/steps.txt): 21 steps; median 1.5 s" \
+  "$rgp_tmp/cmp.txt" || rgp_fail "the job's step times are not shown: $(cat "$rgp_tmp/cmp.txt")"
 compare "$good" >"$rgp_tmp/cmp-good.txt"
 grep -q "compared with baseline train-4n (job $good, 4 nodes, .*): no rail differs" \
   "$rgp_tmp/cmp-good.txt" || rgp_fail "the good run against itself: $(cat "$rgp_tmp/cmp-good.txt")"
-rgp_ok "against baseline train-4n: job $job's rail 3 differs (weakest n003 mlx5_5, leaf su1-rail3), job $good does not"
+rgp_ok "against baseline train-4n: job $job's rail 3 differs (weakest n003 mlx5_5, leaf su1-rail3) and its median step (1.5 s, from the steps.txt the job wrote in health.job_app_dir) is 50% slower; job $good does not differ"
 
 "$rgp_railctl" job --since 3600 --prometheus --config "$conf" >"$rgp_tmp/jobs.prom" 2>&1 ||
   rgp_fail "railctl job --since --prometheus: $(cat "$rgp_tmp/jobs.prom")"

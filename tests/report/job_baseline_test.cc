@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "report/job_apps.h"
 #include "tests/report/report_test_util.h"
 
 namespace railguard::report {
@@ -105,6 +106,54 @@ TEST(JobBaseline, BadFilesAndNamesAreRefused) {
   EXPECT_FALSE(IsBaselineName("../etc/passwd"));
   EXPECT_FALSE(IsBaselineName(".hidden"));
   EXPECT_FALSE(IsBaselineName(""));
+}
+
+// The job's own step time (a step-time file beside the record) goes into the baseline and a
+// later run whose median step is more than 20% slower is a finding; one within 20% is not.
+TEST(JobBaseline, TheStepTimeIsKeptAndASlowerRunIsAFinding) {
+  const topo::Topology t = DevTopology();
+  auto with_steps = [&](uint64_t job, double seconds) {
+    JobFabric f = JoinJob(job, JobRun(job), &t, {});
+    StepTimes steps;
+    steps.file = "steps.txt";
+    for (int i = 1; i <= 50; ++i) {
+      steps.steps.push_back(static_cast<uint64_t>(i));
+      steps.seconds.push_back(i == 1 ? 30.0 : seconds);  // the first step compiles
+    }
+    AddStepTimes(steps, &f);
+    return f;
+  };
+  const JobBaseline b = BaselineOf(with_steps(7, 1.0), "train-4n");
+  EXPECT_DOUBLE_EQ(b.step_median_s, 1.0);
+  JobBaseline back;
+  Diags d;
+  ASSERT_TRUE(JobBaselineFromJson(JobBaselineToJson(b), "b.json", &back, &d)) << FormatDiags(d);
+  EXPECT_DOUBLE_EQ(back.step_median_s, 1.0);
+
+  JobFabric slow = with_steps(8, 1.3);
+  CompareWithBaseline(back, BaselineMargins(), &slow);
+  ASSERT_EQ(slow.findings.size(), 1u);
+  EXPECT_EQ(slow.findings[0].rail, -1);
+  EXPECT_NE(slow.findings[0].message.find("median step time 1.3 s against 1 s (+30%) in baseline "
+                                          "train-4n (job 7)"),
+            std::string::npos)
+      << slow.findings[0].message;
+  EXPECT_NE(slow.notes.back().find("the step time differs"), std::string::npos);
+
+  JobFabric alike = with_steps(9, 1.1);
+  CompareWithBaseline(back, BaselineMargins(), &alike);
+  EXPECT_TRUE(alike.findings.empty());
+
+  // A baseline written before step times (no member) and one with null read as none.
+  JobBaseline none;
+  std::string old = JobBaselineToJson(BaselineOf(JoinJob(7, JobRun(7), &t, {}), "x"));
+  ASSERT_NE(old.find("\"step_median_s\": null"), std::string::npos) << old;
+  ASSERT_TRUE(JobBaselineFromJson(old, "b.json", &none, &d)) << FormatDiags(d);
+  EXPECT_EQ(none.step_median_s, -1);
+  const std::string bad = old.replace(old.find("null"), 4, "-2");
+  EXPECT_FALSE(JobBaselineFromJson(bad, "b.json", &none, &d));
+  EXPECT_NE(FormatDiags(d).find("bad \"step_median_s\"; expected seconds > 0, or null"),
+            std::string::npos);
 }
 
 }  // namespace report_job_baseline_test

@@ -3,6 +3,7 @@
 // the erring rail of a job are named with node, NIC and leaf; a requeued job counts its last
 // run; events on its nodes during it are shown.
 #include "report/job_fabric.h"
+#include "report/job_apps.h"
 
 #include <gtest/gtest.h>
 
@@ -121,7 +122,7 @@ TEST(JobFabric, TheApplicationsOwnNumbersStandBesideTheRails) {
   Diags d;
   ASSERT_TRUE(ParseNcclTests(text.str(), capture, &run, &d)) << FormatDiags(d);
   JobFabric f = JoinJob(55, {Record("ztan-mig-235z")}, nullptr, {});
-  AddNcclTests(run, &f);
+  AddNcclTests(run, false, &f);
   ASSERT_EQ(f.apps.size(), 1u);
   EXPECT_EQ(f.apps[0].ranks, 16);
   EXPECT_EQ(f.apps[0].others, std::vector<std::string>{"ztan-mig-gq73"});

@@ -102,5 +102,65 @@ TEST(NcclTests, RowsThatDoNotFitTheHeaderNameFileAndLine) {
   EXPECT_NE(none[0].message.find("no data row"), std::string::npos);
 }
 
+// nccl-tests -J: the same run in the tool's JSON layout (tests/data/nccl/README.md) gives
+// what the text gives.
+TEST(NcclTestsJson, TheJsonOfTheRealRunGivesWhatItsTextGives) {
+  const std::string json_path =
+      std::string(RAILGUARD_SOURCE_DIR) + "/tests/data/nccl/a3mega_all_reduce_16gpu.json";
+  NcclTestsRun text, json;
+  Diags d;
+  ASSERT_TRUE(ParseNcclTests(Slurp(kCapture), kCapture, &text, &d)) << FormatDiags(d);
+  ASSERT_TRUE(ParseNcclTestsJson(Slurp(json_path), json_path, &json, &d)) << FormatDiags(d);
+  EXPECT_EQ(json.ranks, 16);
+  EXPECT_EQ(json.hosts, text.hosts);
+  ASSERT_EQ(json.rows.size(), text.rows.size());
+  for (size_t i = 0; i < json.rows.size(); ++i) {
+    EXPECT_EQ(json.rows[i].bytes, text.rows[i].bytes);
+    EXPECT_DOUBLE_EQ(json.rows[i].oop_busbw, text.rows[i].oop_busbw);
+    EXPECT_DOUBLE_EQ(json.rows[i].ip_time_us, text.rows[i].ip_time_us);
+  }
+  EXPECT_DOUBLE_EQ(json.avg_busbw, 70.742);
+  EXPECT_DOUBLE_EQ(json.PeakBusbw(), 338.82);
+  EXPECT_EQ(json.out_of_bounds, 0);
+}
+
+TEST(NcclTestsJson, NanAndNullAreNotMeasuredAndAHalfMayBeNull) {
+  NcclTestsRun r;
+  Diags d;
+  ASSERT_TRUE(ParseNcclTestsJson(
+      R"({"version":3,"results":[{"size":1024,"out_of_place":null,)"
+      R"("in_place":{"time":12.5,"alg_bw":"nan","bus_bw":0.5,"nwrong":null}}]})",
+      "j.json", &r, &d))
+      << FormatDiags(d);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].oop_busbw, -1);
+  EXPECT_EQ(r.rows[0].ip_algbw, -1);
+  EXPECT_DOUBLE_EQ(r.rows[0].ip_busbw, 0.5);
+  EXPECT_EQ(r.avg_busbw, -1);
+}
+
+TEST(NcclTestsJson, BadInputNamesFileLineColumnAndTheForm) {
+  struct Case {
+    const char* text;
+    const char* want;
+  } cases[] = {
+      {"{\"version\":3,\n\"results\":[{\"size\":-8}]}", "j.json:2:20: a \"results\" entry without"},
+      {"{\"version\":9,\"results\":[]}", "j.json:1:12: bad or missing \"version\""},
+      {"{\"version\":3}", "no \"results\" list"},
+      {"{\"version\":3,\"results\":[]}", "an empty \"results\" list"},
+      {"{\"version\":3,\"results\":[{\"size\":8,\"in_place\":{\"bus_bw\":inf}}]}", "j.json:1:"},
+      {"{\"version\":3,\"results\":[{\"size\":8,\"in_place\":{\"bus_bw\":\"fast\"}}]}",
+       "\"bus_bw\" is a string; expected a number >= 0, \"nan\" or null"},
+      {"[1,2]", "expected an object"},
+      {"\x01\xff", "j.json:1:1"},
+  };
+  for (const Case& c : cases) {
+    NcclTestsRun r;
+    Diags d;
+    EXPECT_FALSE(ParseNcclTestsJson(c.text, "j.json", &r, &d)) << c.text;
+    EXPECT_NE(FormatDiags(d).find(c.want), std::string::npos) << c.text << "\n" << FormatDiags(d);
+  }
+}
+
 }  // namespace report_nccl_tests_test
 }  // namespace railguard::report
