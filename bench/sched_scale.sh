@@ -43,8 +43,16 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
   --size N            nodes per domain (default 32)
   --queue Q           waiting jobs of 1..2N nodes (default 2000)
   --cycles C          backfill cycles measured (default 3)
-  --policies LIST     comma-separated, in this order, of tree, block, rail, rail+js, tree+js
-                      (default tree,block,rail,rail+js; debian: tree,rail,rail+js,tree+js)
+  --policies LIST     comma-separated, in this order, of tree, block, rail, rail+js, tree+js,
+                      tree+rc, block+rc (default tree,block,rail,rail+js; debian:
+                      tree,rail,rail+js,tree+js). +rc: the stock plugin with every node's
+                      health published as railcheck publishes it (Extra and the active
+                      features, one update per node), no railguard plugin: what a site
+                      running railcheck alone carries, to compare memory like for like;
+                      +rcf: the same after rail_healthy was made available on each SU's
+                      nodes at once (one update per SU, as listing it in slurm.conf's
+                      Features= of the GPU nodes would), so that railcheck changes only the
+                      active features
   --perf              profile slurmctld with perf during the cycles (railguard's share)
   --sbatch-opts OPTS  more sbatch options for every queue job, e.g. what job_submit/rail
                       adds ("--constraint=rail_healthy --switches=1@365-0") given to a
@@ -115,9 +123,9 @@ fi
 IFS=, read -r -a policy_list <<<"$policies"
 for p in "${policy_list[@]}"; do
   case $p in
-    tree | rail | rail+js | tree+js) ;;
-    block) [ "$release" != debian ] || die "--policies: Slurm 22.05 has no topology/block" ;;
-    *) die "--policies: unknown policy '$p' (tree, block, rail, rail+js, tree+js)" ;;
+    tree | rail | rail+js | tree+js | tree+rc | tree+rcf) ;;
+    block | block+rc | block+rcf) [ "$release" != debian ] || die "--policies: Slurm 22.05 has no topology/block" ;;
+    *) die "--policies: unknown policy '$p' (tree, block, rail, rail+js, tree+js, tree+rc, block+rc, tree+rcf, block+rcf)" ;;
   esac
 done
 [ -f "$plugins/topology_rail.so" ] && [ -f "$plugins/job_submit_rail.so" ] ||
@@ -190,6 +198,12 @@ rpc_ave() {
 publish_health() {
   local i name t=1796400000 su
   local -A offered=()
+  if [[ $1 == *+rcf ]]; then
+    for ((i = 0; i < domains; i++)); do
+      printf 'update NodeName=%s[%s-%s] AvailableFeatures=su%d,rail_healthy\n' "${node_prefix:-n}" \
+        "$(node_name $((i * size + 1)) | tr -dc 0-9)" "$(node_name $(((i + 1) * size)) | tr -dc 0-9)" $((i + 1))
+    done | scontrol >"$out/declare.out" 2>&1 || die "declaring rail_healthy failed ($out/declare.out)"
+  fi
   while read -r name su; do
     [[ ,$su, != *,rail_healthy,* ]] || offered[$name]=1
   done < <(sinfo -h -N -o '%N %f')
@@ -211,12 +225,15 @@ percentile() {
 }
 
 # start_cluster POLICY PHASE: a cluster for one phase of one policy; sets pid. The railguard
-# policies get every node published healthy as railcheck publishes it; stock policies none.
+# policies and tree+rc, block+rc get every node published healthy as railcheck publishes it;
+# plain tree and block none.
 start_cluster() {
   local policy=$1 phase=$2 s t0
   local -a opts=(--cloud --topo "$topo" --railctl "$bin/railctl" --timeout 300 "${start_release[@]}")
   case $policy in
     tree | block) opts+=(--topology-plugin "$policy" --conf-extra "$out/extra-$phase.conf") ;;
+    tree+rc | block+rc | tree+rcf | block+rcf)
+      opts+=(--topology-plugin "${policy%+rc*}" --conf-extra "$out/extra-$phase.conf") ;;
     rail) opts+=(--topology-plugin rail --plugin-dir "$plugins" --railguard-conf "$out/railguard.yaml"
       --conf-extra "$out/extra-$phase.conf") ;;
     rail+js) opts+=(--topology-plugin rail --plugin-dir "$plugins" --railguard-conf "$out/railguard.yaml"
@@ -232,7 +249,7 @@ start_cluster() {
     tree | block) ;;
     *)
       log "$policy, $phase: publishing every node healthy as railcheck does ($nodes updates)"
-      publish_health
+      publish_health "$policy"
       ;;
   esac
   log "$policy, $phase: filling the cluster: $domains jobs of $size nodes"
@@ -331,7 +348,8 @@ perf_self() {
 }
 
 declare -A label=([tree]="stock tree" [block]="stock block" [rail]="topology/rail"
-  [rail+js]="rail + js/rail" [tree+js]="tree + js/rail")
+  [rail+js]="rail + js/rail" [tree+js]="tree + js/rail" [tree+rc]="tree + health"
+  [block+rc]="block + health" [tree+rcf]="tree + health, F" [block+rcf]="block + health, F")
 cell() { printf ' %15s' "$1"; }
 {
   echo "Slurm $release, $nodes CLOUD nodes in $domains one-hop domains of $size, full;" \
