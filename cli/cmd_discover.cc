@@ -33,10 +33,11 @@ const char kDiscoverUsage[] =
     "       railctl topology discover --live [--ca NAME] [--ca-port N] [options as above]\n"
     "Infers rails, scalable units, leaves and spines from a fabric capture (DUMP, or - for\n"
     "stdin) and audits the cabling against them. DUMP is `ibnetdiscover` output (plain or\n"
-    "grouped), its ports report or `iblinkinfo` output (by node or one line per port), as\n"
-    "saved from a terminal too (prompts, PuTTY or script(1) logs, CRLF, a byte-order mark).\n"
-    "  --format FORMAT    ibnetdiscover, ports or iblinkinfo: read DUMP as that (default:\n"
-    "                     auto, told by DUMP's first line of output)\n"
+    "grouped), its ports report, `iblinkinfo` output (by node or one line per port) or\n"
+    "ibdiagnet's ibdiagnet2.lst, as saved from a terminal too (prompts, PuTTY or script(1)\n"
+    "logs, CRLF, a byte-order mark).\n"
+    "  --format FORMAT    ibnetdiscover, ports, iblinkinfo or ibdiagnet: read DUMP as that\n"
+    "                     (default: auto, told by DUMP's first line of output)\n"
     "  --live             discover the fabric itself through libibnetdisc instead of a DUMP\n"
     "                     (same inference and findings as on ibnetdiscover's dump of it)\n"
     "  --ca NAME          with --live: local HCA to discover from (default: libibumad's first)\n"
@@ -193,7 +194,7 @@ int TopologyDiscover(int argc, char** argv) {
     return h.UsageError("--format reads a DUMP, not --live; expected one of them");
   if (args.Has("format") && !topo::ParseCaptureFormatName(args.Get("format"), &format))
     return h.UsageError("invalid --format '" + args.Get("format") +
-                        "'; expected ibnetdiscover, ports, iblinkinfo or auto");
+                        "'; expected ibnetdiscover, ports, iblinkinfo, ibdiagnet or auto");
   if (args.Has("ca") && !IsSafeName(mad.ca))
     return h.UsageError("invalid --ca '" + mad.ca +
                         "'; expected an HCA name such as mlx5_0 (letters, digits, '-', '_', '.')");

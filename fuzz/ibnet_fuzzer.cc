@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Fuzzes the capture parsers (topo/capture.h: ibnetdiscover, its -p ports report and
-// iblinkinfo, each on every input, terminal wrappings included) and, on what parses as the
-// format the sniffer picks, discovery (Discover) twice: with default options, and with a rail
-// order and a node map that names some of the CAs. Checks each parsed fabric's
+// Fuzzes the capture parsers (topo/capture.h: ibnetdiscover, its -p ports report, iblinkinfo
+// and ibdiagnet2.lst, each on every input, terminal wrappings included) and, on what parses as
+// the format the sniffer picks, discovery (Discover) twice: with default options, and with a
+// rail order and a node map that names some of the CAs. Checks each parsed fabric's
 // cross-references, and that a discovered topology that loads survives EmitTopologyYaml.
 #include <cstddef>
 #include <cstdint>
@@ -59,7 +59,7 @@ void FuzzIbnet(std::string_view text) {
   bool ok = false;
   for (topo::CaptureFormat format :
        {topo::CaptureFormat::kIbnetdiscover, topo::CaptureFormat::kPorts,
-        topo::CaptureFormat::kIblinkinfo}) {
+        topo::CaptureFormat::kIblinkinfo, topo::CaptureFormat::kIbdiagnetLst}) {
     topo::IbFabric parsed;
     Diags errors;
     const bool parsed_ok = topo::ParseCapture(text, "fuzz.topo", format, &parsed, &errors);

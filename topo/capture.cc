@@ -6,6 +6,7 @@
 
 #include "base/text_file.h"
 #include "topo/capture_line.h"
+#include "topo/ibdiagnet_lst.h"
 #include "topo/iblinkinfo.h"
 #include "topo/ibnet.h"
 #include "topo/ibnet_ports.h"
@@ -46,6 +47,18 @@ bool IbnetdiscoverLine(std::string_view line) {
   return line.size() > 1 && line[0] == '[' && line[1] >= '0' && line[1] <= '9';
 }
 
+// "{ SW|CA|Rt|RTR[-SM] Ports:", how every line of an ibdiagnet2.lst starts.
+bool IbdiagnetLstLine(std::string_view line) {
+  LineCursor c(line);
+  if (!c.Consume('{')) return false;
+  c.SkipSpace();
+  std::string_view type = c.ReadWord();
+  if (type.size() > 3 && type.substr(type.size() - 3) == "-SM") type.remove_suffix(3);
+  if (type != "SW" && type != "CA" && type != "Rt" && type != "RTR") return false;
+  c.SkipSpace();
+  return c.Consume("Ports:");
+}
+
 bool IblinkinfoLine(std::string_view line) {
   if (CaptureStartsWith(line, "Switch: 0x") || CaptureStartsWith(line, "CA: ") ||
       CaptureStartsWith(line, "Router: ") || line.find("==(") != std::string_view::npos)
@@ -67,13 +80,16 @@ const char* CaptureFormatName(CaptureFormat format) {
       return "ports";
     case CaptureFormat::kIblinkinfo:
       return "iblinkinfo";
+    case CaptureFormat::kIbdiagnetLst:
+      return "ibdiagnet";
   }
   return "auto";
 }
 
 bool ParseCaptureFormatName(std::string_view name, CaptureFormat* format) {
-  for (CaptureFormat f : {CaptureFormat::kAuto, CaptureFormat::kIbnetdiscover,
-                          CaptureFormat::kPorts, CaptureFormat::kIblinkinfo}) {
+  for (CaptureFormat f :
+       {CaptureFormat::kAuto, CaptureFormat::kIbnetdiscover, CaptureFormat::kPorts,
+        CaptureFormat::kIblinkinfo, CaptureFormat::kIbdiagnetLst}) {
     if (name == CaptureFormatName(f)) {
       *format = f;
       return true;
@@ -88,6 +104,8 @@ std::string CaptureFormatTitle(CaptureFormat format) {
       return "an ibnetdiscover -p ports report";
     case CaptureFormat::kIblinkinfo:
       return "iblinkinfo output";
+    case CaptureFormat::kIbdiagnetLst:
+      return "an ibdiagnet2.lst link list";
     default:
       return "ibnetdiscover output";
   }
@@ -103,6 +121,7 @@ CaptureFormat SniffCaptureFormat(std::string_view text) {
     const std::string_view line = TrimCapture(std::string_view(head).substr(pos, end - pos));
     pos = end + 1;
     if (line.empty() || line[0] == '#' || IsIbToolDiagnostic(line)) continue;
+    if (IbdiagnetLstLine(line)) return CaptureFormat::kIbdiagnetLst;
     if (PortsReportLine(line)) return CaptureFormat::kPorts;
     if (IblinkinfoLine(line)) return CaptureFormat::kIblinkinfo;
     if (IbnetdiscoverLine(line)) return CaptureFormat::kIbnetdiscover;
@@ -120,6 +139,8 @@ bool ParseCapture(std::string_view text, const std::string& filename, CaptureFor
       return ParseIbnetPorts(text, filename, out, errors);
     case CaptureFormat::kIblinkinfo:
       return ParseIblinkinfo(text, filename, out, errors);
+    case CaptureFormat::kIbdiagnetLst:
+      return ParseIbdiagnetLst(text, filename, out, errors);
     default:
       return ParseIbnetdiscover(text, filename, out, errors);
   }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Reading the lines of a fabric capture, shared by its parsers (ibnetdiscover, its -p ports
-// report, iblinkinfo): a cursor over one line, the error list with its cap, and the lines the
-// diagnostic tools print about their own trouble.
+// report, iblinkinfo, ibdiagnet2.lst): a cursor over one line, the lines one by one, the error
+// list with its cap, and the lines the diagnostic tools print about their own trouble.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "base/diag.h"
+#include "base/lines.h"
 
 namespace railguard::topo {
 
@@ -81,5 +82,16 @@ class CaptureErrors {
   Diags* out_;
   int count_ = 0;
 };
+
+// Calls read(line, line_no) for each line of `text` (base/lines.h: the first is line 1, a CR
+// before '\n' is not part of the line) until `errors` is full.
+template <typename Read>
+void ForEachCaptureLine(std::string_view text, const CaptureErrors& errors, Read read) {
+  if (errors.full()) return;
+  ForEachLine(text, [&](int line_no, std::string_view line) {
+    read(line, line_no);
+    return !errors.full();
+  });
+}
 
 }  // namespace railguard::topo

@@ -42,6 +42,11 @@ const std::string& IbLink::Token() const {
   return LinkSlower(token_b, token_a) ? token_b : token_a;
 }
 
+const std::string& IbLink::TokenSeenFrom(int node, int port) const {
+  if (a.node == node && a.port == port) return token_a.empty() ? token_b : token_a;
+  return token_b.empty() ? token_a : token_b;
+}
+
 int IbFabric::FindNode(uint64_t guid) const {
   auto it = by_guid.find(guid);
   return it == by_guid.end() ? -1 : it->second;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The InfiniBand fabric a capture describes (ibnetdiscover, its -p ports report, iblinkinfo):
-// nodes, their ports' addresses and the links between them, and the builder the capture
-// parsers share so that each reports the same contradictions in the same words.
+// The InfiniBand fabric a capture describes (ibnetdiscover, its -p ports report, iblinkinfo,
+// ibdiagnet2.lst): nodes, their ports' addresses and the links between them, and the builder
+// the capture parsers share so that each reports the same contradictions in the same words.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +59,9 @@ struct IbLink {
   // The link token: token_a, or token_b when a's view is missing. When both views exist and
   // differ, the slower one (see LinkSlower).
   const std::string& Token() const;
+  // REQUIRES: `node`'s port `port` is one of the link's ends. The token as that end's record
+  // prints it, or the other end's when that record lacks the link (what a writer prints there).
+  const std::string& TokenSeenFrom(int node, int port) const;
 };
 
 // The parsed capture.

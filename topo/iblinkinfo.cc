@@ -438,14 +438,7 @@ void LinkinfoParser::Build() {
 }
 
 bool LinkinfoParser::Parse(std::string_view text) {
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size() && !errors_.full()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    ReadLine(text.substr(pos, end - pos), ++line_no);
-    pos = end + 1;
-  }
+  ForEachCaptureLine(text, errors_, [&](std::string_view line, int n) { ReadLine(line, n); });
   if (errors_.count() > 0) return false;
   if (line_mode_) {
     GroupLines();
@@ -529,11 +522,8 @@ std::string WriteIblinkinfo(const IbFabric& f, IblinkinfoLayout layout) {
         continue;
       }
       const IbLink& l = f.links[li];
-      const bool is_a = l.a.node == i && l.a.port == p;
-      const std::string& token = is_a ? (l.token_a.empty() ? l.token_b : l.token_a)
-                                      : (l.token_b.empty() ? l.token_a : l.token_b);
       const IbPort peer = f.Peer(l, i, p);
-      out += LinkinfoLinkText(token) + "==>  ";
+      out += LinkinfoLinkText(l.TokenSeenFrom(i, p)) + "==>  ";
       if (layout == IblinkinfoLayout::kLines) {
         std::snprintf(buf, sizeof buf, "0x%016" PRIx64 " ", guid_of(peer.node, peer.port));
         out += buf;

@@ -387,14 +387,10 @@ void Parser::ParseLine(std::string_view raw) {
 bool Parser::Parse(std::string_view text) {
   // About one node per 300 bytes of a typical dump; saves rehashing on big fabrics.
   out_->by_guid.reserve(text.size() / 300 + 16);
-  size_t pos = 0;
-  while (pos < text.size() && !errors_.full()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    ++line_no_;
-    ParseLine(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
+  ForEachCaptureLine(text, errors_, [&](std::string_view line, int n) {
+    line_no_ = n;
+    ParseLine(line);
+  });
   if (!errors_.full())
     for (const auto& [line, what] : build_.CheckPortRanges()) Error(line, what);
   return errors_.count() == 0;

@@ -245,14 +245,7 @@ void PortsParser::Build() {
 }
 
 bool PortsParser::Parse(std::string_view text) {
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size() && !errors_.full()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    ReadLine(text.substr(pos, end - pos), ++line_no);
-    pos = end + 1;
-  }
+  ForEachCaptureLine(text, errors_, [&](std::string_view line, int n) { ReadLine(line, n); });
   if (errors_.count() > 0) return false;
   out_->by_guid.reserve(lines_.size() / 8 + 16);
   GroupNodes();
@@ -302,10 +295,7 @@ std::string WriteIbnetPorts(const IbFabric& f) {
         continue;
       }
       const IbLink& l = f.links[li];
-      const bool is_a = l.a.node == i && l.a.port == p;
-      const std::string& token = is_a ? (l.token_a.empty() ? l.token_b : l.token_a)
-                                      : (l.token_b.empty() ? l.token_a : l.token_b);
-      const auto [width, speed] = PortsSplitToken(token);
+      const auto [width, speed] = PortsSplitToken(l.TokenSeenFrom(i, p));
       const IbPort peer = f.Peer(l, i, p);
       out += PortsEnd(f, i, p) + " " + width + " " + speed + " - " +
              PortsEnd(f, peer.node, peer.port) + " ( '" + n.description + "' - '" +

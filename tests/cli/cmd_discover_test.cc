@@ -16,6 +16,7 @@
 #include "tests/shared_data.h"
 #include "tests/topo/discover_test_util.h"
 #include "topo/capture.h"
+#include "topo/ibdiagnet_lst.h"
 #include "topo/iblinkinfo.h"
 #include "topo/ibnet_ports.h"
 
@@ -176,7 +177,7 @@ std::string TempFile(const std::string& text, const std::string& name) {
   return path;
 }
 
-TEST(DiscoverCli, ReadsAPortsReportAndIblinkinfoOutputWithoutAFlag) {
+TEST(DiscoverCli, ReadsAPortsReportIblinkinfoOutputAndAnIbdiagnetListWithoutAFlag) {
   topo::IbFabric fabric;
   Diags errors;
   ASSERT_TRUE(topo::ParseCapture(Simulate(LoadFile(kDev4su)), "dev.topo",
@@ -185,7 +186,8 @@ TEST(DiscoverCli, ReadsAPortsReportAndIblinkinfoOutputWithoutAFlag) {
   const std::vector<std::pair<std::string, std::string>> captures = {
       {"an ibnetdiscover -p ports report", topo::WriteIbnetPorts(fabric)},
       {"iblinkinfo output", topo::WriteIblinkinfo(fabric, topo::IblinkinfoLayout::kNodes)},
-      {"iblinkinfo output", topo::WriteIblinkinfo(fabric, topo::IblinkinfoLayout::kLines)}};
+      {"iblinkinfo output", topo::WriteIblinkinfo(fabric, topo::IblinkinfoLayout::kLines)},
+      {"an ibdiagnet2.lst link list", topo::WriteIbdiagnetLst(fabric)}};
   for (const auto& [title, text] : captures) {
     const std::string path = TempFile(text, "capture.txt");
     const CliResult r =
@@ -226,11 +228,16 @@ TEST(DiscoverCli, AFormatFlagOverridesTheSniffing) {
                            "<description>:, CA: <description>: or Router: <description>: header "
                            "before it\n" +
                            path + ": 1 error; nothing discovered\n");
-  const CliResult bad = RunDiscover({path, "--format", "ibdiagnet"});
+  const CliResult lst = RunDiscover({path, "--format", "ibdiagnet"});
+  EXPECT_EQ(lst.rc, 1);
+  EXPECT_EQ(lst.err.substr(0, lst.err.find(';')),
+            path + ":1: not a link line: \"SW     2  1 0x0000000000000010 4x SDR" +
+                std::string(23, ' ') + "...\"");
+  const CliResult bad = RunDiscover({path, "--format", "ibdiagnet2.lst"});
   EXPECT_EQ(bad.rc, 2);
   EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')),
-            "railctl topology discover: invalid --format 'ibdiagnet'; expected ibnetdiscover, "
-            "ports, iblinkinfo or auto");
+            "railctl topology discover: invalid --format 'ibdiagnet2.lst'; expected "
+            "ibnetdiscover, ports, iblinkinfo, ibdiagnet or auto");
   const CliResult live = RunDiscover({"--live", "--format", "ports"});
   EXPECT_EQ(live.rc, 2);
   EXPECT_EQ(live.err.substr(0, live.err.find('\n')),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Tests of telling a capture's format and reading it (topo/capture.h): every fixture and
-// real dump is sniffed as what it is, --format overrides the sniffing, and the three formats
+// real dump is sniffed as what it is, --format overrides the sniffing, and the four formats
 // of one rail fabric discover the same topology.
 #include "topo/capture.h"
 
@@ -12,6 +12,7 @@
 #include "tests/topo/capture_test_util.h"
 #include "tests/topo/discover_test_util.h"
 #include "topo/discover.h"
+#include "topo/ibdiagnet_lst.h"
 #include "topo/iblinkinfo.h"
 #include "topo/ibnet_ports.h"
 #include "topo/topology_yaml.h"
@@ -36,6 +37,10 @@ TEST(CaptureFormat, SniffsEveryFixtureAsWhatItIs) {
             CaptureFormat::kIblinkinfo);
   EXPECT_EQ(SniffCaptureFormat(ReadFixture(kIbnetData + "manpage-iblinkinfo-l.txt")),
             CaptureFormat::kIblinkinfo);
+  EXPECT_EQ(SniffCaptureFormat(ReadFixture(kIbnetData + "ibutils-subnet.lst")),
+            CaptureFormat::kIbdiagnetLst);
+  EXPECT_EQ(SniffCaptureFormat(ReadFixture(kIbnetData + "manpage-ibdiagnet2.lst")),
+            CaptureFormat::kIbdiagnetLst);
 }
 
 TEST(CaptureFormat, SniffsTheRealDumpsAsIbnetdiscover) {
@@ -55,6 +60,11 @@ TEST(CaptureFormat, SniffsPastWrappersCommentsAndTheToolsOwnErrors) {
             CaptureFormat::kPorts);
   EXPECT_EQ(SniffCaptureFormat("# saved 2024-03-01\nSwitch: 0x0000000000000010 sw:\n"),
             CaptureFormat::kIblinkinfo);
+  EXPECT_EQ(SniffCaptureFormat("\xEF\xBB\xBF"
+                               "admin@ufm:~$ cat ibdiagnet2.lst\r\n# IBDIAG\r\n"
+                               "{ CA-SM Ports:02 SystemGUID:0002c90109769a03 ...\r\n"),
+            CaptureFormat::kIbdiagnetLst);
+  EXPECT_EQ(SniffCaptureFormat("{ Switch Ports:02\n"), CaptureFormat::kIbnetdiscover);
   EXPECT_EQ(SniffCaptureFormat("           2    2[  ] ==(                Down/ Polling)==>"),
             CaptureFormat::kIblinkinfo);
   EXPECT_EQ(SniffCaptureFormat("Switch36 \"S-0002c90200403e60\"# \"sw1\" enhanced port 0 lid 2"),
@@ -90,15 +100,21 @@ TEST(CaptureFormat, AnExplicitFormatOverridesTheSniffing) {
 }
 
 TEST(CaptureFormat, NamesTheFormatsAsTheFormatFlagDoes) {
-  for (CaptureFormat f : {CaptureFormat::kAuto, CaptureFormat::kIbnetdiscover,
-                          CaptureFormat::kPorts, CaptureFormat::kIblinkinfo}) {
+  for (CaptureFormat f :
+       {CaptureFormat::kAuto, CaptureFormat::kIbnetdiscover, CaptureFormat::kPorts,
+        CaptureFormat::kIblinkinfo, CaptureFormat::kIbdiagnetLst}) {
     CaptureFormat back = CaptureFormat::kAuto;
     EXPECT_TRUE(ParseCaptureFormatName(CaptureFormatName(f), &back));
     EXPECT_EQ(back, f);
   }
+  CaptureFormat named = CaptureFormat::kAuto;
+  EXPECT_TRUE(ParseCaptureFormatName("ibdiagnet", &named));
+  EXPECT_EQ(named, CaptureFormat::kIbdiagnetLst);
   CaptureFormat unused;
-  EXPECT_FALSE(ParseCaptureFormatName("ibdiagnet", &unused));
+  EXPECT_FALSE(ParseCaptureFormatName("ibdiagnet2.lst", &unused));
+  EXPECT_FALSE(ParseCaptureFormatName("lst", &unused));
   EXPECT_EQ(CaptureFormatTitle(CaptureFormat::kPorts), "an ibnetdiscover -p ports report");
+  EXPECT_EQ(CaptureFormatTitle(CaptureFormat::kIbdiagnetLst), "an ibdiagnet2.lst link list");
 }
 
 TEST(CaptureFormat, ReadsAFileAndSaysWhenItCannot) {
@@ -113,8 +129,8 @@ TEST(CaptureFormat, ReadsAFileAndSaysWhenItCannot) {
   EXPECT_EQ(d.back().ToString(), "/nonexistent/x.txt: cannot open: No such file or directory");
 }
 
-// The ibnetdiscover dump, ports report and iblinkinfo output (both layouts) of one simulated
-// rail fabric, with faults, discover the same YAML and the same findings.
+// The ibnetdiscover dump, ports report, iblinkinfo output (both layouts) and ibdiagnet2.lst of
+// one simulated rail fabric, with faults, discover the same YAML and the same findings.
 TEST(CaptureFormat, EveryFormatOfOneRailFabricDiscoversTheSameTopology) {
   const std::string dump = discover_testing::Simulate(
       discover_testing::LoadFile(discover_testing::kDev4su),
@@ -125,7 +141,7 @@ TEST(CaptureFormat, EveryFormatOfOneRailFabricDiscoversTheSameTopology) {
   ASSERT_NE(discover_testing::AllFindings(want), "");
   for (const std::string& text :
        {WriteIbnetPorts(fabric), WriteIblinkinfo(fabric, IblinkinfoLayout::kNodes),
-        WriteIblinkinfo(fabric, IblinkinfoLayout::kLines)}) {
+        WriteIblinkinfo(fabric, IblinkinfoLayout::kLines), WriteIbdiagnetLst(fabric)}) {
     const Discovery d =
         Discover(MustParse(text, CaptureFormat::kAuto), discover_testing::DevOptions());
     EXPECT_EQ(EmitTopologyYaml(d.topology), EmitTopologyYaml(want.topology));

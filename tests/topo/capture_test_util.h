@@ -90,6 +90,14 @@ inline std::vector<std::pair<std::string, std::string>> SavedAsAdminsSaveIt(
   };
 }
 
+// The node of `f` with `guid`, failing the test (and returning an empty node) when none has it.
+inline const IbNode& NodeWithGuid(const IbFabric& f, uint64_t guid) {
+  static const IbNode kNone;
+  const int i = f.FindNode(guid);
+  EXPECT_GE(i, 0) << GuidString(guid);
+  return i < 0 ? kNone : f.nodes[i];
+}
+
 // The highest port of node `i` with a link.
 inline int TopLinkedPort(const IbFabric& f, int i) {
   int top = 0;

@@ -19,19 +19,13 @@ namespace topo_ibnet_ports_test {
 using capture_testing::FabricText;
 using capture_testing::kIbnetData;
 using capture_testing::MustParse;
+using capture_testing::NodeWithGuid;
 using capture_testing::ReadFixture;
 
 IbFabric MustParsePorts(const std::string& text) { return MustParse(text, CaptureFormat::kPorts); }
 
 std::string PortsErrors(const std::string& text) {
   return capture_testing::ErrorsAs(text, CaptureFormat::kPorts);
-}
-
-const IbNode& NodeWithGuid(const IbFabric& f, uint64_t guid) {
-  static const IbNode kNone;
-  const int i = f.FindNode(guid);
-  EXPECT_GE(i, 0) << GuidString(guid);
-  return i < 0 ? kNone : f.nodes[i];
 }
 
 // tests/data/ibnet/ports-infiniband-exporter.txt: lines of a real report (see README.md there).
