@@ -205,6 +205,7 @@ health:
   state_dir: $tmp/state/%n
   events_log: $events
   job_log: $tmp/state/jobs.log
+  job_app_dir: $tmp/apps/%j
   resume_after_clean_runs: 3
   flap_window_seconds: 0
   # Step 12 takes 9 of the 32 nodes out at once (a leaf fault): above the default drain
@@ -330,8 +331,11 @@ bump() {
   local f=$tmp/sys/$1/class/infiniband/${nics[$2]}/ports/1/counters/$3
   printf '%s\n' "$(($(cat "$f") + $4))" >"$f.tmp" && mv "$f.tmp" "$f"
 }
-printf '$ sbatch -N2 -w n003,n004 --wrap "sleep 8"\n'
-job=$(sbatch --parsable -N2 -w n003,n004 -o /dev/null --wrap 'sleep 8')
+echo "Like a training script, the job writes its step times (\"STEP SECONDS\" per line) where"
+echo "health.job_app_dir ($tmp/apps/%j) says; railctl job sets them beside the rails."
+wrap="d=$tmp/apps/\$SLURM_JOB_ID; mkdir -p \$d; for i in \$(seq 1 40); do echo \"\$i 1.2\"; done >\$d/steps.txt; sleep 8"
+printf '$ sbatch -N2 -w n003,n004 --wrap "%s"\n' "$wrap"
+job=$(sbatch --parsable -N2 -w n003,n004 -o /dev/null --wrap "$wrap")
 job=${job%%;*}
 wait_for "job $job to start" 60 job_state_is "$job" RUNNING
 for round in 1 2; do
