@@ -29,7 +29,7 @@ using ojson = nlohmann::ordered_json;  // keys in the order a reader expects
 const char kDiscoverUsage[] =
     "usage: railctl topology discover DUMP [--format FORMAT] [-o OUT.yaml] [--json]\n"
     "         [--cluster NAME] [--node-type NAME] [--gpus N] [--rail-order a,b,...]\n"
-    "         [--node-map FILE] [--exclude REGEX]\n"
+    "         [--node-map FILE] [--exclude REGEX] [--all]\n"
     "       railctl topology discover --live [--ca NAME] [--ca-port N] [options as above]\n"
     "Infers rails, scalable units, leaves and spines from a fabric capture (DUMP, or - for\n"
     "stdin) and audits the cabling against them. DUMP is `ibnetdiscover` output (plain or\n"
@@ -56,7 +56,9 @@ const char kDiscoverUsage[] =
     "                     \"0x<guid> \\\"<host>\\\"\") naming HCAs left with the default "
     "description\n"
     "  --exclude REGEX    CAs whose description matches are not compute nodes\n"
-    "Findings go to stderr, one per line as <kind>: <message>, then a summary line. Kinds:\n"
+    "Findings go to stderr as <kind>: <message>, those that need action first; a kind\n"
+    "with more than 3 findings is one line with the count and the first 3 (--all: every\n"
+    "finding on a line of its own); then a summary line. Kinds:\n"
     "  ibnetdiscover-error not-rail-optimized rail-alignment missing-leaf duplicate-leaf\n"
     "  stray-leaf rail-mismatch su-mismatch missing-link duplicate-hca host-name stray-hca\n"
     "  nic-naming unnamed-hca link-speed link-disagree uplink-deficit leaf-link loopback\n"
@@ -172,7 +174,7 @@ std::string HowRead(const std::string& dump, topo::CaptureFormat read_as,
 
 int TopologyDiscover(int argc, char** argv) {
   const Handler h("railctl topology discover", kDiscoverUsage, argc, argv,
-                  {{"output", 'o', true}, {"json", 0, false}, {"cluster", 0, true},
+                  {{"output", 'o', true}, {"json", 0, false}, {"all", 0, false}, {"cluster", 0, true},
                    {"node-type", 0, true}, {"gpus", 0, true}, {"rail-order", 0, true},
                    {"node-map", 0, true}, {"exclude", 0, true}, {"live", 0, false},
                    {"ca", 0, true}, {"ca-port", 0, true}, {"format", 0, true}});
@@ -267,7 +269,7 @@ int TopologyDiscover(int argc, char** argv) {
   }
   const topo::Discovery d = topo::Discover(fabric, opts);
   if (!live) std::fputs(HowRead(dump, format, fabric).c_str(), stderr);
-  for (const topo::Finding& f : d.findings) std::fprintf(stderr, "%s\n", f.ToString().c_str());
+  std::fputs(topo::FindingsText(d.findings, args.Has("all")).c_str(), stderr);
   std::fprintf(stderr, "%s: %s\n", dump.c_str(), topo::DiscoverySummary(d).c_str());
 
   // Non-compute CAs (UFM, SHARP) are reported but are not faults: they alone exit 0.

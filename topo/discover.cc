@@ -8,6 +8,25 @@ namespace railguard::topo {
 
 std::string Finding::ToString() const { return kind + ": " + message; }
 
+std::string FindingsText(const std::vector<Finding>& findings, bool all, size_t first_few) {
+  std::string out;
+  for (size_t i = 0; i < findings.size();) {
+    size_t end = i;
+    while (end < findings.size() && findings[end].kind == findings[i].kind) ++end;
+    if (all || end - i <= first_few) {
+      for (size_t k = i; k < end; ++k) out += findings[k].ToString() + "\n";
+    } else {
+      out += findings[i].kind + ": " + std::to_string(end - i) +
+             " findings (--all lists each), the first " + std::to_string(first_few) + ": ";
+      for (size_t k = i; k < i + first_few; ++k)
+        out += (k > i ? "; " : "") + findings[k].message;
+      out += "\n";
+    }
+    i = end;
+  }
+  return out;
+}
+
 bool CompileExclude(const std::string& pattern, std::optional<std::regex>* out, std::string* err) {
   try {
     *out = std::regex(pattern, std::regex::ECMAScript);

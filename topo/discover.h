@@ -188,4 +188,11 @@ Discovery Discover(const IbFabric& fabric, const DiscoverOptions& opts);
 // switches, 256 CAs (...) and 320 links; 0 findings".
 std::string DiscoverySummary(const Discovery& d);
 
+// The findings as an admin reads them, one line each ending in '\n', in their order (the
+// kinds that need action first, non-compute last). With `all`, every finding as
+// Finding::ToString(). Otherwise a kind with more than `first_few` findings is one line:
+//   "<kind>: <n> findings (--all lists each), the first <first_few>: <message>; <message>; ..."
+// and a kind with at most `first_few` keeps a line per finding.
+std::string FindingsText(const std::vector<Finding>& findings, bool all, size_t first_few = 3);
+
 }  // namespace railguard::topo

@@ -95,6 +95,31 @@ TEST(DiscoverCli, ExitsZeroWhenOnlyNonComputeCasAreFound) {
   std::remove(dump.c_str());
 }
 
+// A real fabric gave 216 non-compute lines, one per SHARP node and UFM host, burying the three
+// findings to act on: a kind with more than 3 findings is one line with its count and the
+// first 3; --all lists each; findings that need action come first.
+TEST(DiscoverCli, RepeatingFindingsAreOneLineAndAllListsEach) {
+  const std::string dump =
+      DevDumpFile({{"sharp", "12"}, {"swap", "n001:1:2"}}, "sharp.topo");
+  const CliResult r = RunDiscover({dump});
+  EXPECT_EQ(r.rc, 1) << r.err;
+  const size_t grouped = r.err.find("non-compute: 12 findings (--all lists each), the first 3: ");
+  EXPECT_NE(grouped, std::string::npos) << r.err;
+  const size_t swap = r.err.find("rail-mismatch: ");
+  EXPECT_NE(swap, std::string::npos) << r.err;
+  EXPECT_LT(swap, grouped) << "the finding to act on comes first:\n" << r.err;
+  size_t lines = 0;
+  for (size_t at = 0; (at = r.err.find("\nnon-compute: ", at)) != std::string::npos; ++at) ++lines;
+  EXPECT_EQ(lines, 1u) << r.err;
+  const CliResult every = RunDiscover({dump, "--all"});
+  lines = 0;
+  for (size_t at = 0; (at = every.err.find("\nnon-compute: ", at)) != std::string::npos; ++at)
+    ++lines;
+  EXPECT_EQ(lines, 12u) << every.err;
+  EXPECT_EQ(every.out, r.out);
+  std::remove(dump.c_str());
+}
+
 TEST(DiscoverCli, PrintsJsonWithSusRailsAndFindings) {
   const std::string dump = DevDumpFile({{"swap", "n001:1:2"}}, "swap.topo");
   const CliResult r = RunDiscover({dump, "--json"});
