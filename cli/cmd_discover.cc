@@ -13,6 +13,8 @@
 #include "fabric/ibmad_source.h"
 #include "fabric/live_discover.h"
 #include "topo/discover.h"
+#include "topo/discover_audit.h"
+#include "topo/plan_audit.h"
 #include "topo/fabric_sim.h"
 #include "topo/hostlist.h"
 #include "topo/capture.h"
@@ -170,6 +172,60 @@ std::string HowRead(const std::string& dump, topo::CaptureFormat read_as,
   return line + "\n";
 }
 
+// Where the fabric comes from: a capture file, or the live fabric (--live, --ca, --ca-port).
+struct FabricInput {
+  bool live = false;
+  fabric::IbmadOptions mad;
+  topo::CaptureFormat format = topo::CaptureFormat::kAuto;
+  std::string path;   // the capture; "" with --live
+  std::string label;  // the capture, or "live fabric (<ca>)"
+};
+
+// Reads --live, --ca, --ca-port and --format of `args` (CAPTURE: `path`) into `*in`; 0, or the
+// usage error's exit code.
+int ParseFabricInput(const Handler& h, const Args& args, const std::string& path,
+                     FabricInput* in) {
+  in->live = args.Has("live");
+  in->path = path;
+  for (const char* flag : {"ca", "ca-port"})
+    if (!in->live && args.Has(flag))
+      return h.UsageError(std::string("--") + flag + " needs --live; expected --live --" + flag +
+                          " " + (std::string(flag) == "ca" ? "NAME" : "N"));
+  if (args.Has("ca-port") && !ParseDigits(args.Get("ca-port"), 1, 254, &in->mad.ca_port, 9))
+    return h.UsageError("invalid --ca-port '" + args.Get("ca-port") +
+                        "'; expected an integer from 1 to 254");
+  in->mad.ca = args.Get("ca");
+  if (in->live && args.Has("format"))
+    return h.UsageError("--format reads a capture, not --live; expected one of them");
+  if (args.Has("format") && !topo::ParseCaptureFormatName(args.Get("format"), &in->format))
+    return h.UsageError("invalid --format '" + args.Get("format") +
+                        "'; expected ibnetdiscover, ports, iblinkinfo, ibdiagnet or auto");
+  if (args.Has("ca") && !IsSafeName(in->mad.ca))
+    return h.UsageError("invalid --ca '" + in->mad.ca +
+                        "'; expected an HCA name such as mlx5_0 (letters, digits, '-', '_', '.')");
+  in->label = in->live ? "live fabric (" +
+                             (in->mad.ca.empty() ? std::string("default HCA") : in->mad.ca) + ")"
+                       : path;
+  return 0;
+}
+
+// Reads the fabric `in` names into `*fabric` (a capture: the line saying how it was read goes
+// to stderr); 0, or the exit code of the failure, `what_not` ending its message.
+int ReadFabricInput(const Handler& h, FabricInput* in, topo::IbFabric* fabric,
+                    const char* what_not) {
+  if (in->live) {
+    std::unique_ptr<fabric::FabricSource> source = fabric::MakeIbmadSource(in->mad);
+    int smps = 0;
+    std::string err;
+    if (!fabric::DiscoverLive(source.get(), fabric, &smps, &err))
+      return h.Fail(err + "; " + what_not);
+    return 0;
+  }
+  if (!ReadDump(in->path, in->format, fabric, &in->format)) return 1;
+  std::fputs(HowRead(in->path, in->format, *fabric).c_str(), stderr);
+  return 0;
+}
+
 }  // namespace
 
 int TopologyDiscover(int argc, char** argv) {
@@ -182,24 +238,9 @@ int TopologyDiscover(int argc, char** argv) {
   const Args& args = h.args();
   const bool live = args.Has("live");
   if (int rc = live ? h.ExpectNone() : h.ExpectOne("DUMP")) return rc;
-  fabric::IbmadOptions mad;
-  for (const char* flag : {"ca", "ca-port"})
-    if (!live && args.Has(flag))
-      return h.UsageError(std::string("--") + flag + " needs --live; expected --live --" + flag +
-                          " " + (std::string(flag) == "ca" ? "NAME" : "N"));
-  if (args.Has("ca-port") && !ParseDigits(args.Get("ca-port"), 1, 254, &mad.ca_port, 9))
-    return h.UsageError("invalid --ca-port '" + args.Get("ca-port") +
-                        "'; expected an integer from 1 to 254");
-  mad.ca = args.Get("ca");
-  topo::CaptureFormat format = topo::CaptureFormat::kAuto;
-  if (live && args.Has("format"))
-    return h.UsageError("--format reads a DUMP, not --live; expected one of them");
-  if (args.Has("format") && !topo::ParseCaptureFormatName(args.Get("format"), &format))
-    return h.UsageError("invalid --format '" + args.Get("format") +
-                        "'; expected ibnetdiscover, ports, iblinkinfo, ibdiagnet or auto");
-  if (args.Has("ca") && !IsSafeName(mad.ca))
-    return h.UsageError("invalid --ca '" + mad.ca +
-                        "'; expected an HCA name such as mlx5_0 (letters, digits, '-', '_', '.')");
+  FabricInput input;
+  if (int rc = ParseFabricInput(h, args, live ? std::string() : args.positional()[0], &input))
+    return rc;
 
   topo::DiscoverOptions opts;
   opts.cluster = args.Get("cluster", opts.cluster);
@@ -254,21 +295,10 @@ int TopologyDiscover(int argc, char** argv) {
     }
   }
 
-  const std::string dump =
-      live ? "live fabric (" + (mad.ca.empty() ? std::string("default HCA") : mad.ca) + ")"
-           : args.positional()[0];
+  const std::string& dump = input.label;
   topo::IbFabric fabric;
-  if (live) {
-    std::unique_ptr<fabric::FabricSource> source = fabric::MakeIbmadSource(mad);
-    int smps = 0;
-    std::string err;
-    if (!fabric::DiscoverLive(source.get(), &fabric, &smps, &err))
-      return h.Fail(err + "; nothing discovered");
-  } else if (!ReadDump(dump, format, &fabric, &format)) {
-    return 1;
-  }
+  if (int rc = ReadFabricInput(h, &input, &fabric, "nothing discovered")) return rc;
   const topo::Discovery d = topo::Discover(fabric, opts);
-  if (!live) std::fputs(HowRead(dump, format, fabric).c_str(), stderr);
   std::fputs(topo::FindingsText(d.findings, args.Has("all")).c_str(), stderr);
   std::fprintf(stderr, "%s: %s\n", dump.c_str(), topo::DiscoverySummary(d).c_str());
 
@@ -292,6 +322,75 @@ int TopologyDiscover(int argc, char** argv) {
   }
   if (args.Has("json")) std::printf("%s\n", DiscoveryJson(d).dump(2).c_str());
   return rc;
+}
+
+namespace {
+
+const char kAuditUsage[] =
+    "usage: railctl topology audit PLAN.yaml CAPTURE [--format FORMAT] [--all] [--json]\n"
+    "       railctl topology audit PLAN.yaml --live [--ca NAME] [--ca-port N] [--all] [--json]\n"
+    "Checks the fabric's cabling against the plan it was cabled from: the rail topology YAML\n"
+    "(leaves by name, or by guid: where it gives one) against a capture in any format\n"
+    "`topology discover` reads, or the live fabric. Each difference is a line:\n"
+    "  missing-switch  a planned leaf is not in the fabric\n"
+    "  missing-hca     a node's NIC of a rail (\"<node> <nic>\") is not in the fabric\n"
+    "  missing-link    it is there without a link to a switch\n"
+    "  swapped         two NICs on each other's leaves (one line for the pair)\n"
+    "  wrong-leaf      a NIC on another switch than its rail's leaf\n"
+    "  wrong-speed     a NIC's link below its rail's width or speed\n"
+    "  extra           a CA on a planned leaf that the plan does not put there\n"
+    "A kind with more than 3 differences is one line with the count and the first 3; --all\n"
+    "lists each. The YAML has no port numbers: a cable moved to another port of the right\n"
+    "leaf is not a difference.\n"
+    "  --format FORMAT    ibnetdiscover, ports, iblinkinfo or ibdiagnet (default: auto)\n"
+    "  --live             the live fabric through libibnetdisc instead of a CAPTURE\n"
+    "  --ca NAME, --ca-port N  with --live: the local HCA and port to discover from\n"
+    "  --json             {\"plan\", \"capture\", \"differences\": [{kind, node, hca, switch,\n"
+    "                     guid, port, message}]} on stdout\n"
+    "Exit: 0 cabled as planned, 1 differences or unreadable input, 2 usage error.\n";
+
+}  // namespace
+
+int TopologyAudit(int argc, char** argv) {
+  const Handler h("railctl topology audit", kAuditUsage, argc, argv,
+                  {{"format", 0, true}, {"all", 0, false}, {"json", 0, false},
+                   {"live", 0, false}, {"ca", 0, true}, {"ca-port", 0, true}});
+  if (h.done()) return h.exit_code();
+  const Args& args = h.args();
+  const bool live = args.Has("live");
+  const size_t want = live ? 1 : 2;
+  if (args.positional().size() != want)
+    return h.UsageError(live ? "expected PLAN.yaml with --live" : "expected PLAN.yaml CAPTURE");
+  FabricInput input;
+  if (int rc = ParseFabricInput(h, args, live ? std::string() : args.positional()[1], &input))
+    return rc;
+  const std::string& plan_path = args.positional()[0];
+  topo::Topology plan;
+  Diags diags;
+  if (!topo::LoadTopologyFile(plan_path, &plan, &diags)) {
+    std::fputs(FormatDiags(diags).c_str(), stderr);
+    return h.Fail("the plan " + plan_path + " does not validate; nothing audited");
+  }
+  const std::string& capture = input.label;
+  topo::IbFabric fabric;
+  if (int rc = ReadFabricInput(h, &input, &fabric, "nothing audited")) return rc;
+  const std::vector<topo::Finding> diffs = topo::AuditAgainstPlan(plan, fabric);
+  if (args.Has("json")) {
+    ojson list = ojson::array();
+    for (const topo::Finding& f : diffs) list.push_back(FindingJson(f));
+    std::printf("%s\n", ojson({{"plan", plan_path}, {"capture", capture}, {"differences", list}})
+                            .dump(2)
+                            .c_str());
+  } else {
+    std::fputs(topo::FindingsText(diffs, args.Has("all")).c_str(), stdout);
+    size_t nics = 0;
+    for (const topo::ScalableUnit& su : plan.sus)
+      if (const topo::NodeType* t = plan.FindType(su.node_type)) nics += su.nodes.size() * t->nics.size();
+    std::printf("%s against %s: %s\n", capture.c_str(), plan_path.c_str(),
+                diffs.empty() ? ("cabled as planned (" + std::to_string(nics) + " NICs)").c_str()
+                              : (topo::Plural(static_cast<long>(diffs.size()), "difference")).c_str());
+  }
+  return diffs.empty() ? 0 : 1;
 }
 
 int TopologySimulate(int argc, char** argv) {

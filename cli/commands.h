@@ -11,7 +11,8 @@ int TopologyShow(int argc, char** argv);
 int TopologyExport(int argc, char** argv);
 int TopologyDiscover(int argc, char** argv);   // cli/cmd_discover.cc
 int TopologyRails(int argc, char** argv);      // cli/cmd_rails.cc
-int TopologySimulate(int argc, char** argv);   // cli/cmd_discover.cc: generated fabric dumps
+int TopologySimulate(int argc, char** argv);
+int TopologyAudit(int argc, char** argv);      // cli/cmd_discover.cc: the fabric against the plan   // cli/cmd_discover.cc: generated fabric dumps
 int Report(int argc, char** argv);             // cli/cmd_report.cc: railctl report (one word)
 int FabricSweep(int argc, char** argv);        // cli/cmd_fabric.cc: PMA counters of every port
 int FabricEvidence(int argc, char** argv);     // cli/cmd_fabric_evidence.cc: for railcheck

@@ -25,6 +25,8 @@ const Command kCommands[] = {
      railguard::cli::TopologyExport},
     {"topology", "discover", "infer the rail topology from ibnetdiscover output; audit cabling",
      railguard::cli::TopologyDiscover},
+    {"topology", "audit", "check the fabric's cabling (a capture, or --live) against the rail YAML",
+     railguard::cli::TopologyAudit},
     {"topology", "rails", "rail order (GPU -> nearest NIC) from hwloc, live or from XML",
      railguard::cli::TopologyRails},
     {"topology", "simulate", "generate ibnetdiscover output for a topology, with injected faults",

@@ -14,6 +14,16 @@
 #include "topo/hostlist.h"
 
 namespace railguard::topo {
+std::string SwitchNameFromDescription(const std::string& desc) {
+  size_t semi = desc.find(';');
+  if (semi != std::string::npos) {
+    size_t colon = desc.find(':', semi + 1);
+    if (colon != std::string::npos && colon > semi + 1)
+      return desc.substr(semi + 1, colon - semi - 1);
+  }
+  return desc;
+}
+
 namespace {
 
 // At most this many of one host's leaves are paired when grouping leaves into SUs; real hosts
@@ -87,17 +97,6 @@ const char* ApplianceByName(std::string_view host) {
   if (NamedAfter(host, "storage")) return "a storage host";
   if (NamedAfter(host, "mgmt")) return "a management host";
   return nullptr;
-}
-
-// "MF0;su1-rail0:MQM9700/U1" -> "su1-rail0"; other descriptions are the name themselves.
-std::string SwitchNameFromDescription(const std::string& desc) {
-  size_t semi = desc.find(';');
-  if (semi != std::string::npos) {
-    size_t colon = desc.find(':', semi + 1);
-    if (colon != std::string::npos && colon > semi + 1)
-      return desc.substr(semi + 1, colon - semi - 1);
-  }
-  return desc;
 }
 
 // Names in the order first seen, with their index.

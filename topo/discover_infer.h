@@ -154,6 +154,10 @@ using Appliances = std::map<int, CaInfo>;
 // one leaf per SU and rail. Never fails; whatever cannot be inferred is left for the audit.
 Inference Infer(const IbFabric& fabric, const DiscoverOptions& opts);
 
+// A switch's name from its NodeDescription: "MF0;su1-rail0:MQM9700/U1" (NVIDIA's switch
+// firmware) -> "su1-rail0"; other descriptions are the name themselves.
+std::string SwitchNameFromDescription(const std::string& desc);
+
 // Inference in two passes: when the first finds appliances on compute leaves, the second
 // starts again with them non-compute. Infer calls this; tests need not.
 Inference InferWith(const IbFabric& fabric, const DiscoverOptions& opts,

@@ -266,7 +266,7 @@ TEST(DiscoverCli, AFormatFlagOverridesTheSniffing) {
   const CliResult live = RunDiscover({"--live", "--format", "ports"});
   EXPECT_EQ(live.rc, 2);
   EXPECT_EQ(live.err.substr(0, live.err.find('\n')),
-            "railctl topology discover: --format reads a DUMP, not --live; expected one of them");
+            "railctl topology discover: --format reads a capture, not --live; expected one of them");
   std::remove(path.c_str());
 }
 

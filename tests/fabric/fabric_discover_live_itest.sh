@@ -4,7 +4,9 @@
 # with a swapped cable pair (n003's rails 1 and 2) and a UFM host on spine1, served by ibsim
 # and brought up by opensm. Discovering it through libibnetdisc gives the same YAML and the
 # same findings as `railctl topology discover` of ibnetdiscover's dump of it, and the YAML
-# is the topology it was simulated from.
+# is the topology it was simulated from. `railctl topology audit PLAN --live` against the
+# plan (the YAML it was simulated from) names the swapped pair and the UFM host, as the
+# audit of the dump does.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=fabric_itest_lib.sh
@@ -57,6 +59,26 @@ assert kinds == ["non-compute", "rail-mismatch", "rail-mismatch"], kinds
 assert j["summary"]["hosts"] == 32 and j["summary"]["switches"] == 34, j["summary"]
 PY
 rgf_ok "discover --live --json: the same findings"
+
+# The fabric against its plan, live and from the dump: the swapped pair in one line, the UFM
+# host on spine1 is not on a planned leaf (no "extra").
+for how in live dump; do
+  rc=0
+  if [ "$how" = live ]; then
+    rg_fabric_run "$RGF_RAILCTL" topology audit "$work/topo.yaml" --live >"$work/audit-$how.out" \
+      2>/dev/null || rc=$?
+  else
+    "$RGF_RAILCTL" topology audit "$work/topo.yaml" "$work/fabric.net" >"$work/audit-$how.out" \
+      2>/dev/null || rc=$?
+  fi
+  rgf_expect_eq "exit of topology audit ($how)" "$rc" 1
+  grep -q "^swapped: n003 mlx5_3 and n003 mlx5_4 are on each other's leaves: " \
+    "$work/audit-$how.out" && grep -q ': 1 difference$' "$work/audit-$how.out" ||
+    rgf_fail "topology audit ($how): $(cat "$work/audit-$how.out")"
+done
+diff <(grep -v ' against ' "$work/audit-live.out") <(grep -v ' against ' "$work/audit-dump.out") ||
+  rgf_fail "the audit live and of the dump differ"
+rgf_ok "topology audit against the plan, live and of the dump: $(head -n1 "$work/audit-live.out")"
 
 # A bad CA name is an error that says what was tried, not a hang.
 rc=0
