@@ -3,7 +3,8 @@
 // and ibdiagnet2.lst, each on every input, terminal wrappings included) and, on what parses as
 // the format the sniffer picks, discovery (Discover) twice: with default options, and with a
 // rail order and a node map that names some of the CAs. Checks each parsed fabric's
-// cross-references, and that a discovered topology that loads survives EmitTopologyYaml.
+// cross-references, and that a discovered topology that loads survives EmitTopologyYaml; the
+// fabric is then audited against that topology as a plan (topo/plan_audit.h).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@
 #include "fuzz/topology_roundtrip.h"
 #include "topo/capture.h"
 #include "topo/discover.h"
+#include "topo/plan_audit.h"
 #include "topo/topology_yaml.h"
 
 namespace railguard::fuzz {
@@ -48,8 +50,11 @@ void Run(const topo::IbFabric& fabric, const topo::DiscoverOptions& opts) {
   topo::Topology loaded;
   Diags diags;
   if (topo::LoadTopologyString(topo::EmitTopologyYaml(d.topology), "discovered.yaml", &loaded,
-                               &diags))
+                               &diags)) {
     CheckTopologyRoundTrip(loaded);
+    for (const topo::Finding& f : topo::AuditAgainstPlan(loaded, fabric))
+      RG_FUZZ_CHECK(!f.kind.empty() && !f.message.empty(), "an audit finding without words");
+  }
 }
 
 void FuzzIbnet(std::string_view text) {
