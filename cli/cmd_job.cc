@@ -21,6 +21,7 @@
 #include "report/job_apps.h"
 #include "report/job_baseline.h"
 #include "report/job_fabric.h"
+#include "report/job_fabric_sweeps.h"
 #include "report/job_list.h"
 #include "report/nccl_tests.h"
 #include "topo/topology_yaml.h"
@@ -78,6 +79,9 @@ const char kJobUsage[] =
     "                  step-time file (\"STEP SECONDS\" per line); repeatable. Without it:\n"
     "                  the config's health.job_app_dir (%j: the job id), when set\n"
     "  --no-app        read no application numbers\n"
+    "  --sweeps DIR    fabric sweeps kept as JSON files in DIR (railctl fabric sweep --json):\n"
+    "                  what those taken during the job (and up to 15 min after) found on its\n"
+    "                  nodes' host links and their leaves' uplinks, one line per link and kind\n"
     "  --nccl-tests F  nccl-tests text output (as --app, for that format only); repeatable\n"
     "  baseline JOBID --name NAME  keeps JOBID's record (a known-good run) as baseline NAME\n"
     "                  (1-64 of A-Z a-z 0-9 . _ -) in DIR/NAME.json, replacing an older one\n"
@@ -94,7 +98,8 @@ int Job(int argc, char** argv) {
                    {"history", 0, true}, {"no-history", 0, false}, {"json", 0, false},
                    {"output", 'o', true}, {"baseline", 0, true}, {"baselines", 0, true},
                    {"name", 0, true}, {"since", 0, true}, {"prometheus", 0, false},
-                   {"nccl-tests", 0, true}, {"app", 0, true}, {"no-app", 0, false}});
+                   {"nccl-tests", 0, true}, {"app", 0, true}, {"no-app", 0, false},
+                   {"sweeps", 0, true}});
   if (h.done()) return h.exit_code();
   const Args& args = h.args();
   const std::vector<std::string>& pos = args.positional();
@@ -102,8 +107,9 @@ int Job(int argc, char** argv) {
   const bool list = args.Has("since");
   if (args.Has("json") && args.Has("prometheus"))
     return h.UsageError("choose one of --json, --prometheus");
-  if (list && (!pos.empty() || args.Has("baseline") || args.Has("nccl-tests") || args.Has("app")))
-    return h.UsageError("--since lists recent jobs: no JOBID, no --baseline, no --app");
+  if (list && (!pos.empty() || args.Has("baseline") || args.Has("nccl-tests") || args.Has("app") ||
+               args.Has("sweeps")))
+    return h.UsageError("--since lists recent jobs: no JOBID, no --baseline, no --app, no --sweeps");
   if (args.Has("no-app") && (args.Has("app") || args.Has("nccl-tests")))
     return h.UsageError("--no-app with --app or --nccl-tests; expected one or the other");
   double since_seconds = 0;
@@ -192,6 +198,14 @@ int Job(int argc, char** argv) {
     ReadEventLogs(PerNodePaths(given, topology), since, until, &events);
   }
   report::JobFabric f = report::JoinJob(job, records, &topology, events);
+  if (args.Has("sweeps")) {
+    std::vector<wire::SweepDocument> sweeps;
+    Diags sdiags;
+    const bool ok = report::ReadSweepsForJob(args.Get("sweeps"), f.start, f.end, &sweeps, &sdiags);
+    std::fputs(FormatDiags(sdiags).c_str(), stderr);
+    if (!ok) return h.Fail("cannot read the fabric sweeps in " + args.Get("sweeps"));
+    report::AddJobSweeps(sweeps, &f);
+  }
   // The application's own numbers (before a baseline is kept: its step time goes with it).
   for (const std::string& path : args.GetAll("nccl-tests")) {
     std::string text;

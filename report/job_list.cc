@@ -25,7 +25,7 @@ double BytesPerNodeSecond(const JobFabric& f) {
   return nodes > 0 && s > 0 ? bytes / nodes / s : 0;
 }
 
-std::string Number(double v) {
+std::string PromNumber(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.15g", v);
   return buf;
@@ -91,7 +91,7 @@ std::string JobListPrometheus(const std::vector<JobFabric>& jobs) {
     out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
   };
   auto sample = [&](const char* name, const std::string& labels, double v) {
-    out += std::string(name) + "{" + labels + "} " + Number(v) + "\n";
+    out += std::string(name) + "{" + labels + "} " + PromNumber(v) + "\n";
   };
   auto rail_labels = [](const JobFabric& f, int rail) {
     return "job=\"" + std::to_string(f.job) + "\",rail=\"" + std::to_string(rail) + "\"";

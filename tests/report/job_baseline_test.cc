@@ -23,24 +23,10 @@ constexpr uint64_t kGiB = uint64_t{1} << 30;
 // A job on n001-n004, 1000 s, 10 GiB each way on every rail; rail 3 of n003 scaled by
 // `rail3` and its xmit wait by `wait3`.
 std::vector<wire::JobNodeRecord> JobRun(uint64_t job, double rail3 = 1, uint64_t wait3 = 1000) {
-  std::vector<wire::JobNodeRecord> out;
-  for (int i = 1; i <= 4; ++i) {
-    wire::JobNodeRecord r;
-    r.job = job;
-    r.node = N(i);
-    r.start = 1000;
-    r.end = 2000;
-    for (int k = 0; k < 8; ++k) {
-      wire::JobRail x;
-      x.rail = k;
-      x.nic = "mlx5_" + std::to_string(k);
-      const bool bad = i == 3 && k == 3;
-      x.xmit_bytes = x.rcv_bytes = static_cast<uint64_t>((bad ? rail3 : 1) * 10 * kGiB);
-      x.xmit_wait = bad ? wait3 : 1000;
-      r.rails.push_back(x);
-    }
-    out.push_back(r);
-  }
+  std::vector<wire::JobNodeRecord> out = testing::EvenJobRecords(job, 4, 1000, 2000, 10 * kGiB);
+  wire::JobRail& bad = out[2].rails[3];  // n003 rail 3
+  bad.xmit_bytes = bad.rcv_bytes = static_cast<uint64_t>(rail3 * 10 * kGiB);
+  bad.xmit_wait = wait3;
   return out;
 }
 

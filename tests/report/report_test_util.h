@@ -12,6 +12,7 @@
 #include "report/report.h"
 #include "report/snapshot.h"
 #include "topo/topology_yaml.h"
+#include "wire/job_log.h"
 
 namespace railguard::report::testing {
 
@@ -26,6 +27,31 @@ inline std::string N(int i) {
   char name[16];
   std::snprintf(name, sizeof name, "n%03d", i);
   return name;
+}
+
+// Job log records of job `job` on n001..n<nodes>, from `start` to `end`: every rail k (NIC
+// "mlx5_<k>") sent and received `bytes` and waited `wait` ticks.
+inline std::vector<wire::JobNodeRecord> EvenJobRecords(uint64_t job, int nodes, double start,
+                                                       double end, uint64_t bytes,
+                                                       uint64_t wait = 1000) {
+  std::vector<wire::JobNodeRecord> out;
+  for (int i = 1; i <= nodes; ++i) {
+    wire::JobNodeRecord r;
+    r.job = job;
+    r.node = N(i);
+    r.start = start;
+    r.end = end;
+    for (int k = 0; k < 8; ++k) {
+      wire::JobRail x;
+      x.rail = k;
+      x.nic = "mlx5_" + std::to_string(k);
+      x.xmit_bytes = x.rcv_bytes = bytes;
+      x.xmit_wait = wait;
+      r.rails.push_back(x);
+    }
+    out.push_back(r);
+  }
+  return out;
 }
 
 inline topo::Topology DevTopology() {

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "report/job_fabric_sweeps.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace railguard::report {
+namespace {
+
+std::string EndName(const wire::SweepEnd& e) { return e.name + " port " + std::to_string(e.port); }
+
+}  // namespace
+
+void AddJobSweeps(const std::vector<wire::SweepDocument>& sweeps, JobFabric* f) {
+  const std::set<std::string> nodes(f->nodes.begin(), f->nodes.end());
+  std::set<std::string> leaves;
+  for (const JobFabricRow& r : f->rows)
+    if (!r.leaf.empty()) leaves.insert(r.leaf);
+  struct Seen {
+    int sweeps = 0;
+    double last = 0;
+    const wire::SweepLink* link = nullptr;
+    const wire::SweepFinding* finding = nullptr;
+  };
+  // By (link kind, a, a port, b, b port, finding kind), in the order first seen.
+  std::map<std::tuple<std::string, std::string, int, std::string, int, std::string>, size_t> index;
+  std::vector<Seen> seen;
+  int read = 0;
+  std::vector<const wire::SweepDocument*> in_window;
+  for (const wire::SweepDocument& d : sweeps)
+    if (d.summary.time >= f->start && d.summary.time <= f->end + kSweepAfterJobSeconds)
+      in_window.push_back(&d);
+  std::sort(in_window.begin(), in_window.end(),
+            [](const wire::SweepDocument* a, const wire::SweepDocument* b) {
+              return a->summary.time < b->summary.time;
+            });
+  for (const wire::SweepDocument* d : in_window) {
+    ++read;
+    for (const wire::SweepLink& l : d->links) {
+      const bool ours = (l.kind == "host" && nodes.count(l.host)) ||
+                        (l.kind == "uplink" && leaves.count(l.a.name));
+      if (!ours) continue;
+      for (const wire::SweepFinding& x : l.findings) {
+        const auto key = std::make_tuple(l.kind, l.a.name, l.a.port, l.b.name, l.b.port, x.kind);
+        auto [it, fresh] = index.emplace(key, seen.size());
+        if (fresh) seen.push_back({});
+        Seen& s = seen[it->second];
+        ++s.sweeps;
+        s.last = d->summary.time;
+        s.link = &l;
+        s.finding = &x;
+      }
+    }
+  }
+  for (const Seen& s : seen) {
+    JobFabricFinding fd;
+    fd.kind = "fabric";
+    fd.node = s.link->kind == "host" ? s.link->host : std::string();
+    fd.nic = s.link->hca;
+    fd.leaf = s.link->kind == "host" ? s.link->b.name : s.link->a.name;
+    fd.rail = -1;
+    const std::string& rail = s.link->rail;
+    if (rail.size() > 4 && rail.compare(0, 4, "rail") == 0)
+      fd.rail = std::atoi(rail.c_str() + 4);
+    fd.message = s.finding->kind + " on " + (s.link->kind == "host" ? "host link " : "uplink ") +
+                 EndName(s.link->a) + " - " + EndName(s.link->b) + " (" + s.finding->side +
+                 " side) in " + std::to_string(s.sweeps) + " of " + std::to_string(read) +
+                 " sweep(s) during the job: " + s.finding->message;
+    f->findings.push_back(std::move(fd));
+  }
+  f->notes.push_back(read == 0 ? std::string("no fabric sweep ran during the job")
+                               : std::to_string(read) + " fabric sweep(s) during the job: " +
+                                     (seen.empty() ? std::string("nothing found on its links")
+                                                   : std::to_string(seen.size()) +
+                                                         " finding(s) on its links"));
+}
+
+bool ReadSweepsForJob(const std::string& dir, double start, double end,
+                      std::vector<wire::SweepDocument>* out, Diags* errors) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) {
+    errors->push_back({dir, 0, 0, std::string("cannot read: ") + std::strerror(errno) +
+                                      "; expected a folder of sweep JSON files"});
+    return false;
+  }
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 && names.size() < 10000)
+      names.push_back(name);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const std::string path = dir + "/" + name;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const double mtime = static_cast<double>(st.st_mtime);
+    if (mtime < start || mtime > end + 2 * kSweepAfterJobSeconds) continue;
+    wire::SweepDocument doc;
+    if (wire::LoadSweepDocument(path, wire::SweepParts::kAll, &doc, errors))
+      out->push_back(std::move(doc));
+  }
+  return true;
+}
+
+}  // namespace railguard::report

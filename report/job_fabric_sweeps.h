@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The fabric side of a job's record: what the fabric sweeps taken while the job ran
+// (`railctl fabric sweep --json`, wire/sweep_json.h) found on the links the job's nodes used:
+// their host links (either end) and the uplinks of the leaves they reach. `railctl job
+// --sweeps DIR` reads the sweep JSON files a site keeps (for example a cron job writing
+// DIR/sweep-$(date +%s).json every few minutes and deleting old ones).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/diag.h"
+#include "report/job_fabric.h"
+#include "wire/sweep_json.h"
+
+namespace railguard::report {
+
+// Sweeps whose counter phase began between the job's start and this long after its end count:
+// errors of the job's last minutes show in the first sweep after it.
+constexpr double kSweepAfterJobSeconds = 900;
+
+// Adds to `f` what `sweeps` (any order; those outside [f->start, f->end +
+// kSweepAfterJobSeconds] or without a time are left out) found on the job's links: one
+// JobFabricFinding of kind "fabric" per link and finding kind, naming the link's ends and
+// ports, which side errs, how many of the sweeps showed it and its last message; and one note
+// saying how many sweeps were read ("no fabric sweep ran during the job" when none). A host
+// link counts when its host is one of the job's nodes; an uplink when its leaf end ("a") is a
+// leaf in f->rows.
+void AddJobSweeps(const std::vector<wire::SweepDocument>& sweeps, JobFabric* f);
+
+// Reads the sweep JSON files of `dir` (regular files ending in ".json", at most 10000) whose
+// modification time is within the window above (a sweep is written after its counter phase),
+// appending them to `*out`. Problems go to `*errors`; false when `dir` cannot be read.
+bool ReadSweepsForJob(const std::string& dir, double start, double end,
+                      std::vector<wire::SweepDocument>* out, Diags* errors);
+
+}  // namespace railguard::report

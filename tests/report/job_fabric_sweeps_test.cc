@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Tests for the fabric side of a job's record (report/job_fabric_sweeps.h): a job on n001-n004
+// (leaves su1-rail0..7) and sweeps before, during and after it, with findings on its own host
+// link and leaf uplink and on another job's; only the job's links, during its window, count,
+// one line per link and kind however many sweeps showed it.
+#include "report/job_fabric_sweeps.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/report/report_test_util.h"
+
+namespace railguard::report {
+namespace report_job_fabric_sweeps_test {
+
+using testing::DevTopology;
+
+JobFabric Job() {
+  const topo::Topology t = DevTopology();
+  return JoinJob(9, testing::EvenJobRecords(9, 4, 1000, 2000, uint64_t{1} << 30), &t, {});
+}
+
+wire::SweepLink HostLink(const std::string& host, int rail, const std::string& leaf, int port) {
+  wire::SweepLink l;
+  l.kind = "host";
+  l.su = "su1";
+  l.rail = "rail" + std::to_string(rail);
+  l.host = host;
+  l.hca = "mlx5_" + std::to_string(rail);
+  l.a.name = host + " " + l.hca;
+  l.a.port = 1;
+  l.b.name = leaf;
+  l.b.port = port;
+  return l;
+}
+
+wire::SweepLink Uplink(const std::string& leaf, int port, const std::string& spine) {
+  wire::SweepLink l;
+  l.kind = "uplink";
+  l.a.name = leaf;
+  l.a.port = port;
+  l.b.name = spine;
+  l.b.port = 3;
+  return l;
+}
+
+wire::SweepDocument Sweep(double time, bool faults) {
+  wire::SweepDocument d;
+  d.summary.time = time;
+  wire::SweepLink mine = HostLink("n003", 3, "su1-rail3", 3);
+  wire::SweepLink other = HostLink("n009", 3, "su2-rail3", 1);
+  wire::SweepLink up = Uplink("su1-rail3", 33, "spine1");
+  wire::SweepLink other_up = Uplink("su2-rail3", 33, "spine1");
+  if (faults) {
+    mine.findings.push_back({"errors", "leaf", "SymbolErrorCounter rose 400 (limit 120/h)"});
+    other.findings.push_back({"errors", "host", "SymbolErrorCounter rose 900"});
+    up.findings.push_back({"width", "both", "1x of 4x enabled"});
+    other_up.findings.push_back({"speed", "spine", "HDR of NDR enabled"});
+  }
+  d.links = {mine, other, up, other_up};
+  return d;
+}
+
+TEST(JobFabricSweeps, OnlyTheJobsLinksDuringItsWindowCountOnceEach) {
+  JobFabric f = Job();
+  AddJobSweeps({Sweep(500, true), Sweep(1200, true), Sweep(1800, true), Sweep(2600, true),
+                Sweep(5000, true), Sweep(1500, false)},
+               &f);
+  std::vector<std::string> msgs;
+  for (const JobFabricFinding& x : f.findings)
+    if (x.kind == "fabric") msgs.push_back(x.message);
+  ASSERT_EQ(msgs.size(), 2u) << JobFabricText(f);
+  EXPECT_EQ(msgs[0],
+            "errors on host link n003 mlx5_3 port 1 - su1-rail3 port 3 (leaf side) in 3 of 4 "
+            "sweep(s) during the job: SymbolErrorCounter rose 400 (limit 120/h)");
+  EXPECT_EQ(msgs[1],
+            "width on uplink su1-rail3 port 33 - spine1 port 3 (both side) in 3 of 4 sweep(s) "
+            "during the job: 1x of 4x enabled");
+  EXPECT_EQ(f.findings[f.findings.size() - 2].node, "n003");
+  EXPECT_EQ(f.findings[f.findings.size() - 2].rail, 3);
+  EXPECT_EQ(f.notes.back(), "4 fabric sweep(s) during the job: 2 finding(s) on its links");
+  EXPECT_NE(JobFabricText(f).find("  fabric: errors on host link n003 mlx5_3"), std::string::npos);
+}
+
+TEST(JobFabricSweeps, NoSweepDuringTheJobIsSaid) {
+  JobFabric f = Job();
+  AddJobSweeps({Sweep(100, true), Sweep(9000, true)}, &f);
+  EXPECT_TRUE(f.findings.empty());
+  EXPECT_EQ(f.notes.back(), "no fabric sweep ran during the job");
+}
+
+TEST(JobFabricSweeps, AFolderOfSweepFilesIsReadByTheirTimeAndBadOnesAreNamed) {
+  char tmpl[] = "/tmp/rg-job-sweeps.XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  {
+    std::ofstream(dir + "/sweep-1.json") << wire::SweepDocumentToJson(Sweep(1200, true));
+    std::ofstream(dir + "/broken.json") << "{\"links\": [";
+    std::ofstream(dir + "/notes.txt") << "not a sweep";
+  }
+  std::vector<wire::SweepDocument> got;
+  Diags d;
+  const double now = static_cast<double>(time(nullptr));
+  ASSERT_TRUE(ReadSweepsForJob(dir, now - 60, now, &got, &d));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].summary.time, 1200);
+  EXPECT_NE(FormatDiags(d).find("broken.json:1:"), std::string::npos) << FormatDiags(d);
+  got.clear();
+  EXPECT_TRUE(ReadSweepsForJob(dir, now - 7200, now - 3600 - 2 * kSweepAfterJobSeconds, &got, &d));
+  EXPECT_TRUE(got.empty());  // written after the window
+  EXPECT_FALSE(ReadSweepsForJob(dir + "/none", 0, now, &got, &d));
+  (void)system(("rm -rf '" + dir + "'").c_str());
+}
+
+}  // namespace report_job_fabric_sweeps_test
+}  // namespace railguard::report
