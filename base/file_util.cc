@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -220,6 +221,19 @@ LockStatus FileLock::Acquire(const std::string& path, int wait_ms, FileError* er
   const LockStatus s = LockWithin(fd_, wait_ms);
   if (s == LockStatus::kError) Fail(err, "lock", path);
   return s;
+}
+
+bool ListFolder(const std::string& dir, size_t max, std::vector<std::string>* names) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return false;
+  names->clear();
+  while (struct dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != ".." && names->size() < max) names->push_back(name);
+  }
+  closedir(d);
+  std::sort(names->begin(), names->end());
+  return true;
 }
 
 bool ReadFileHead(const std::string& path, size_t max_bytes, std::string* out,

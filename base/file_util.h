@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace railguard {
@@ -61,6 +62,10 @@ struct ReadResult {
 // a regular file of at most `max_bytes`. kMissing when it does not exist. Stops reading once
 // more than `max_bytes` arrived (kGrew). `*out` is replaced.
 ReadResult ReadRegularFile(const std::string& path, size_t max_bytes, std::string* out);
+
+// The names in folder `dir` (not "." and ".."), sorted, at most `max` of them (the first
+// read). False when `dir` cannot be opened (errno is left set).
+bool ListFolder(const std::string& dir, size_t max, std::vector<std::string>* names);
 
 // Reads the first `max_bytes` (or fewer) of the regular file `path` into `*out`, not following
 // a symlink at its end (O_NOFOLLOW, O_NONBLOCK): enough of a file to tell its format. False

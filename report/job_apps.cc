@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "report/job_apps.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -30,16 +29,8 @@ std::vector<std::string> HostsNotInJob(const std::vector<std::string>& hosts, co
 
 // The regular files under `dir` (two levels), sorted, at most kMaxAppFiles.
 void ListFiles(const std::string& dir, int depth, std::vector<std::string>* out) {
-  DIR* d = opendir(dir.c_str());
-  if (!d) return;
   std::vector<std::string> names;
-  while (dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    names.push_back(name);
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
+  if (!ListFolder(dir, kMaxAppFiles, &names)) return;
   for (const std::string& name : names) {
     if (out->size() >= static_cast<size_t>(kMaxAppFiles)) return;
     const std::string path = dir + "/" + name;

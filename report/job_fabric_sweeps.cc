@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "report/job_fabric_sweeps.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -10,6 +9,8 @@
 #include <map>
 #include <set>
 #include <tuple>
+
+#include "base/file_util.h"
 
 namespace railguard::report {
 namespace {
@@ -84,21 +85,16 @@ void AddJobSweeps(const std::vector<wire::SweepDocument>& sweeps, JobFabric* f) 
 
 bool ReadSweepsForJob(const std::string& dir, double start, double end,
                       std::vector<wire::SweepDocument>* out, Diags* errors) {
-  DIR* d = opendir(dir.c_str());
-  if (!d) {
+  std::vector<std::string> names;
+  if (!ListFolder(dir, 100000, &names)) {
     errors->push_back({dir, 0, 0, std::string("cannot read: ") + std::strerror(errno) +
                                       "; expected a folder of sweep JSON files"});
     return false;
   }
-  std::vector<std::string> names;
-  while (dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 && names.size() < 10000)
-      names.push_back(name);
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
+  int sweeps = 0;
   for (const std::string& name : names) {
+    if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".json") != 0 || ++sweeps > 10000)
+      continue;
     const std::string path = dir + "/" + name;
     struct stat st;
     if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
