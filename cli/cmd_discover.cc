@@ -61,12 +61,13 @@ const char kDiscoverUsage[] =
     "Findings go to stderr as <kind>: <message>, those that need action first; a kind\n"
     "with more than 3 findings is one line with the count and the first 3 (--all: every\n"
     "finding on a line of its own); then a summary line. Kinds:\n"
-    "  ibnetdiscover-error not-rail-optimized rail-alignment missing-leaf duplicate-leaf\n"
-    "  stray-leaf rail-mismatch su-mismatch missing-link duplicate-hca host-name stray-hca\n"
-    "  nic-naming unnamed-hca link-speed link-disagree uplink-deficit leaf-link loopback\n"
-    "  non-compute\n"
+    "  ibnetdiscover-error not-rail-optimized not-rail-fabric rail-alignment su-grouping\n"
+    "  spine-plane tier-name missing-leaf duplicate-leaf stray-leaf rail-mismatch\n"
+    "  su-mismatch missing-link duplicate-hca host-name stray-hca nic-naming unnamed-hca\n"
+    "  link-speed link-disagree uplink-deficit leaf-link loopback service-hosts non-compute\n"
     "  (see topo/discover.h)\n"
-    "Exit: 0 no findings (or only non-compute ones), 1 findings or invalid input, 2 usage error.\n";
+    "Exit: 0 no findings (or only non-compute, service-hosts and not-rail-fabric ones;\n"
+    "they describe the fabric), 1 findings or invalid input, 2 usage error.\n";
 
 const char kSimulateUsage[] =
     "usage: railctl topology simulate TOPO.yaml [-o OUT] [--uplinks N] [--rail-planes]\n"
@@ -77,7 +78,8 @@ const char kSimulateUsage[] =
     "  --rail-planes               one spine plane per rail: spine i serves rail i % rails\n"
     "                              only (the spine count must be a multiple of the rails)\n"
     "  --cores N                   N core switches above the spines, each spine cabled once\n"
-    "                              to each (a third tier: rail planes become one subnet)\n"
+    "                              to each (a third tier: rail planes become one subnet); the\n"
+    "                              YAML's own `cores:` are used when it lists some\n"
     "Faults (each may be repeated; RAIL is a rail index, a rail name or a NIC name):\n"
     "  --swap NODE:RAILa:RAILb     the node's cables of two rails are swapped at the leaves\n"
     "  --drop NODE:RAIL            the node's cable on RAIL is missing\n"
@@ -93,11 +95,14 @@ const char kSimulateUsage[] =
     "  --empty NODE                the node's slot is empty: none of its HCAs is cabled\n"
     "  --appliance HOST:SU:RAILS   a non-compute host (UFM, storage) with one HCA \"HOST mlx5_K\"\n"
     "                              on the SU's leaf of each RAIL (a,b,...), after its hosts\n"
+    "  --service PREFIX:HOSTS:HCAS a management leaf group: HCAS leaves PREFIX-leafK cabled\n"
+    "                              to every spine, hosts PREFIX01.. with HCAS HCAs each\n"
     "Exit: 0 ok, 1 invalid topology or write error, 2 usage error.\n";
 
 const char* const kFaultFlags[] = {"swap",         "drop",      "drop-leaf", "unnamed",
                                    "cross-su",     "slow",      "ufm",       "sharp",
-                                   "drop-uplinks", "host-name", "empty",     "appliance"};
+                                   "drop-uplinks", "host-name", "empty",     "appliance",
+                                   "service"};
 
 ojson FindingJson(const topo::Finding& f) {
   return {{"kind", f.kind}, {"node", f.node}, {"hca", f.hca},        {"switch", f.switch_name},
@@ -115,7 +120,7 @@ ojson DiscoveryJson(const topo::Discovery& d) {
                         {"guid", r.guid},
                         {"description", r.description},
                         {"ports", r.ports},
-                        {"role", r.has_hcas ? "leaf" : "spine"},
+                        {"role", r.tier},
                         {"su", r.su},
                         {"rail", r.rail},
                         {"hosts", CompressHostlistSorted(r.hosts)},
@@ -127,12 +132,14 @@ ojson DiscoveryJson(const topo::Discovery& d) {
   for (const topo::Finding& f : d.findings) findings.push_back(FindingJson(f));
   const topo::DiscoveryCounts& c = d.counts;
   ojson summary = {{"switches", c.switches}, {"leaves", c.leaves},
-                   {"spines", c.spines},     {"cas", c.cas},
+                   {"spines", c.spines},     {"cores", c.cores},
+                   {"cas", c.cas},
                    {"hcas", c.hcas},         {"hosts", c.hosts},
                    {"unnamed", c.unnamed},   {"non_compute", c.non_compute},
                    {"links", c.links}};
   return {{"cluster", t.cluster}, {"sus", sus},       {"rails", rails},
-          {"findings", findings}, {"spines", spines}, {"switches", switches},
+          {"findings", findings}, {"spines", spines}, {"cores", CoresJson(t)},
+          {"switches", switches},
           {"summary", summary},   {"domains", DomainsJson(t)}};
 }
 
@@ -305,7 +312,8 @@ int TopologyDiscover(int argc, char** argv) {
   // Non-compute CAs (UFM, SHARP) are reported but are not faults: they alone exit 0.
   int rc = 0;
   for (const topo::Finding& f : d.findings)
-    if (f.kind != "non-compute") rc = 1;
+    if (f.kind != "non-compute" && f.kind != "service-hosts" && f.kind != "not-rail-fabric")
+      rc = 1;
   const std::string out_path = args.Get("output");
   if (d.topology.sus.empty()) {
     rc = h.Fail("no topology written: no scalable unit of rail-optimized hosts was found");

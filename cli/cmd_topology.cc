@@ -31,7 +31,7 @@ json TopologyJson(const topo::Topology& t) {
           {"node_types", types},
           {"scalable_units", ScalableUnitsJson(t)},
           {"domains", DomainsJson(t)},
-          {"spines", SpinesJson(t)}};
+          {"spines", SpinesJson(t)}, {"cores", CoresJson(t)}};
 }
 
 std::string SummaryText(const topo::Topology& t) {
@@ -74,6 +74,12 @@ std::string SummaryText(const topo::Topology& t) {
   if (!t.spines.empty()) {
     out += "\nspines:";
     for (const topo::Switch& sw : t.spines) out += " " + sw.name;
+    out += "\n";
+  }
+  if (!t.cores.empty()) {
+    out += t.spines.empty() ? "\n" : "";
+    out += "cores:";
+    for (const topo::Switch& sw : t.cores) out += " " + sw.name;
     out += "\n";
   }
   return out;

@@ -60,12 +60,16 @@ json DomainsJson(const topo::Topology& t) {
   return domains;
 }
 
-json SpinesJson(const topo::Topology& t) {
-  json spines = json::array();
-  for (const topo::Switch& sw : t.spines)
-    spines.push_back({{"name", sw.name}, {"guid", sw.guid}, {"ports", sw.ports}});
-  return spines;
+json SwitchesJson(const std::vector<topo::Switch>& list) {
+  json out = json::array();
+  for (const topo::Switch& sw : list)
+    out.push_back({{"name", sw.name}, {"guid", sw.guid}, {"ports", sw.ports}});
+  return out;
 }
+
+json SpinesJson(const topo::Topology& t) { return SwitchesJson(t.spines); }
+
+json CoresJson(const topo::Topology& t) { return SwitchesJson(t.cores); }
 
 json DiagsJson(const Diags& diags) {
   json out = json::array();

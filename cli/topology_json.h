@@ -22,6 +22,8 @@ nlohmann::json DomainsJson(const topo::Topology& t);
 
 // [{name, guid, ports}]
 nlohmann::json SpinesJson(const topo::Topology& t);
+// [{name, guid, ports}] of the core switches (a third tier); [] in a two-tier fabric.
+nlohmann::json CoresJson(const topo::Topology& t);
 
 // [{file, line, column, message}]
 nlohmann::json DiagsJson(const Diags& diags);

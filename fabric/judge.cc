@@ -15,7 +15,7 @@ namespace {
 
 // What a swept node is in the rail topology.
 struct Role {
-  enum Kind { kNone, kHca, kLeaf, kSpine } kind = kNone;
+  enum Kind { kNone, kHca, kLeaf, kSpine, kCore } kind = kNone;
   int su = -1;
   int rail = -1;
   int position = -1;  // kHca: the host's index in its SU
@@ -44,6 +44,8 @@ const char* SideName(const Role& r) {
       return "leaf";
     case Role::kSpine:
       return "spine";
+    case Role::kCore:
+      return "core";
     default:
       return "switch";
   }
@@ -66,6 +68,11 @@ std::vector<Role> AssignRoles(const topo::Topology& topo, const Sweep& sweep) {
     const Known k{Role::kSpine, -1, -1, sp.name};
     if (!sp.guid.empty()) by_guid[LowerHex(sp.guid)] = k;
     by_name[sp.name] = k;
+  }
+  for (const topo::Switch& core : topo.cores) {
+    const Known k{Role::kCore, -1, -1, core.name};
+    if (!core.guid.empty()) by_guid[LowerHex(core.guid)] = k;
+    by_name[core.name] = k;
   }
   std::vector<Role> roles(sweep.nodes.size());
   for (size_t i = 0; i < sweep.nodes.size(); ++i) {
@@ -98,8 +105,10 @@ std::vector<Role> AssignRoles(const topo::Topology& topo, const Sweep& sweep) {
     r = {Role::kHca, ref->su,      static_cast<int>(d - type->nics.begin()), ref->position, host,
          dev,        n.description};
   }
-  // Switches the YAML does not name: a leaf of the (SU, rail) most of its HCAs belong to, or
-  // a spine when no HCA is cabled to it.
+  // Switches the YAML does not name: a leaf of the (SU, rail) most of its HCAs belong to; with
+  // no HCA cabled to it, a spine when it is cabled to a leaf, else a core switch when it is
+  // cabled to a spine, else a spine.
+  std::vector<size_t> above;  // switches with no CA that the YAML does not name
   for (size_t i = 0; i < sweep.nodes.size(); ++i) {
     const SweptNode& n = sweep.nodes[i];
     if (!n.is_switch || roles[i].kind != Role::kNone) continue;
@@ -118,9 +127,24 @@ std::vector<Role> AssignRoles(const topo::Topology& topo, const Sweep& sweep) {
       roles[i].su = best->first.first;
       roles[i].rail = best->first.second;
     } else if (!any_ca) {
-      roles[i].kind = Role::kSpine;
+      above.push_back(i);
     }
   }
+  auto cabled_to = [&](size_t i, Role::Kind kind) {
+    for (const SweptPort& p : sweep.nodes[i].ports) {
+      const int j = sweep.FindNode(p.peer_guid);
+      if (j >= 0 && roles[j].kind == kind) return true;
+    }
+    return false;
+  };
+  std::vector<size_t> rest;
+  for (size_t i : above) {
+    if (cabled_to(i, Role::kLeaf))
+      roles[i].kind = Role::kSpine;
+    else
+      rest.push_back(i);
+  }
+  for (size_t i : rest) roles[i].kind = cabled_to(i, Role::kSpine) ? Role::kCore : Role::kSpine;
   return roles;
 }
 
@@ -216,6 +240,8 @@ std::string SwitchName(const topo::Topology& topo, const SweptNode& n) {
       if (LowerHex(l.sw.guid) == guid) return topo::LeafName(su, l);
   for (const topo::Switch& s : topo.spines)
     if (LowerHex(s.guid) == guid) return s.name;
+  for (const topo::Switch& s : topo.cores)
+    if (LowerHex(s.guid) == guid) return s.name;
   const std::string& d = n.description;
   const size_t semi = d.find(';'), colon = d.find(':');
   if (d.rfind("MF0;", 0) == 0 && colon != std::string::npos && colon > semi + 1)
@@ -242,7 +268,8 @@ FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep,
       End x{static_cast<int>(i), p.port, static_cast<int>(e)}, y{j, p.peer_port, f};
       const Role *rx = &roles[x.node], *ry = &roles[y.node];
       MappedLink l;
-      if (ry->kind == Role::kHca || (rx->kind == Role::kSpine && ry->kind == Role::kLeaf)) {
+      if (ry->kind == Role::kHca || (rx->kind == Role::kSpine && ry->kind == Role::kLeaf) ||
+          (rx->kind == Role::kCore && ry->kind == Role::kSpine)) {
         std::swap(x, y);
         std::swap(rx, ry);
       }
@@ -258,6 +285,8 @@ FabricReport JudgeSweep(const topo::Topology& topo, const Sweep& sweep,
         l.kind = LinkKind::kUplink;
         l.su = rx->su;
         l.rail = rx->rail;
+      } else if (rx->kind == Role::kSpine && ry->kind == Role::kCore) {
+        l.kind = LinkKind::kCore;
       }
       l.name_a = rx->name;
       l.name_b = ry->name;

@@ -23,6 +23,7 @@ struct End {
 enum class LinkKind {
   kHost,     // an HCA of a topology host <-> a switch (a = HCA, b = switch)
   kUplink,   // a leaf <-> a spine (a = leaf, b = spine)
+  kCore,     // a spine <-> a core switch (a = spine, b = core), the third tier
   kUnknown,  // anything else (a = the end with the lower GUID)
 };
 
@@ -33,14 +34,15 @@ struct MappedLink {
   int rail = -1;               // index into Topology::rails
   std::string host;            // kHost: the topology host
   std::string hca;             // kHost: the device ("mlx5_3")
-  std::string name_a, name_b;  // what to call each end: "n005 mlx5_3", "su1-rail3", "spine1"
+  std::string name_a, name_b;  // what to call each end: "n005 mlx5_3", "su1-rail3", "spine1",
+                               // "core1"
 };
 
 // One problem on one link.
 struct LinkFinding {
   int link = -1;     // index into FabricReport::links
   std::string kind;  // "errors", "width", "speed", "unread"
-  std::string side;  // which end: "host", "leaf", "spine", "switch" or "both"
+  std::string side;  // which end: "host", "leaf", "spine", "core", "switch" or "both"
   std::string message;
 };
 

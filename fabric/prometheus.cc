@@ -35,6 +35,8 @@ const char* Side(const MappedLink& l, bool b) {
       return b ? "leaf" : "host";
     case LinkKind::kUplink:
       return b ? "spine" : "leaf";
+    case LinkKind::kCore:
+      return b ? "core" : "spine";
     default:
       return b ? "b" : "a";
   }

@@ -18,6 +18,8 @@ const char* KindName(LinkKind k) {
       return "host";
     case LinkKind::kUplink:
       return "uplink";
+    case LinkKind::kCore:
+      return "core";
     default:
       return "unknown";
   }

@@ -64,6 +64,12 @@ inline std::string TopologyDifference(const topo::Topology& a, const topo::Topol
     const topo::Switch& y = b.spines[i];
     if (x.name != y.name || x.guid != y.guid || x.ports != y.ports) return "spine " + x.name;
   }
+  if (a.cores.size() != b.cores.size()) return "core count";
+  for (size_t i = 0; i < a.cores.size(); ++i) {
+    const topo::Switch& x = a.cores[i];
+    const topo::Switch& y = b.cores[i];
+    if (x.name != y.name || x.guid != y.guid || x.ports != y.ports) return "core " + x.name;
+  }
   return "";
 }
 

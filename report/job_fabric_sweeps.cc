@@ -44,9 +44,14 @@ void AddJobSweeps(const std::vector<wire::SweepDocument>& sweeps, JobFabric* f) 
             });
   for (const wire::SweepDocument* d : in_window) {
     ++read;
+    // The spines the job's leaves reach in this sweep: their core links are the job's too.
+    std::set<std::string> spines;
+    for (const wire::SweepLink& l : d->links)
+      if (l.kind == "uplink" && leaves.count(l.a.name)) spines.insert(l.b.name);
     for (const wire::SweepLink& l : d->links) {
       const bool ours = (l.kind == "host" && nodes.count(l.host)) ||
-                        (l.kind == "uplink" && leaves.count(l.a.name));
+                        (l.kind == "uplink" && leaves.count(l.a.name)) ||
+                        (l.kind == "core" && spines.count(l.a.name));
       if (!ours) continue;
       for (const wire::SweepFinding& x : l.findings) {
         const auto key = std::make_tuple(l.kind, l.a.name, l.a.port, l.b.name, l.b.port, x.kind);
@@ -65,12 +70,14 @@ void AddJobSweeps(const std::vector<wire::SweepDocument>& sweeps, JobFabric* f) 
     fd.kind = "fabric";
     fd.node = s.link->kind == "host" ? s.link->host : std::string();
     fd.nic = s.link->hca;
-    fd.leaf = s.link->kind == "host" ? s.link->b.name : s.link->a.name;
+    const std::string& kind = s.link->kind;
+    fd.leaf = kind == "host" ? s.link->b.name : kind == "uplink" ? s.link->a.name : std::string();
     fd.rail = -1;
     const std::string& rail = s.link->rail;
     if (rail.size() > 4 && rail.compare(0, 4, "rail") == 0)
       fd.rail = std::atoi(rail.c_str() + 4);
-    fd.message = s.finding->kind + " on " + (s.link->kind == "host" ? "host link " : "uplink ") +
+    fd.message = s.finding->kind + " on " +
+                 (kind == "host" ? "host link " : kind == "uplink" ? "uplink " : "core link ") +
                  EndName(s.link->a) + " - " + EndName(s.link->b) + " (" + s.finding->side +
                  " side) in " + std::to_string(s.sweeps) + " of " + std::to_string(read) +
                  " sweep(s) during the job: " + s.finding->message;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The fabric side of a job's record: what the fabric sweeps taken while the job ran
 // (`railctl fabric sweep --json`, wire/sweep_json.h) found on the links the job's nodes used:
-// their host links (either end) and the uplinks of the leaves they reach. `railctl job
+// their host links (either end), the uplinks of the leaves they reach and, in a three-tier
+// fabric, the core links of the spines those uplinks reach. `railctl job
 // --sweeps DIR` reads the sweep JSON files a site keeps (for example a cron job writing
 // DIR/sweep-$(date +%s).json every few minutes and deleting old ones).
 #pragma once
@@ -25,7 +26,8 @@ constexpr double kSweepAfterJobSeconds = 900;
 // ports, which side errs, how many of the sweeps showed it and its last message; and one note
 // saying how many sweeps were read ("no fabric sweep ran during the job" when none). A host
 // link counts when its host is one of the job's nodes; an uplink when its leaf end ("a") is a
-// leaf in f->rows.
+// leaf in f->rows; a core link (spine - core switch) when its spine end ("a") is the spine end
+// of such an uplink in the same sweep (its finding names no leaf).
 void AddJobSweeps(const std::vector<wire::SweepDocument>& sweeps, JobFabric* f);
 
 // Reads the sweep JSON files of `dir` (regular files ending in ".json", at most 10000) whose

@@ -167,7 +167,8 @@ struct JobRow {
 // A likely cause, with the facts that point at it.
 struct Suspect {
   int rank = 0;            // 1 = most likely / most impact
-  std::string kind;        // "fabric", "rail-plane", "su", "leaf", "host", "nic", "cable"
+  std::string kind;        // "fabric", "core", "rail-plane", "su", "spine", "leaf", "uplink",
+                           // "core-link", "host", "nic", "cable"
   std::string component;   // what to look at: a switch name, "n009 rail 3 (mlx5_5)", ...
   std::string title;       // one line: what and where
   std::string confidence;  // "high", "medium", "low"
@@ -182,7 +183,8 @@ struct Suspect {
   std::string port_source;            // "sweep", "guess" (position in the SU + 1) or ""
   // Which end errs, from the sweep: "host" (NIC, transceiver or host end of the cable),
   // "switch" (switch port or its transceiver), "both" (cable or optics), "leaf" (many ports
-  // of one leaf), "spine" (leaf uplinks or a spine's ports), "link-down"; "" = no sweep or
+  // of one leaf), "spine" (leaf uplinks or a spine's ports), "core" (spine-core links or a
+  // core switch's ports), "link-down"; "" = no sweep or
   // the sweep saw nothing on this link.
   std::string end;
   int down = 0;                       // how many of `nodes` have the rail(s) down

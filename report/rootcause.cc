@@ -13,11 +13,12 @@ namespace railguard::report {
 namespace {
 
 int ScopeOrder(const std::string& kind) {
-  static const char* const kOrder[] = {"fabric", "rail-plane", "su",  "spine", "leaf",
-                                       "uplink", "host",       "nic", "cable"};
-  for (int i = 0; i < 9; ++i)
-    if (kind == kOrder[i]) return i;
-  return 9;
+  static const char* const kOrder[] = {"fabric", "core",      "rail-plane", "su",
+                                       "spine",  "leaf",      "uplink",     "core-link",
+                                       "host",   "nic",       "cable"};
+  for (size_t i = 0; i < std::size(kOrder); ++i)
+    if (kind == kOrder[i]) return static_cast<int>(i);
+  return static_cast<int>(std::size(kOrder));
 }
 
 std::string Plural(int n, const char* one, const char* many) {

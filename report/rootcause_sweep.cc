@@ -11,7 +11,7 @@ namespace railguard::report {
 namespace {
 
 bool SwitchSide(const std::string& side) {
-  return side == "leaf" || side == "switch" || side == "spine";
+  return side == "leaf" || side == "switch" || side == "spine" || side == "core";
 }
 
 std::string Ints(const std::vector<int>& v) {
@@ -66,7 +66,8 @@ class Applier {
     for (size_t i = 0; i < given; ++i) Existing(&(*out_)[i]);
     NewLeaves();
     NewLinks();
-    Uplinks();
+    Above({"uplink", "spine", "uplink", "uplink", "uplinks"});
+    Above({"core", "core", "core-link", "spine-core link", "spine links"});
     Missing();
   }
 
@@ -224,24 +225,34 @@ class Applier {
     }
   }
 
-  // Uplinks with findings: a spine with several is one suspect, the others one each.
-  void Uplinks() {
-    std::map<std::string, std::vector<const SweepLink*>> by_spine;
+  // Links above the leaves with findings, by the upper switch: one with several is one suspect,
+  // the others one each. Uplinks (leaf <-> spine) and, in a three-tier fabric, core links
+  // (spine <-> core switch).
+  struct Tier {
+    const char* link_kind;    // the sweep's link kind: "uplink", "core"
+    const char* group_kind;   // the suspect of a switch with several: "spine", "core"
+    const char* single_kind;  // the suspect of one link: "uplink", "core-link"
+    const char* link_name;    // "uplink", "spine-core link"
+    const char* links_name;   // "uplinks", "spine links"
+  };
+  void Above(const Tier& t) {
+    std::map<std::string, std::vector<const SweepLink*>> by_upper;
     for (const SweepLink& l : sweep_.links)
-      if (l.kind == "uplink" && !JudgeEnds(l).end.empty()) by_spine[l.b.name].push_back(&l);
-    for (const auto& kv : by_spine) {
-      const bool spine = static_cast<int>(kv.second.size()) >= kSpineMinPorts;
+      if (l.kind == t.link_kind && !JudgeEnds(l).end.empty()) by_upper[l.b.name].push_back(&l);
+    const bool uplinks = std::string(t.link_kind) == "uplink";
+    for (const auto& kv : by_upper) {
+      const bool group = static_cast<int>(kv.second.size()) >= kSpineMinPorts;
       for (const SweepLink* l : kv.second) {
         const EndVerdict v = JudgeEnds(*l);
-        if (spine && l != kv.second.front()) continue;
+        if (group && l != kv.second.front()) continue;
         Suspect s;
-        s.kind = spine ? "spine" : "uplink";
-        s.end = "spine";
+        s.kind = group ? t.group_kind : t.single_kind;
+        s.end = t.group_kind;
         s.rail = RailOf(l->rail);
         s.su = SuOf(l->su);
-        s.leaf = l->a.name;
-        s.confidence = spine ? "high" : "medium";
-        if (spine) {
+        if (uplinks) s.leaf = l->a.name;
+        s.confidence = group ? "high" : "medium";
+        if (group) {
           std::vector<std::string> msgs, ports;
           for (const SweepLink* u : kv.second) {
             ports.push_back(u->a.name + " port " + std::to_string(u->a.port) + " <-> port " +
@@ -251,8 +262,8 @@ class Applier {
           s.su = -1;
           s.leaf.clear();
           s.component = kv.first;
-          s.title = EndPhrase("spine") + " " + kv.first + ": " + std::to_string(kv.second.size()) +
-                    " uplinks have findings";
+          s.title = EndPhrase(t.group_kind) + " " + kv.first + ": " +
+                    std::to_string(kv.second.size()) + " " + t.links_name + " have findings";
           s.evidence.push_back(SweepSource(sweep_) + ": " + JoinStrings(ports));
           s.evidence.push_back("findings: " + FirstMessages(msgs));
         } else {
@@ -260,7 +271,7 @@ class Applier {
           s.port_source = "sweep";
           s.component = l->a.name + " port " + std::to_string(l->a.port) + " <-> " + kv.first +
                         " port " + std::to_string(l->b.port);
-          s.title = EndPhrase("spine") + ": uplink " + s.component;
+          s.title = EndPhrase(t.group_kind) + ": " + t.link_name + " " + s.component;
           s.evidence.push_back(SweepSource(sweep_) + ": " + FirstMessages(v.messages));
         }
         out_->push_back(std::move(s));
@@ -360,6 +371,7 @@ std::string EndPhrase(const std::string& end) {
   if (end == "both") return "both ends (the cable or its optics)";
   if (end == "leaf") return "many ports of one leaf: leaf switch";
   if (end == "spine") return "leaf uplinks or a spine's ports";
+  if (end == "core") return "spine-core links or a core switch's ports";
   if (end == "link-down") return "link down (cable unplugged or broken, or HCA unreachable)";
   return "";
 }

@@ -11,7 +11,10 @@
 // A leaf with findings on at least kLeafMinNodes of its host ports and kLeafMinFraction of
 // them is one suspect (end "leaf"); a spine with findings on at least kSpineMinPorts uplinks
 // is one (end "spine"); other uplinks with findings are each one ("spine" when the spine end
-// errs, else the leaf's end). An HCA the sweep did not find is a suspect "link-down".
+// errs, else the leaf's end). In a three-tier fabric the links from spines to core switches
+// are judged alike: a core switch with findings on at least kSpineMinPorts spine links is one
+// suspect (kind "core", end "core"), any other such link one ("core-link"). An HCA the sweep
+// did not find is a suspect "link-down".
 #pragma once
 
 #include <map>

@@ -44,6 +44,7 @@ Discovery Discover(const IbFabric& fabric, const DiscoverOptions& opts) {
   d.topology = BuildTopology(fabric, in, opts);
   d.counts = in.counts;
   d.counts.spines = static_cast<int>(d.topology.spines.size());
+  d.counts.cores = static_cast<int>(d.topology.cores.size());
   d.switches = ReportSwitches(fabric, in);
   return d;
 }
@@ -57,7 +58,9 @@ std::string DiscoverySummary(const Discovery& d) {
           : std::string();
   return "discovered " + Plural(static_cast<long>(t.sus.size()), "scalable unit") + domains + ", " +
          Plural(c.hosts, "host") + ", " + Plural(static_cast<long>(t.rails.size()), "rail") + ", " +
-         Plural(c.leaves, "leaf", "leaves") + " and " + Plural(c.spines, "spine") + " from " +
+         Plural(c.leaves, "leaf", "leaves") + (c.cores ? ", " : " and ") +
+         Plural(c.spines, "spine") + (c.cores ? " and " + Plural(c.cores, "core switch", "core switches") : "") +
+         " from " +
          Plural(c.switches, "switch", "switches") + ", " + Plural(c.cas, "CA") + " (" +
          std::to_string(c.hcas) + " compute HCAs, " + std::to_string(c.unnamed) + " unnamed, " +
          std::to_string(c.non_compute) + " non-compute) and " + Plural(c.links, "link") + "; " +

@@ -32,7 +32,16 @@ namespace railguard::topo {
 //    those the SU's hosts with a link on each of its leaves use (an appliance on compute leaves).
 //  - A leaf is a switch with compute HCAs; the device most of them are is its NIC. Leaves are
 //    grouped into one SU when more than half the hosts of the smaller leaf are on both; a host
-//    belongs to the SU that holds most of its links. A switch with no HCAs is a spine.
+//    belongs to the SU that holds most of its links.
+//  - Tiers come from the structure: a switch with no HCAs cabled to a leaf is a spine; one two
+//    or more switch hops from every leaf (cabled only to spines and cores) is a core switch (a
+//    third tier, Topology::cores); switches no leaf reaches are spines. Names are checked
+//    against it (tier-name). A switch that holds only service hosts, or two or more hops above
+//    the leaves three or more non-compute CAs (SHARP nodes aside) or more of them than switch
+//    links, is a service leaf: neither.
+//  - Service hosts: where the widest one-hop domain has leaves on four or more rails (GPU
+//    nodes), a domain whose hosts use at most two leaves (and at most half as many) is a group
+//    of login, controller, cache or storage hosts: never an SU, one service-hosts finding.
 //  - Such a group of leaves is a one-hop domain. Domains are one SU with several leaves per rail
 //    (each leaf with `nodes:`, the SU's domains named <su>-d1, <su>-d2, ...) when their leaf
 //    names say so: all leaves of most domains have names of one pattern (the same runs of digits
@@ -63,6 +72,9 @@ namespace railguard::topo {
 //   ibnetdiscover-error  the dump holds an error line of ibnetdiscover itself (file:line);
 //                        the dump may be incomplete
 //   not-rail-optimized   no HCA description names its device, so no rail can be inferred
+//   not-rail-fabric      every host has one HCA on this fabric: a storage or management fabric
+//                        or one plane of a multi-plane fabric, not a GPU rail fabric; its
+//                        leaves are kept as one-rail SUs (one line for the fabric)
 //   rail-alignment       a node type has fewer NICs than there are rails and neither a
 //                        --rail-order list nor leaf names order them; they were given rails
 //                        0.. in NIC order (one finding per type)
@@ -74,6 +86,9 @@ namespace railguard::topo {
 //   spine-plane          in a fabric of rail planes (each spine serves mostly the leaves of one
 //                        rail), an SU leaf cabled only to spines of another rail's plane than
 //                        the rail its HCAs' names gave it (one finding per leaf)
+//   tier-name            a switch named like a core switch ("core", "super") that is cabled to
+//                        leaves in a fabric with a core tier, or named like a spine two hops
+//                        above the leaves: the structure decides its tier (one per switch)
 //   missing-leaf         an SU has no leaf for a rail: one finding per SU and rail (hca = the
 //                        NIC of its node type on that rail, "" when unknown), not one per
 //                        host; the SU keeps an empty leaf there
@@ -108,6 +123,8 @@ namespace railguard::topo {
 //   uplink-deficit       an SU leaf with fewer cables to spines than most SU leaves
 //   leaf-link            a cable between two leaves
 //   loopback             a cable between two ports of the same switch
+//   service-hosts        a leaf group of service hosts (see the rules): one finding per group,
+//                        with its leaves, host count, HCAs per host and the first few hosts
 //   non-compute          a CA that is not a compute HCA (see above), with the switch and port
 //                        it is cabled to; left out of the topology
 struct Finding {
@@ -144,6 +161,7 @@ struct DiscoveryCounts {
   int switches = 0;
   int leaves = 0;  // switches that are some SU's leaf
   int spines = 0;
+  int cores = 0;   // switches of a third tier above the spines
   int cas = 0;   // all CAs and routers
   int hcas = 0;  // compute HCAs named "<host> <device>" (or by the node map)
   int hosts = 0;
@@ -158,8 +176,8 @@ struct SwitchReport {
   std::string guid;                // "0x" + 16 hex digits
   std::string description;         // its NodeDescription
   int ports = 0;                   // port count (0 if the dump has no record of its own)
-  bool has_hcas = false;           // compute or unnamed HCAs are cabled to it (a leaf), or
-                                   // none are (a spine)
+  bool has_hcas = false;           // compute or unnamed HCAs are cabled to it (a leaf)
+  std::string tier;                // "leaf", "spine", "core" or "service" (see the rules)
   std::string su;                  // "su3" when it is that SU's leaf, else ""
   int rail = -1;                   // the rail it serves as a leaf, else -1
   std::vector<std::string> hosts;  // hosts of its compute HCAs, in Slurm host order

@@ -457,6 +457,7 @@ Inference InferWith(const IbFabric& fabric, const DiscoverOptions& opts,
   PickLeaves(&in);
   GroupDomains(&in);  // names the leaves that have no name of their own
   CheckSpinePlanes(fabric, &in);
+  AssignTiers(fabric, &in);
   FindHostPorts(&in);
   for (const std::vector<int>& hs : in.su_hosts) in.counts.hosts += static_cast<int>(hs.size());
   for (const std::vector<int>& per_su : in.su_leaf)
@@ -466,7 +467,8 @@ Inference InferWith(const IbFabric& fabric, const DiscoverOptions& opts,
 
 Inference Infer(const IbFabric& fabric, const DiscoverOptions& opts) {
   Inference in = InferWith(fabric, opts, {});
-  const Appliances appliances = FindAppliances(in);
+  Appliances appliances = FindAppliances(in);
+  for (auto& [ca, info] : FindServiceGroups(in)) appliances[ca] = info;
   // Without them the SUs may group and be named differently, so inference starts again.
   if (!appliances.empty()) in = InferWith(fabric, opts, appliances);
   return in;
@@ -533,15 +535,18 @@ Topology BuildTopology(const IbFabric& fabric, const Inference& in, const Discov
     t.sus.push_back(std::move(su));
   }
   for (size_t i = 0; i < fabric.nodes.size(); ++i) {
-    if (fabric.nodes[i].type != IbNodeType::kSwitch || in.sws[i].HasHcas()) continue;
+    if (fabric.nodes[i].type != IbNodeType::kSwitch) continue;
+    const SwitchTier tier = in.sws[i].tier;
+    if (tier != SwitchTier::kSpine && tier != SwitchTier::kCore) continue;
     Switch sw;
     sw.name = in.sws[i].display;
     sw.guid = in.sws[i].guid;
     sw.ports = fabric.nodes[i].ports;
-    t.spines.push_back(sw);
+    (tier == SwitchTier::kSpine ? t.spines : t.cores).push_back(sw);
   }
-  std::sort(t.spines.begin(), t.spines.end(),
-            [](const Switch& a, const Switch& b) { return NaturalLess(a.name, b.name); });
+  for (std::vector<Switch>* list : {&t.spines, &t.cores})
+    std::sort(list->begin(), list->end(),
+              [](const Switch& a, const Switch& b) { return NaturalLess(a.name, b.name); });
   t.Index();
   return t;
 }
@@ -558,6 +563,7 @@ std::vector<SwitchReport> ReportSwitches(const IbFabric& fabric, const Inference
     r.description = fabric.nodes[i].description;
     r.ports = fabric.nodes[i].ports;
     r.has_hcas = in.sws[i].HasHcas();
+    r.tier = TierName(in.sws[i].tier);
     if (in.sws[i].su >= 0) {
       r.su = "su" + std::to_string(in.su_group[in.sws[i].su] + 1);
       r.rail = in.sws[i].rail;

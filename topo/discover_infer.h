@@ -35,6 +35,9 @@ struct CaInfo {
   int su_rails = 0;
   int lo = 0;
   int hi = 0;
+  // A service host (FindServiceGroups): the index of its leaf group, else -1. Such hosts are
+  // non-compute and reported as one service-hosts finding per group, not one per HCA.
+  int service_group = -1;
 };
 
 // A compute (or unnamed) HCA port cabled to a switch port.
@@ -44,6 +47,16 @@ struct Attach {
   int sw_port = 0;
   int link = -1;  // index into IbFabric::links
 };
+
+// Where a switch sits (AssignTiers): a leaf has HCAs; a spine is cabled to a leaf; a core
+// switch only to spines and cores (two or more switch hops from the nearest leaf); a service
+// leaf holds only service hosts (FindServiceGroups) or, two or more hops above the leaves,
+// three or more non-compute CAs (SHARP nodes aside) or more of them than switch links (a
+// storage or management leaf). Switches no leaf reaches are spines.
+enum class SwitchTier { kLeaf, kSpine, kCore, kService };
+
+// "leaf", "spine", "core", "service".
+const char* TierName(SwitchTier tier);
 
 // SwInfo::su for a rail leaf that is no SU's leaf, and for a leaf left out as a duplicate.
 constexpr int kNoSu = -1;
@@ -63,6 +76,7 @@ struct SwInfo {
   int majority_dev = -1;  // with has_hosts: the device most of its HCAs are, or -1
   int rail = -1;          // rail index when it is a leaf of a known rail
   int su = kNoSu;         // SU index when it is that SU's leaf; kNoSu or kDuplicate otherwise
+  SwitchTier tier = SwitchTier::kSpine;  // set by AssignTiers
 };
 
 // A second leaf for one rail of an SU, as inference resolved it (duplicate-leaf).
@@ -116,12 +130,12 @@ struct Inference {
   std::vector<int> su_group;         // per domain: the index of its SU in the topology
   std::vector<std::string> su_name;  // per domain: "su3", or "su1-d2" in an SU of several
   int group_count = 0;               // SUs in the topology
-  struct Note {          // a finding inference makes (su-grouping, spine-plane)
+  struct Note {          // a finding inference makes (su-grouping, spine-plane, tier-name)
     std::string kind;
     int sw = -1;         // the switch it names, or -1
     std::string message;
   };
-  std::vector<Note> notes;  // su-grouping notes, then spine-plane notes
+  std::vector<Note> notes;  // su-grouping notes, then spine-plane, then tier-name notes
 
   DiscoveryCounts counts;  // all but `spines` (see BuildTopology)
 
@@ -193,6 +207,19 @@ void CheckSpinePlanes(const IbFabric& fabric, Inference* in);
 // all on ports above those of the SU's hosts that have a link on each of its leaves. Empty when
 // none.
 Appliances FindAppliances(const Inference& in);
+
+// Leaf groups of service hosts (topo/discover_tiers.cc): in a fabric whose widest one-hop domain
+// has leaves on four or more rails (GPU nodes), a domain whose hosts use at most two leaves (and
+// at most half as many) holds login, controller, cache or storage-gateway hosts, not GPU nodes.
+// Their compute HCAs, as non-compute CaInfo with service_group set (one group per domain, in
+// domain order). Empty when none.
+Appliances FindServiceGroups(const Inference& in);
+
+// Sets SwInfo::tier of every switch (see SwitchTier) and adds a tier-name note for each spine or
+// core switch whose name says the other tier ("core"/"super" in a spine's name, "spine" without
+// "super" in a core switch's): the structure decides. REQUIRES: ClassifyLinks and GroupDomains
+// ran.
+void AssignTiers(const IbFabric& fabric, Inference* in);
 
 // The name of node type `type`: DiscoverOptions::node_type for the first, "<node_type>-<k+1>"
 // for the k-th after it (k from 0: "gpu-node", "gpu-node-2", ...).

@@ -92,6 +92,11 @@ std::string ExportTreeConf(const Topology& topo, const std::string& source) {
       out += "# Physical spines:";
       for (const Switch& spine : topo.spines) out += " " + spine.name;
       out += "\n";
+      if (!topo.cores.empty()) {
+        out += "# Physical core switches above them:";
+        for (const Switch& core : topo.cores) out += " " + core.name;
+        out += "\n";
+      }
     }
     out += "SwitchName=" + sw.name +
            (sw.nodes.empty() ? " Switches=" + sw.children : " Nodes=" + sw.nodes) + "\n";

@@ -13,7 +13,8 @@ namespace railguard::topo {
 // (SwitchName=<domain> Nodes=<hostlist>); an SU of one domain is that switch, named like the
 // SU, and an SU of several domains is a switch of its own above them (SwitchName=<su>
 // Switches=<domains>). One top switch named "<cluster>-spine" joins all SUs (Switches=<su
-// hostlist>). The physical spines are named in a comment. `source` (e.g. the YAML path) goes
+// hostlist>). The physical spines (and core switches, if any) are named in comments: to
+// Slurm the spine and core tiers are one level above the SUs. `source` (e.g. the YAML path) goes
 // into the header comment. With one leaf per rail everywhere, the output is what it was
 // before one-hop domains existed.
 // REQUIRES: `topo` loaded and validated.

@@ -27,6 +27,8 @@ constexpr uint64_t kSharpGuidBase = 0x0c42a103fe000000ULL;  // | index
 constexpr uint64_t kApplianceGuidBase = 0x0c42a103fd000000ULL;  // | appliance << 8 | hca
 constexpr uint64_t kLeafGuidBase = 0xfc6a1c0300000000ULL;   // | k << 24 | su << 8 | rail
 constexpr uint64_t kSpineGuidBase = 0xfc6a1c03ff000000ULL;  // | spine
+constexpr uint64_t kServiceLeafGuidBase = 0xfc6a1c03fb000000ULL;  // | group << 8 | leaf
+constexpr uint64_t kServiceHcaGuidBase = 0x0c42a103fb000000ULL;   // | group << 16 | host << 8 | k
 constexpr uint64_t kCoreGuidBase = 0xfc6a1c03fc000000ULL;   // | core
 constexpr int kVendorId = 0x2c9;
 constexpr int kHcaDeviceId = 0x1021;     // ConnectX-7 (MT4129)
@@ -195,6 +197,12 @@ bool Builder::Build(std::string* out, std::string* err) {
   const int rails = static_cast<int>(topo_.rails.size());
   const int spines = static_cast<int>(topo_.spines.size());
   const int uplinks = opts_.uplinks;
+  if (opts_.cores > 0 && !topo_.cores.empty()) {
+    *err = "the topology lists " + std::to_string(topo_.cores.size()) + " core switches" +
+           " and --cores asks for " + std::to_string(opts_.cores) + "; expected one of the two";
+    return false;
+  }
+  const int core_count = topo_.cores.empty() ? opts_.cores : static_cast<int>(topo_.cores.size());
   if (uplinks < 0 || uplinks > kMaxSimCount) {
     *err = "uplinks " + std::to_string(uplinks) + " out of range; expected 0 to " +
            std::to_string(kMaxSimCount);
@@ -270,15 +278,18 @@ bool Builder::Build(std::string* out, std::string* err) {
   }
   std::vector<int> spine_node;
   const int extra_spine_ports = static_cast<int>(f.ufm_hosts.size());
+  int service_leaves = 0;
+  for (const SimFaults::ServiceGroup& g : f.service_groups) service_leaves += g.hcas;
   for (int i = 0; i < spines; ++i) {
     const Switch& sw = topo.spines[i];
     const int served = plane_of_spine == 0 ? leaf_count : rail_leaves[i % rails];
-    const int needed = served * uplinks + opts_.cores + (i == 0 ? extra_spine_ports : 0);
+    const int needed =
+        served * uplinks + core_count + service_leaves + (i == 0 ? extra_spine_ports : 0);
     const int ports = sw.ports > 0 ? sw.ports : std::max(kDefaultSwitchPorts, needed);
     if (needed > ports) {
       *err = "spine " + sw.name + " has " + std::to_string(ports) + " ports but needs " +
              std::to_string(needed) + " (" + std::to_string(served) + " leaves x " +
-             Count(uplinks, "uplink") + (opts_.cores ? " + " + Count(opts_.cores, "core") : "") +
+             Count(uplinks, "uplink") + (core_count ? " + " + Count(core_count, "core") : "") +
              (i == 0 && extra_spine_ports ? " + " + Count(extra_spine_ports, "UFM host") : "") +
              ")";
       return false;
@@ -322,18 +333,27 @@ bool Builder::Build(std::string* out, std::string* err) {
   }
 
   // Core switches: every spine once to every core, on the spine's next free port.
-  if (opts_.cores < 0 || opts_.cores > kMaxSimCount || (opts_.cores > 0 && spines == 0)) {
-    *err = "cores " + std::to_string(opts_.cores) + ": expected 0 to " +
+  if (core_count < 0 || core_count > kMaxSimCount || (core_count > 0 && spines == 0)) {
+    *err = "cores " + std::to_string(core_count) + ": expected 0 to " +
            std::to_string(kMaxSimCount) + ", and spines to cable them to";
     return false;
   }
-  for (int c = 0; c < opts_.cores; ++c) {
-    const std::string name = "core" + std::to_string(c + 1);
-    const int core =
-        AddNode(IbNodeType::kSwitch, kCoreGuidBase | static_cast<uint64_t>(c + 1),
-                "MF0;" + name + ":" + SwitchModel(rails > 0 ? topo.rails[0].link.speed : "NDR") +
-                    "/U1",
-                kSwitchDeviceId, std::max(kDefaultSwitchPorts, spines), "core " + name);
+  for (int c = 0; c < core_count; ++c) {
+    Switch sw;
+    if (c < static_cast<int>(topo.cores.size())) sw = topo.cores[c];
+    if (sw.name.empty()) sw.name = "core" + std::to_string(c + 1);
+    const uint64_t guid = sw.guid.empty() ? kCoreGuidBase | static_cast<uint64_t>(c + 1)
+                                          : ParseGuid(sw.guid);
+    const int ports = sw.ports > 0 ? sw.ports : std::max(kDefaultSwitchPorts, spines);
+    if (spines > ports) {
+      *err = "core switch " + sw.name + " has " + std::to_string(ports) + " ports but needs " +
+             std::to_string(spines) + " (one per spine)";
+      return false;
+    }
+    const int core = AddNode(
+        IbNodeType::kSwitch, guid,
+        "MF0;" + sw.name + ":" + SwitchModel(rails > 0 ? topo.rails[0].link.speed : "NDR") + "/U1",
+        kSwitchDeviceId, ports, "core " + sw.name);
     for (int sp = 0; sp < spines; ++sp)
       Connect(spine_node[sp], FreePort(spine_node[sp]), core, sp + 1,
               Token(topo.rails[rails > 0 ? sp % rails : 0].link));
@@ -476,6 +496,41 @@ bool Builder::Build(std::string* out, std::string* err) {
       Connect(ca, 1, leaf, port, Token(topo.rails[a.rails[k]].link));
     }
   }
+  // Service groups: their own leaves, each cabled once to every spine.
+  for (size_t g = 0; g < f.service_groups.size(); ++g) {
+    const SimFaults::ServiceGroup& sg = f.service_groups[g];
+    const std::string token = rails > 0 ? Token(topo.rails[0].link) : "4xNDR";
+    const std::string model = SwitchModel(rails > 0 ? topo.rails[0].link.speed : "NDR");
+    std::vector<int> leaves;
+    for (int k = 0; k < sg.hcas; ++k) {
+      const std::string name = sg.prefix + "-leaf" + std::to_string(k + 1);
+      const int leaf = AddNode(IbNodeType::kSwitch,
+                               kServiceLeafGuidBase | static_cast<uint64_t>(g + 1) << 8 |
+                                   static_cast<uint64_t>(k + 1),
+                               "MF0;" + name + ":" + model + "/U1", kSwitchDeviceId,
+                               std::max(kDefaultSwitchPorts, sg.hosts + spines), "leaf " + name);
+      for (int sp = 0; sp < spines; ++sp) {
+        const int port = FreePort(spine_node[sp]);
+        if (port == 0) {
+          *err = "service leaf " + name + ": spine " + topo.spines[sp].name + " has no free port";
+          return false;
+        }
+        Connect(leaf, sg.hosts + 1 + sp, spine_node[sp], port, token);
+      }
+      leaves.push_back(leaf);
+    }
+    for (int h = 1; h <= sg.hosts; ++h) {
+      const std::string host = sg.prefix + (h < 10 ? "0" : "") + std::to_string(h);
+      for (int k = 0; k < sg.hcas; ++k) {
+        const std::string nic = "mlx5_" + std::to_string(k);
+        const int ca = AddNode(IbNodeType::kCa,
+                               kServiceHcaGuidBase | static_cast<uint64_t>(g + 1) << 16 |
+                                   static_cast<uint64_t>(h) << 8 | static_cast<uint64_t>(k),
+                               host + " " + nic, kHcaDeviceId, 1, "service host " + host + " " + nic);
+        Connect(ca, 1, leaves[k], h, token);
+      }
+    }
+  }
   if (!CheckGuids(err)) return false;
 
   // LIDs in output order: switches, then CAs.
@@ -553,6 +608,9 @@ void AssignSwitchGuids(Topology* topo) {
   for (size_t i = 0; i < topo->spines.size(); ++i)
     if (topo->spines[i].guid.empty())
       topo->spines[i].guid = GuidString(kSpineGuidBase | static_cast<uint64_t>(i + 1));
+  for (size_t i = 0; i < topo->cores.size(); ++i)
+    if (topo->cores[i].guid.empty())
+      topo->cores[i].guid = GuidString(kCoreGuidBase | static_cast<uint64_t>(i + 1));
 }
 
 bool SimulateFabric(const Topology& topo, const SimOptions& opts, std::string* out,

@@ -53,6 +53,13 @@ struct SimFaults {
     std::string node;
     std::string name;
   };
+  struct ServiceGroup {  // a management leaf group: `hcas` leaves "<prefix>-leaf1".., each
+                        // cabled once to every spine; hosts "<prefix>01".. with HCA k
+                        // "<host> mlx5_<k>" on leaf k+1, port = host number
+    std::string prefix;
+    int hosts = 0;
+    int hcas = 0;
+  };
   struct Appliance {  // a non-compute host with one HCA "<host> mlx5_<k>" per listed rail,
                       // each on the SU's leaf of that rail, first free port after its hosts
     std::string host;
@@ -71,6 +78,7 @@ struct SimFaults {
   std::vector<HostName> host_names;   // host names left at a default, or shared by hosts
   std::vector<std::string> empty;     // nodes whose slot is empty: none of their HCAs exists
   std::vector<Appliance> appliances;  // UFM, storage, ... cabled to compute leaves
+  std::vector<ServiceGroup> service_groups;  // login, controller, storage hosts on their leaves
 };
 
 struct SimOptions {
@@ -80,7 +88,8 @@ struct SimOptions {
   // (else SimulateFabric fails): the spine count is a non-zero multiple of the rail count.
   bool rail_planes = false;
   // Core switches "core1".."coreN" above the spines (a third tier, so that rail planes are
-  // one subnet): every spine cabled once to every core, on ports after its leaf ports.
+  // one subnet): every spine cabled once to every core, on ports after its leaf ports. The
+  // topology's own `cores` are used instead when it lists some (then this must be 0).
   int cores = 0;
   SimFaults faults;
 };
@@ -89,7 +98,9 @@ struct SimOptions {
 // 0xfc6a1c0300000000 | k << 24 | s << 8 | r for the k-th leaf (from 0) of rail r in the s-th SU
 // (from 1; an SU of one leaf per rail has k = 0 only), and
 // 0xfc6a1c03ff000000 | i for the i-th spine (from 1) and 0xfc6a1c03fc000000 | i for the i-th
-// core switch (SimOptions::cores). HCAs get 0x0c42a10300000000 | n << 8 | r
+// core switch (SimOptions::cores, or the topology's cores). Service group g (from 1) gets
+// leaves 0xfc6a1c03fb000000 | g << 8 | k and hosts 0x0c42a103fb000000 | g << 16 | h << 8 | k.
+// HCAs get 0x0c42a10300000000 | n << 8 | r
 // (n-th node from 1, rail r), UFM hosts 0x0c42a103ff000000 | i << 8, SHARP nodes
 // 0x0c42a103fe000000 | i, appliances 0x0c42a103fd000000 | i << 8 | k (k-th HCA).
 void AssignSwitchGuids(Topology* topo);
@@ -111,7 +122,8 @@ bool SimulateFabric(const Topology& topo, const SimOptions& opts, std::string* o
 // swap (NODE:RAILa:RAILb), drop (NODE:RAIL), drop-leaf (SU:RAIL), unnamed (NODE:RAIL),
 // cross-su (NODE:RAIL:SU), ufm (HOST), sharp (N), drop-uplinks (SU:RAIL:N),
 // slow (NODE:RAIL:WIDTHxSPEED), host-name (NODE:NAME; NAME may be "(none)"), empty (NODE),
-// appliance (HOST:SU:RAIL[,RAIL...]). A RAIL is a
+// appliance (HOST:SU:RAIL[,RAIL...]), service (PREFIX:HOSTS:HCAS, 1 to 254 hosts with 1 to 4
+// HCAs). A RAIL is a
 // rail index, a rail name or one of the node type's NIC names. Returns false with `*err`
 // saying what is wrong and the expected form.
 bool AddSimFault(const Topology& topo, const std::string& flag, const std::string& value,

@@ -154,6 +154,19 @@ bool AddSimFault(const Topology& topo, const std::string& flag, const std::strin
       start = comma + 1;
     }
     faults->appliances.push_back(std::move(a));
+  } else if (flag == "service") {
+    const char form[] = "PREFIX:HOSTS:HCAS (e.g. login:4:2)";
+    if (parts.size() != 3) return bad("wrong number of fields", form);
+    if (!IsSafeName(parts[0])) return bad("bad host name prefix '" + parts[0] + "'", form);
+    SimFaults::ServiceGroup g{parts[0], 0, 0};
+    if (!ParseCount(parts[1], 1, 254, &g.hosts))
+      return bad("bad host count '" + parts[1] + "'", "HOSTS from 1 to 254");
+    if (!ParseCount(parts[2], 1, 4, &g.hcas))
+      return bad("bad HCA count '" + parts[2] + "'", "HCAS from 1 to 4");
+    for (int h = 1; h <= g.hosts; ++h)
+      if (topo.FindNode(g.prefix + (h < 10 ? "0" : "") + std::to_string(h)))
+        return bad("host " + g.prefix + std::to_string(h) + " is a compute node", "another prefix");
+    faults->service_groups.push_back(std::move(g));
   } else if (flag == "ufm") {
     if (!IsSafeName(value)) return bad("bad host name", "HOST: letters, digits, '-', '_' or '.'");
     faults->ufm_hosts.push_back(value);

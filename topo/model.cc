@@ -119,6 +119,7 @@ Topology DomainView(const Topology& topo) {
   v.rails = topo.rails;
   v.node_types = topo.node_types;
   v.spines = topo.spines;
+  v.cores = topo.cores;
   for (const Domain& d : topo.domains) {
     const ScalableUnit& su = topo.sus[static_cast<size_t>(d.su)];
     ScalableUnit u;

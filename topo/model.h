@@ -103,7 +103,9 @@ struct Topology {
   std::vector<Rail> rails;              // rails[k].index == k after validation
   std::vector<NodeType> node_types;
   std::vector<ScalableUnit> sus;
-  std::vector<Switch> spines;
+  std::vector<Switch> spines;  // the switches the leaves are cabled to
+  std::vector<Switch> cores;   // a third tier (core, super-spine) above the spines; empty in a
+                               // two-tier fabric
 
   // Derived by Index(); valid until the vectors above change.
   std::vector<Domain> domains;  // SU by SU, each SU's in name order (d1, d2, ...)

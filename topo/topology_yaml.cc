@@ -27,7 +27,8 @@ namespace {
 // Largest node count one SU may list; bounds the work a typo like n[1-99999999] can cause.
 constexpr size_t kMaxNodesPerSu = 65536;
 
-const char* const kTopKeys[] = {"cluster", "rails", "node_types", "scalable_units", "spines"};
+const char* const kTopKeys[] = {"cluster", "rails", "node_types", "scalable_units", "spines",
+                                "cores"};
 const char* const kRailKeys[] = {"index", "name", "link"};
 const char* const kLinkKeys[] = {"rate_gbps", "width", "speed"};
 const char* const kTypeKeys[] = {"name", "gpus", "nics", "nic_pci", "gpu_pci"};
@@ -112,7 +113,9 @@ class Loader : public YamlReader {
   // REQUIRES: t.Index() was called. One-hop domains of fewer than 2 nodes in split SUs.
   void CheckDomains(const Topology& t);
   bool LoadSwitch(const YAML::Node& map, const std::string& what, Switch* sw);
-  void LoadSpines(const YAML::Node& seq, Topology* t);
+  // `key`: a list of {name, guid, ports} (spines, cores), each a `what` ("spine").
+  void LoadSwitches(const YAML::Node& seq, const std::string& key, const std::string& what,
+                    std::vector<Switch>* out, std::vector<YAML::Node>* nodes);
   void CheckSwitchNames(const Topology& t);
 
   int rail_count_ = 0;
@@ -121,6 +124,7 @@ class Loader : public YamlReader {
   std::vector<YAML::Node> su_nodes_;
   std::vector<std::vector<YAML::Node>> leaf_nodes_;  // per SU, parallel to su.leaves
   std::vector<YAML::Node> spine_nodes_;
+  std::vector<YAML::Node> core_nodes_;
 };
 
 void Loader::LoadLink(const YAML::Node& map, const std::string& what, LinkSpec* link) {
@@ -459,6 +463,7 @@ void Loader::CheckDomains(const Topology& t) {
   for (const ScalableUnit& su : t.sus)
     for (const Leaf& leaf : su.leaves) switches.insert(LeafName(su, leaf));
   for (const Switch& sw : t.spines) switches.insert(sw.name);
+  for (const Switch& sw : t.cores) switches.insert(sw.name);
   for (const Domain& d : t.domains) {
     const size_t s = static_cast<size_t>(d.su);
     if (t.su_domains[s] < 2 || s >= su_nodes_.size()) continue;
@@ -529,18 +534,19 @@ void Loader::LoadSus(const YAML::Node& seq, Topology* t) {
   }
 }
 
-void Loader::LoadSpines(const YAML::Node& seq, Topology* t) {
+void Loader::LoadSwitches(const YAML::Node& seq, const std::string& key, const std::string& what,
+                          std::vector<Switch>* out, std::vector<YAML::Node>* nodes) {
   if (!seq.IsSequence()) {
-    Error(seq, "'spines' must be a list of {name, guid, ports}");
+    Error(seq, "'" + key + "' must be a list of {name, guid, ports}");
     return;
   }
   for (const auto& s : seq) {
-    if (!CheckMap(s, kSpineKeys, "spine")) continue;
+    if (!CheckMap(s, kSpineKeys, what)) continue;
     Switch sw;
-    if (!Field(s, "name", "spine", true).IsDefined()) continue;
-    LoadSwitch(s, "spine", &sw);
-    t->spines.push_back(sw);
-    spine_nodes_.push_back(s);
+    if (!Field(s, "name", what, true).IsDefined()) continue;
+    LoadSwitch(s, what, &sw);
+    out->push_back(sw);
+    nodes->push_back(s);
   }
 }
 
@@ -560,6 +566,7 @@ void Loader::CheckSwitchNames(const Topology& t) {
     for (size_t i = 0; i < t.sus[s].leaves.size(); ++i)
       check(LeafName(t.sus[s], t.sus[s].leaves[i]), leaf_nodes_[s][i], "leaf");
   for (size_t i = 0; i < t.spines.size(); ++i) check(t.spines[i].name, spine_nodes_[i], "spine");
+  for (size_t i = 0; i < t.cores.size(); ++i) check(t.cores[i].name, core_nodes_[i], "core switch");
 }
 
 bool Loader::Load(const std::string& text, Topology* out) {
@@ -577,7 +584,9 @@ bool Loader::Load(const std::string& text, Topology* out) {
     YAML::Node sus = Field(root, "scalable_units", "the topology", true);
     if (sus.IsDefined()) LoadSus(sus, out);
     YAML::Node spines = Field(root, "spines", "the topology", false);
-    if (spines.IsDefined()) LoadSpines(spines, out);
+    if (spines.IsDefined()) LoadSwitches(spines, "spines", "spine", &out->spines, &spine_nodes_);
+    YAML::Node cores = Field(root, "cores", "the topology", false);
+    if (cores.IsDefined()) LoadSwitches(cores, "cores", "core switch", &out->cores, &core_nodes_);
     CheckSwitchNames(*out);
   } catch (const std::exception& e) {
     // yaml-cpp throws on some malformed trees (e.g. alias cycles); never let it escape.
@@ -657,13 +666,13 @@ std::string EmitTopologyYaml(const Topology& t) {
       y += "}\n";
     }
   }
-  if (!t.spines.empty()) {
-    y += "spines:\n";
-    for (const Switch& sw : t.spines) {
-      std::string fields = SwitchFields(sw, "");
-      y += "  - {" + fields.substr(2) + "}\n";
-    }
-  }
+  auto switches = [&](const char* key, const std::vector<Switch>& list) {
+    if (list.empty()) return;
+    y += std::string(key) + ":\n";
+    for (const Switch& sw : list) y += "  - {" + SwitchFields(sw, "").substr(2) + "}\n";
+  };
+  switches("spines", t.spines);
+  switches("cores", t.cores);
   return y;
 }
 

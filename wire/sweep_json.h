@@ -76,7 +76,7 @@ struct SweepEnd {
 // One finding of the sweep on a link (fabric/judge.h's LinkFinding).
 struct SweepFinding {
   std::string kind;  // "errors", "width", "speed", "unread"
-  std::string side;  // "host", "leaf", "spine", "switch" or "both"
+  std::string side;  // "host", "leaf", "spine", "core", "switch" or "both"
   std::string message;
 };
 
@@ -95,7 +95,8 @@ struct SweepLinkTraffic {
 
 struct SweepLink {
   std::string kind;       // "host" (a = HCA, b = switch), "uplink" (a = leaf, b = spine),
-                          // "unknown" (a = the end with the lower GUID)
+                          // "core" (a = spine, b = core switch), "unknown" (a = the end
+                          // with the lower GUID)
   std::string su, rail;   // names; "" (null in the JSON) when the sweep mapped none
   std::string host, hca;  // host links; "" (null) for others
   SweepEnd a, b;

@@ -54,3 +54,18 @@ rgf_start_dev4su() {
   "$RGF_RAILCTL" topology simulate "$work/topo.yaml" -o "$work/fabric.net"
   rg_fabric_start --no-trap "$work/fabric.net" || rgf_fail "the simulated fabric did not come up"
 }
+
+# rgf_healthy_snapshot FILE: a railguard snapshot of the dev-4su nodes n001-n032, every one
+# idle with railcheck ok on all 8 rails (the host ends see nothing), for `railctl report`.
+rgf_healthy_snapshot() {
+  python3 - "$1" <<'PY'
+import json, sys, time
+t = int(time.time())
+extra = json.dumps({"railcheck": {"time": t, "verdict": "ok", "rails": ["ok"] * 8, "failed": []}})
+nodes = [{"name": "n%03d" % i, "state": "idle", "flags": [], "reason": "", "reason_time": 0,
+          "reason_user": "", "features": "su%d,rail_healthy" % ((i - 1) // 8 + 1),
+          "features_act": "", "extra": extra} for i in range(1, 33)]
+json.dump({"railguard_snapshot": 1, "time": t, "source": "itest", "slurm_cluster": "raildev",
+           "nodes": nodes, "jobs": []}, open(sys.argv[1], "w"))
+PY
+}

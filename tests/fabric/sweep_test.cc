@@ -220,6 +220,46 @@ TEST(FabricJudge, MapsLinksToHostRailLeafPortAndLeafSpinePort) {
   EXPECT_EQ(u.b.port, 2);
 }
 
+// TinyFabric with a core switch (LID 4) above its spine: spine port 6 <-> core port 1.
+std::vector<SweptNode> WithCore() {
+  std::vector<SweptNode> nodes = TinyFabric();
+  SweptNode core;
+  core.guid = 0x300;
+  core.is_switch = true;
+  core.description = "MF0;core1:MQM9790/U1";
+  core.lid = 4;
+  core.ports.push_back(PortTo(1, kSpine, 6));
+  nodes[0].ports.push_back(PortTo(6, core.guid, 1));
+  nodes.push_back(core);
+  return nodes;
+}
+
+TEST(FabricJudge, ASwitchAboveTheSpinesIsACoreSwitchWhoseLinksNameTheCoreEnd) {
+  // Once by its structure (the YAML lists no cores), once by the YAML's name for it.
+  const topo::Topology by_structure = Tiny();
+  topo::Topology with_cores = Tiny();
+  with_cores.cores.push_back({"top-a", "0x0000000000000300", 8});
+  const topo::Topology& listed = with_cores;
+  for (const topo::Topology* t : {&by_structure, &listed}) {
+    FakeSource src(WithCore());
+    src.counters[{4, 1}] = WithCounter(kSymbolErrors, 9);  // the core's port to the spine
+    const Sweep s = Swept(&src);
+    const FabricReport r = JudgeSweep(*t, s);
+    ASSERT_EQ(r.links.size(), 7u);
+    const MappedLink& c = r.links[6];  // host links, uplinks, then core links
+    EXPECT_EQ(c.kind, LinkKind::kCore);
+    EXPECT_EQ(c.name_a, "spine1");
+    EXPECT_EQ(c.a.port, 6);
+    const std::string core = t == &listed ? "top-a" : "core1";
+    EXPECT_EQ(c.name_b, core);
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].side, "core");
+    EXPECT_EQ(r.findings[0].message,
+              "SymbolErrorCounter 9 on the core side (" + core + " port 1)");
+    EXPECT_NE(RenderJson(*t, s, r).find("\"kind\":\"core\""), std::string::npos);
+  }
+}
+
 TEST(FabricJudge, ErrorCountersNameTheEndThatCountsThem) {
   FakeSource src(TinyFabric());
   src.counters[{3, 2}] = WithCounter(kSymbolErrors, 42);  // leaf of rail 1, port 2 (h2)

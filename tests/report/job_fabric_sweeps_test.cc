@@ -86,6 +86,35 @@ TEST(JobFabricSweeps, OnlyTheJobsLinksDuringItsWindowCountOnceEach) {
   EXPECT_NE(JobFabricText(f).find("  fabric: errors on host link n003 mlx5_3"), std::string::npos);
 }
 
+TEST(JobFabricSweeps, CoreLinksOfTheSpinesTheJobsLeavesReachAreItsOwnInAThreeTierFabric) {
+  wire::SweepDocument d = Sweep(1200, false);
+  d.links.push_back(Uplink("su2-rail5", 33, "spine6"));  // only another job's leaf uses spine6
+  wire::SweepLink mine, other;
+  mine.kind = other.kind = "core";
+  mine.a.name = "spine1";
+  mine.a.port = 40;
+  mine.b.name = "core2";
+  mine.b.port = 1;
+  other.a.name = "spine6";
+  other.a.port = 40;
+  other.b.name = "core2";
+  other.b.port = 6;
+  mine.findings.push_back({"errors", "core", "SymbolErrorCounter rose 300"});
+  other.findings.push_back({"errors", "core", "SymbolErrorCounter rose 700"});
+  d.links.push_back(mine);
+  d.links.push_back(other);
+  JobFabric f = Job();
+  AddJobSweeps({d}, &f);
+  ASSERT_FALSE(f.findings.empty());
+  const JobFabricFinding& x = f.findings.back();
+  EXPECT_EQ(x.kind, "fabric");
+  EXPECT_EQ(x.message,
+            "errors on core link spine1 port 40 - core2 port 1 (core side) in 1 of 1 sweep(s) "
+            "during the job: SymbolErrorCounter rose 300");
+  EXPECT_EQ(x.leaf, "");
+  EXPECT_EQ(f.notes.back(), "1 fabric sweep(s) during the job: 1 finding(s) on its links");
+}
+
 TEST(JobFabricSweeps, NoSweepDuringTheJobIsSaid) {
   JobFabric f = Job();
   AddJobSweeps({Sweep(100, true), Sweep(9000, true)}, &f);

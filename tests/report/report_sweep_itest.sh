@@ -40,16 +40,7 @@ rg_fabric_run "$RGF_RAILCTL" fabric sweep "$work/topo.yaml" --json >"$work/sweep
 if [ -n "${RAILGUARD_SAVE_SWEEP:-}" ]; then cp "$work/sweep.json" "$RAILGUARD_SAVE_SWEEP"; fi
 
 # Node health: every node idle, railcheck ok on every rail (the host ends see nothing).
-python3 - "$work/topo.yaml" "$work/snap.json" <<'PY'
-import json, sys, time
-t = int(time.time())
-extra = json.dumps({"railcheck": {"time": t, "verdict": "ok", "rails": ["ok"] * 8, "failed": []}})
-nodes = [{"name": "n%03d" % i, "state": "idle", "flags": [], "reason": "", "reason_time": 0,
-          "reason_user": "", "features": "su%d,rail_healthy" % ((i - 1) // 8 + 1),
-          "features_act": "", "extra": extra} for i in range(1, 33)]
-json.dump({"railguard_snapshot": 1, "time": t, "source": "itest", "slurm_cluster": "raildev",
-           "nodes": nodes, "jobs": []}, open(sys.argv[2], "w"))
-PY
+rgf_healthy_snapshot "$work/snap.json"
 "$RGF_RAILCTL" report --topology "$work/topo.yaml" --snapshot "$work/snap.json" --no-history \
   --sweep "$work/sweep.json" --json >"$work/report.json" 2>"$work/report.err" ||
   rgf_fail "railctl report --sweep: $(cat "$work/report.err")"

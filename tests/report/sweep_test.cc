@@ -134,6 +134,49 @@ TEST(SweepRootCause, EachInjectedFaultIsItsSuspectWithTheEndThatErrs) {
   EXPECT_EQ(r.suspects.size(), 7u);  // one per fault: no suspect per node of the leaf
 }
 
+// A spine-core link of a three-tier fabric, with a finding on the core end when `bad`.
+SweepLink CoreLink(const std::string& spine, int spine_port, const std::string& core, int port,
+                   bool bad) {
+  SweepLink l;
+  l.kind = "core";
+  l.a.name = spine;
+  l.a.port = spine_port;
+  l.b.name = core;
+  l.b.port = port;
+  if (bad) l.findings.push_back({"errors", "core", "SymbolErrorCounter 77 on the core side"});
+  return l;
+}
+
+TEST(SweepRootCause, CoreSwitchFaultsAreNamedAsSuchInAThreeTierFabric) {
+  const topo::Topology t = DevTopology();
+  SweepInput sweep = LoadFixture();
+  // core1 errs on two spines' links (the switch), core2 on one (that link), core3 on none.
+  sweep.links.push_back(CoreLink("spine1", 40, "core1", 1, true));
+  sweep.links.push_back(CoreLink("spine2", 40, "core1", 2, true));
+  sweep.links.push_back(CoreLink("spine1", 41, "core2", 1, true));
+  sweep.links.push_back(CoreLink("spine2", 41, "core2", 2, false));
+  sweep.links.push_back(CoreLink("spine1", 42, "core3", 1, false));
+  const Report r = BuildWith(HealthySnapshot(t), t, &sweep);
+  const Suspect* core = nullptr;
+  const Suspect* link = nullptr;
+  for (const Suspect& s : r.suspects) {
+    if (s.kind == "core") core = &s;
+    if (s.kind == "core-link") link = &s;
+    EXPECT_EQ(s.component.find("core3"), std::string::npos) << s.title;
+  }
+  ASSERT_NE(core, nullptr);
+  EXPECT_EQ(core->component, "core1");
+  EXPECT_EQ(core->end, "core");
+  EXPECT_EQ(core->title,
+            "spine-core links or a core switch's ports core1: 2 spine links have findings");
+  ASSERT_NE(link, nullptr);
+  EXPECT_EQ(link->title,
+            "spine-core links or a core switch's ports: spine-core link spine1 port 41 <-> core2 "
+            "port 1");
+  EXPECT_EQ(link->leaf, "");
+  EXPECT_EQ(r.suspects.size(), 9u);  // the fixture's 7 and these 2
+}
+
 TEST(SweepRootCause, NodeHealthSuspectsTakeTheirPortAndEndFromTheSweep) {
   const topo::Topology t = DevTopology();
   const SweepInput sweep = LoadFixture();

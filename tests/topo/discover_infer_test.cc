@@ -160,7 +160,8 @@ TEST(DiscoverRobustness, LinkTokensOfUnknownSpeedNeitherCrashNorSetTheRailLink) 
   // The one link of a known speed sets the rail's link; the others are slower than it.
   ASSERT_EQ(d.topology.rails.size(), 1u);
   EXPECT_EQ(d.topology.rails[0].link.speed, "NDR");
-  EXPECT_EQ(KindCounts(d), (std::map<std::string, int>{{"link-speed", 3}}));
+  EXPECT_EQ(KindCounts(d),
+            (std::map<std::string, int>{{"link-speed", 3}, {"not-rail-fabric", 1}}));
 }
 
 // "SwitchName=S-... Nodes=a,b[1-2]" lines of X5.topology.conf -> switch -> expanded nodes.
@@ -238,7 +239,13 @@ TEST(DiscoverRealDumps, X5WithItsMapGroupsHostsAsTheSitesTopologyConfDoes) {
 TEST(DiscoverRealDumps, TheTwoHostSampleIsOneSuOfOneRail) {
   RAILGUARD_NEEDS_SHARED("ibnetdiscover/ibtopotool/2.topo");
   const Discovery d = Discover(ParseFile(kIbtopotool + "2.topo"), DiscoverOptions());
-  EXPECT_EQ(AllFindings(d), "");
+  // Two hosts of one HCA each on one switch: kept as a one-rail SU, and said to be no rail
+  // fabric (an informational finding; the topology is what it was before that finding).
+  EXPECT_EQ(AllFindings(d),
+            "not-rail-fabric: every one of the 2 hosts has one HCA on this fabric (on 1 leaf): it "
+            "is not a GPU rail fabric but a storage or management fabric, or one plane of a "
+            "multi-plane fabric; its leaves are kept as one-rail scalable units; expected hosts "
+            "with one HCA per rail for a rail-optimized fabric\n");
   const std::string yaml = EmitTopologyYaml(d.topology);
   EXPECT_EQ(yaml,
             "cluster: discovered\n"

@@ -178,6 +178,29 @@ TEST(TopologyYaml, SwitchNamesMustBeUnique) {
             "switch names\n");
 }
 
+TEST(TopologyYaml, CoreSwitchesLoadEmitAndMustHaveNamesOfTheirOwn) {
+  const std::string with_cores =
+      std::string(kGood) + "cores:\n  - {name: core1, guid: 0x1C, ports: 128}\n  - {name: core2}\n";
+  Topology t;
+  Diags diags;
+  ASSERT_TRUE(LoadTopologyString(with_cores, "t.yaml", &t, &diags)) << FormatDiags(diags);
+  ASSERT_EQ(t.cores.size(), 2u);
+  EXPECT_EQ(t.cores[0].guid, "0x000000000000001c");
+  EXPECT_EQ(t.cores[0].ports, 128);
+  const std::string emitted = EmitTopologyYaml(t);
+  EXPECT_NE(emitted.find("cores:\n  - {name: core1, guid: \"0x000000000000001c\", ports: 128}\n"
+                         "  - {name: core2}\n"),
+            std::string::npos)
+      << emitted;
+  EXPECT_EQ(Errors(ReplaceOnce(with_cores, "name: core2", "name: spine1")),
+            "t.yaml:26:5: core switch name 'spine1' is already used at line 23; expected unique "
+            "switch names\n");
+  EXPECT_EQ(Errors(std::string(kGood) + "cores: core1\n"),
+            "t.yaml:24:8: 'cores' must be a list of {name, guid, ports}\n");
+  EXPECT_EQ(Errors(std::string(kGood) + "cores:\n  - {guid: 0x1}\n"),
+            "t.yaml:25:5: missing key 'name' in core switch\n");
+}
+
 TEST(TopologyYaml, MissingFileIsOneClearError) {
   Topology t;
   Diags diags;
