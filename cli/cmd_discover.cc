@@ -95,14 +95,15 @@ const char kSimulateUsage[] =
     "  --empty NODE                the node's slot is empty: none of its HCAs is cabled\n"
     "  --appliance HOST:SU:RAILS   a non-compute host (UFM, storage) with one HCA \"HOST mlx5_K\"\n"
     "                              on the SU's leaf of each RAIL (a,b,...), after its hosts\n"
+    "  --move NODE:RAIL:PORT       the HCA is cabled to PORT of its own leaf (a free port\n"
+    "                              above the leaf's hosts)\n"
     "  --service PREFIX:HOSTS:HCAS a management leaf group: HCAS leaves PREFIX-leafK cabled\n"
     "                              to every spine, hosts PREFIX01.. with HCAS HCAs each\n"
     "Exit: 0 ok, 1 invalid topology or write error, 2 usage error.\n";
 
-const char* const kFaultFlags[] = {"swap",         "drop",      "drop-leaf", "unnamed",
-                                   "cross-su",     "slow",      "ufm",       "sharp",
-                                   "drop-uplinks", "host-name", "empty",     "appliance",
-                                   "service"};
+const char* const kFaultFlags[] = {"swap",  "drop",      "drop-leaf", "unnamed",      "cross-su",
+                                   "slow",  "ufm",       "sharp",     "drop-uplinks", "host-name",
+                                   "empty", "appliance", "service",   "move"};
 
 ojson FindingJson(const topo::Finding& f) {
   return {{"kind", f.kind}, {"node", f.node}, {"hca", f.hca},        {"switch", f.switch_name},
@@ -131,16 +132,13 @@ ojson DiscoveryJson(const topo::Discovery& d) {
   ojson findings = ojson::array();
   for (const topo::Finding& f : d.findings) findings.push_back(FindingJson(f));
   const topo::DiscoveryCounts& c = d.counts;
-  ojson summary = {{"switches", c.switches}, {"leaves", c.leaves},
-                   {"spines", c.spines},     {"cores", c.cores},
-                   {"cas", c.cas},
-                   {"hcas", c.hcas},         {"hosts", c.hosts},
-                   {"unnamed", c.unnamed},   {"non_compute", c.non_compute},
+  ojson summary = {{"switches", c.switches}, {"leaves", c.leaves},   {"spines", c.spines},
+                   {"cores", c.cores},       {"cas", c.cas},         {"hcas", c.hcas},
+                   {"hosts", c.hosts},       {"unnamed", c.unnamed}, {"non_compute", c.non_compute},
                    {"links", c.links}};
-  return {{"cluster", t.cluster}, {"sus", sus},       {"rails", rails},
-          {"findings", findings}, {"spines", spines}, {"cores", CoresJson(t)},
-          {"switches", switches},
-          {"summary", summary},   {"domains", DomainsJson(t)}};
+  return {{"cluster", t.cluster}, {"sus", sus},         {"rails", rails},
+          {"findings", findings}, {"spines", spines},   {"cores", CoresJson(t)},
+          {"switches", switches}, {"summary", summary}, {"domains", DomainsJson(t)}};
 }
 
 // Reads DUMP ("-" = stdin) in `format` and parses it into `*fabric`, `*read_as` the format it
@@ -312,8 +310,7 @@ int TopologyDiscover(int argc, char** argv) {
   // Non-compute CAs (UFM, SHARP) are reported but are not faults: they alone exit 0.
   int rc = 0;
   for (const topo::Finding& f : d.findings)
-    if (f.kind != "non-compute" && f.kind != "service-hosts" && f.kind != "not-rail-fabric")
-      rc = 1;
+    if (f.kind != "non-compute" && f.kind != "service-hosts" && f.kind != "not-rail-fabric") rc = 1;
   const std::string out_path = args.Get("output");
   if (d.topology.sus.empty()) {
     rc = h.Fail("no topology written: no scalable unit of rail-optimized hosts was found");

@@ -31,7 +31,8 @@ json TopologyJson(const topo::Topology& t) {
           {"node_types", types},
           {"scalable_units", ScalableUnitsJson(t)},
           {"domains", DomainsJson(t)},
-          {"spines", SpinesJson(t)}, {"cores", CoresJson(t)}};
+          {"spines", SpinesJson(t)},
+          {"cores", CoresJson(t)}};
 }
 
 std::string SummaryText(const topo::Topology& t) {

@@ -77,7 +77,9 @@ void AddJobSweeps(const std::vector<wire::SweepDocument>& sweeps, JobFabric* f) 
     if (rail.size() > 4 && rail.compare(0, 4, "rail") == 0)
       fd.rail = std::atoi(rail.c_str() + 4);
     fd.message = s.finding->kind + " on " +
-                 (kind == "host" ? "host link " : kind == "uplink" ? "uplink " : "core link ") +
+                 (kind == "host"     ? "host link "
+                  : kind == "uplink" ? "uplink "
+                                     : "core link ") +
                  EndName(s.link->a) + " - " + EndName(s.link->b) + " (" + s.finding->side +
                  " side) in " + std::to_string(s.sweeps) + " of " + std::to_string(read) +
                  " sweep(s) during the job: " + s.finding->message;

@@ -13,9 +13,8 @@ namespace railguard::report {
 namespace {
 
 int ScopeOrder(const std::string& kind) {
-  static const char* const kOrder[] = {"fabric", "core",      "rail-plane", "su",
-                                       "spine",  "leaf",      "uplink",     "core-link",
-                                       "host",   "nic",       "cable"};
+  static const char* const kOrder[] = {"fabric", "core",      "rail-plane", "su",  "spine", "leaf",
+                                       "uplink", "core-link", "host",       "nic", "cable"};
   for (size_t i = 0; i < std::size(kOrder); ++i)
     if (kind == kOrder[i]) return static_cast<int>(i);
   return static_cast<int>(std::size(kOrder));

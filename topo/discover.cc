@@ -59,8 +59,8 @@ std::string DiscoverySummary(const Discovery& d) {
   return "discovered " + Plural(static_cast<long>(t.sus.size()), "scalable unit") + domains + ", " +
          Plural(c.hosts, "host") + ", " + Plural(static_cast<long>(t.rails.size()), "rail") + ", " +
          Plural(c.leaves, "leaf", "leaves") + (c.cores ? ", " : " and ") +
-         Plural(c.spines, "spine") + (c.cores ? " and " + Plural(c.cores, "core switch", "core switches") : "") +
-         " from " +
+         Plural(c.spines, "spine") +
+         (c.cores ? " and " + Plural(c.cores, "core switch", "core switches") : "") + " from " +
          Plural(c.switches, "switch", "switches") + ", " + Plural(c.cas, "CA") + " (" +
          std::to_string(c.hcas) + " compute HCAs, " + std::to_string(c.unnamed) + " unnamed, " +
          std::to_string(c.non_compute) + " non-compute) and " + Plural(c.links, "link") + "; " +

@@ -161,7 +161,7 @@ struct DiscoveryCounts {
   int switches = 0;
   int leaves = 0;  // switches that are some SU's leaf
   int spines = 0;
-  int cores = 0;   // switches of a third tier above the spines
+  int cores = 0;  // switches of a third tier above the spines
   int cas = 0;   // all CAs and routers
   int hcas = 0;  // compute HCAs named "<host> <device>" (or by the node map)
   int hosts = 0;

@@ -130,7 +130,7 @@ struct Inference {
   std::vector<int> su_group;         // per domain: the index of its SU in the topology
   std::vector<std::string> su_name;  // per domain: "su3", or "su1-d2" in an SU of several
   int group_count = 0;               // SUs in the topology
-  struct Note {          // a finding inference makes (su-grouping, spine-plane, tier-name)
+  struct Note {  // a finding inference makes (su-grouping, spine-plane, tier-name)
     std::string kind;
     int sw = -1;         // the switch it names, or -1
     std::string message;

@@ -88,8 +88,10 @@ void AssignTiers(const IbFabric& fabric, Inference* in) {
     ++switch_links[fabric.links[li].b.node];
   }
   for (const IbLink& l : fabric.links) {
-    for (const auto& [sw, ca] : {std::make_pair(l.a.node, l.b.node), std::make_pair(l.b.node, l.a.node)}) {
-      if (fabric.nodes[sw].type != IbNodeType::kSwitch || fabric.nodes[ca].type == IbNodeType::kSwitch)
+    for (const auto& [sw, ca] :
+         {std::make_pair(l.a.node, l.b.node), std::make_pair(l.b.node, l.a.node)}) {
+      if (fabric.nodes[sw].type != IbNodeType::kSwitch ||
+          fabric.nodes[ca].type == IbNodeType::kSwitch)
         continue;
       const CaInfo& ci = in->ca[ca];
       if (ci.role != CaRole::kNonCompute) continue;

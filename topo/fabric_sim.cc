@@ -342,8 +342,8 @@ bool Builder::Build(std::string* out, std::string* err) {
     Switch sw;
     if (c < static_cast<int>(topo.cores.size())) sw = topo.cores[c];
     if (sw.name.empty()) sw.name = "core" + std::to_string(c + 1);
-    const uint64_t guid = sw.guid.empty() ? kCoreGuidBase | static_cast<uint64_t>(c + 1)
-                                          : ParseGuid(sw.guid);
+    const uint64_t guid =
+        sw.guid.empty() ? kCoreGuidBase | static_cast<uint64_t>(c + 1) : ParseGuid(sw.guid);
     const int ports = sw.ports > 0 ? sw.ports : std::max(kDefaultSwitchPorts, spines);
     if (spines > ports) {
       *err = "core switch " + sw.name + " has " + std::to_string(ports) + " ports but needs " +
@@ -363,6 +363,8 @@ bool Builder::Build(std::string* out, std::string* err) {
   std::unordered_map<std::string, std::vector<int>> target;  // node -> leaf rail per HCA rail
   std::set<std::pair<std::string, int>> drops, unnamed;
   std::map<std::pair<std::string, int>, std::string> slow;
+  std::map<std::pair<std::string, int>, int> moved;
+  for (const SimFaults::Move& m : f.moves) moved[{m.node, m.rail}] = m.port;
   for (const SimFaults::Swap& sw : f.swaps) {
     auto [it, fresh] = target.emplace(sw.node, std::vector<int>());
     if (fresh)
@@ -412,6 +414,17 @@ bool Builder::Build(std::string* out, std::string* err) {
                          : home_leaf < 0 ? -1 : leaf_node[s][home_leaf];
         if (leaf < 0 || drops.count({host, r})) continue;
         int port = home_leaf < 0 ? 0 : leaf_pos[home_leaf][host] + 1;
+        if (auto mv = moved.find({host, r}); mv != moved.end() && leaf_su == s) {
+          port = mv->second;
+          if (port >= static_cast<int>(nodes_[leaf].ports.size()) ||
+              nodes_[leaf].ports[port].node >= 0 ||
+              port <= static_cast<int>(leaf_pos[home_leaf].size())) {
+            *err = "move " + host + ":" + std::to_string(r) + ":" + std::to_string(port) + ": " +
+                   nodes_[leaf].label + " port " + std::to_string(port) +
+                   " is a host's, taken or not there; expected a free port above the leaf's hosts";
+            return false;
+          }
+        }
         if (leaf_su != s) {
           port = FreePort(leaf, from);
           if (port == 0) {
@@ -504,11 +517,11 @@ bool Builder::Build(std::string* out, std::string* err) {
     std::vector<int> leaves;
     for (int k = 0; k < sg.hcas; ++k) {
       const std::string name = sg.prefix + "-leaf" + std::to_string(k + 1);
-      const int leaf = AddNode(IbNodeType::kSwitch,
-                               kServiceLeafGuidBase | static_cast<uint64_t>(g + 1) << 8 |
-                                   static_cast<uint64_t>(k + 1),
-                               "MF0;" + name + ":" + model + "/U1", kSwitchDeviceId,
-                               std::max(kDefaultSwitchPorts, sg.hosts + spines), "leaf " + name);
+      const int leaf = AddNode(
+          IbNodeType::kSwitch,
+          kServiceLeafGuidBase | static_cast<uint64_t>(g + 1) << 8 | static_cast<uint64_t>(k + 1),
+          "MF0;" + name + ":" + model + "/U1", kSwitchDeviceId,
+          std::max(kDefaultSwitchPorts, sg.hosts + spines), "leaf " + name);
       for (int sp = 0; sp < spines; ++sp) {
         const int port = FreePort(spine_node[sp]);
         if (port == 0) {
@@ -523,10 +536,11 @@ bool Builder::Build(std::string* out, std::string* err) {
       const std::string host = sg.prefix + (h < 10 ? "0" : "") + std::to_string(h);
       for (int k = 0; k < sg.hcas; ++k) {
         const std::string nic = "mlx5_" + std::to_string(k);
-        const int ca = AddNode(IbNodeType::kCa,
-                               kServiceHcaGuidBase | static_cast<uint64_t>(g + 1) << 16 |
-                                   static_cast<uint64_t>(h) << 8 | static_cast<uint64_t>(k),
-                               host + " " + nic, kHcaDeviceId, 1, "service host " + host + " " + nic);
+        const int ca =
+            AddNode(IbNodeType::kCa,
+                    kServiceHcaGuidBase | static_cast<uint64_t>(g + 1) << 16 |
+                        static_cast<uint64_t>(h) << 8 | static_cast<uint64_t>(k),
+                    host + " " + nic, kHcaDeviceId, 1, "service host " + host + " " + nic);
         Connect(ca, 1, leaves[k], h, token);
       }
     }

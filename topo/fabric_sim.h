@@ -53,9 +53,14 @@ struct SimFaults {
     std::string node;
     std::string name;
   };
+  struct Move {  // one HCA is cabled to another port of its own leaf
+    std::string node;
+    int rail = 0;
+    int port = 0;
+  };
   struct ServiceGroup {  // a management leaf group: `hcas` leaves "<prefix>-leaf1".., each
-                        // cabled once to every spine; hosts "<prefix>01".. with HCA k
-                        // "<host> mlx5_<k>" on leaf k+1, port = host number
+                         // cabled once to every spine; hosts "<prefix>01".. with HCA k
+                         // "<host> mlx5_<k>" on leaf k+1, port = host number
     std::string prefix;
     int hosts = 0;
     int hcas = 0;
@@ -79,6 +84,7 @@ struct SimFaults {
   std::vector<std::string> empty;     // nodes whose slot is empty: none of their HCAs exists
   std::vector<Appliance> appliances;  // UFM, storage, ... cabled to compute leaves
   std::vector<ServiceGroup> service_groups;  // login, controller, storage hosts on their leaves
+  std::vector<Move> moves;
 };
 
 struct SimOptions {
@@ -122,7 +128,8 @@ bool SimulateFabric(const Topology& topo, const SimOptions& opts, std::string* o
 // swap (NODE:RAILa:RAILb), drop (NODE:RAIL), drop-leaf (SU:RAIL), unnamed (NODE:RAIL),
 // cross-su (NODE:RAIL:SU), ufm (HOST), sharp (N), drop-uplinks (SU:RAIL:N),
 // slow (NODE:RAIL:WIDTHxSPEED), host-name (NODE:NAME; NAME may be "(none)"), empty (NODE),
-// appliance (HOST:SU:RAIL[,RAIL...]), service (PREFIX:HOSTS:HCAS, 1 to 254 hosts with 1 to 4
+// appliance (HOST:SU:RAIL[,RAIL...]), move (NODE:RAIL:PORT, a port no host of the leaf
+// uses), service (PREFIX:HOSTS:HCAS, 1 to 254 hosts with 1 to 4
 // HCAs). A RAIL is a
 // rail index, a rail name or one of the node type's NIC names. Returns false with `*err`
 // saying what is wrong and the expected form.

@@ -154,6 +154,14 @@ bool AddSimFault(const Topology& topo, const std::string& flag, const std::strin
       start = comma + 1;
     }
     faults->appliances.push_back(std::move(a));
+  } else if (flag == "move") {
+    const char form[] = "NODE:RAIL:PORT";
+    if (parts.size() != 3) return bad("wrong number of fields", form);
+    if (!node_rails(form, 1, &r)) return false;
+    int port = 0;
+    if (!ParseCount(parts[2], 1, 254, &port))
+      return bad("bad port '" + parts[2] + "'", "a port from 1 to 254");
+    faults->moves.push_back({parts[0], r[0], port});
   } else if (flag == "service") {
     const char form[] = "PREFIX:HOSTS:HCAS (e.g. login:4:2)";
     if (parts.size() != 3) return bad("wrong number of fields", form);

@@ -67,6 +67,10 @@ struct Leaf {
   Switch sw;
   std::string nodes_expr;          // the leaf's `nodes:` hostlist as written; "" = absent
   std::vector<std::string> nodes;  // expanded; empty = every node of the SU
+  // The cabling plan's ports, where given: the i-th of the leaf's nodes (of the SU's, in
+  // hostlist order) is on port first_port + i, as in the DGX SuperPOD reference cabling
+  // (first_port 1). 0 = not in the plan.
+  int first_port = 0;
 };
 
 struct ScalableUnit {

@@ -20,6 +20,7 @@ struct Cabled {
   std::string want_name;
   int at = -1;          // the fabric switch it is cabled to, -1 none
   int port = 0;         // on that switch
+  int want_port = 0;    // the port the plan puts it on (Leaf::first_port), 0 when not given
   std::string token;    // the link's width and speed ("4xNDR")
 };
 
@@ -55,7 +56,7 @@ std::vector<Finding> AuditAgainstPlan(const Topology& plan, const IbFabric& fabr
     else if (n.type == IbNodeType::kCa)
       ca_by_desc.emplace(n.description, static_cast<int>(i));
   }
-  std::vector<Finding> missing_switch, missing_hca, missing_link, swapped, wrong_leaf,
+  std::vector<Finding> missing_switch, missing_hca, missing_link, swapped, wrong_leaf, moved,
       wrong_speed, extra;
   std::vector<Cabled> cabled;
   std::set<int> plan_switches;                         // fabric switches that are plan leaves
@@ -88,9 +89,11 @@ std::vector<Finding> AuditAgainstPlan(const Topology& plan, const IbFabric& fabr
       plan_switches.insert(sw);
       if (!type || leaf.rail >= static_cast<int>(type->nics.size())) continue;
       const std::vector<std::string>& nodes = leaf.nodes.empty() ? su.nodes : leaf.nodes;
-      for (const std::string& node : nodes) {
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        const std::string& node = nodes[i];
         Cabled c;
         c.node = node;
+        if (leaf.first_port > 0) c.want_port = leaf.first_port + static_cast<int>(i);
         c.nic = type->nics[leaf.rail];
         c.rail = leaf.rail;
         c.want = sw;
@@ -151,6 +154,37 @@ std::vector<Finding> AuditAgainstPlan(const Topology& plan, const IbFabric& fabr
                                   ") is cabled to " + SwitchLabel(fabric, a.at) + " port " +
                                   std::to_string(a.port) + "; expected " + a.want_name));
   }
+  // On the right leaf but another port than the plan's: two that took each other's ports are
+  // one finding.
+  std::vector<bool> port_paired(cabled.size(), false);
+  for (size_t i = 0; i < cabled.size(); ++i) {
+    const Cabled& a = cabled[i];
+    if (a.at != a.want || a.want_port == 0 || a.port == a.want_port || port_paired[i]) continue;
+    size_t j = i + 1;
+    for (; j < cabled.size(); ++j) {
+      const Cabled& b = cabled[j];
+      if (!port_paired[j] && b.at == a.at && b.want == a.want && b.port == a.want_port &&
+          a.port == b.want_port)
+        break;
+    }
+    const std::string leaf = SwitchLabel(fabric, a.at);
+    if (j < cabled.size()) {
+      const Cabled& b = cabled[j];
+      port_paired[i] = port_paired[j] = true;
+      moved.push_back(Make(
+          "moved", a, fabric,
+          a.node + " " + a.nic + " and " + b.node + " " + b.nic + " are on each other's ports of " +
+              leaf + ": " + a.node + " on port " + std::to_string(a.port) + " (planned " +
+              std::to_string(a.want_port) + "), " + b.node + " on port " + std::to_string(b.port) +
+              " (planned " + std::to_string(b.want_port) + ")"));
+      continue;
+    }
+    moved.push_back(Make("moved", a, fabric,
+                         a.node + " " + a.nic + " is on " + leaf + " port " +
+                             std::to_string(a.port) + "; the plan puts it on port " +
+                             std::to_string(a.want_port) + " (rail " + std::to_string(a.rail) +
+                             ")"));
+  }
   for (const Cabled& c : cabled) {
     const NodeRef* ref = plan.FindNode(c.node);
     if (!ref) continue;
@@ -191,7 +225,7 @@ std::vector<Finding> AuditAgainstPlan(const Topology& plan, const IbFabric& fabr
   }
   std::vector<Finding> out;
   for (std::vector<Finding>* v : {&missing_switch, &missing_hca, &missing_link, &swapped,
-                                  &wrong_leaf, &wrong_speed, &extra})
+                                  &wrong_leaf, &moved, &wrong_speed, &extra})
     out.insert(out.end(), v->begin(), v->end());
   return out;
 }

@@ -25,11 +25,14 @@ namespace railguard::topo {
 //                   the pair, both ends named
 //   wrong-leaf      a NIC cabled to another switch than its rail's leaf (both named, with
 //                   the port it is on)
+//   moved           a NIC on its rail's leaf but not on the port the plan gives it (a leaf's
+//                   first_port: its i-th node on first_port + i); two NICs on each other's
+//                   ports are one finding
 //   wrong-speed     a NIC's link trains below its rail's link (width or speed)
 //   extra           a CA cabled to a leaf of the plan that the plan does not put there (a
 //                   host not in the plan, or a NIC of another rail not reported above)
-// Ports are not in the YAML: a cable moved to another port of the right leaf is not a
-// difference. Empty when the fabric is cabled as planned.
+// Ports are judged only on leaves whose plan gives `first_port`; elsewhere a cable on another
+// port of the right leaf is not a difference. Empty when the fabric is cabled as planned.
 std::vector<Finding> AuditAgainstPlan(const Topology& plan, const IbFabric& fabric);
 
 }  // namespace railguard::topo

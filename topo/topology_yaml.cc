@@ -27,13 +27,13 @@ namespace {
 // Largest node count one SU may list; bounds the work a typo like n[1-99999999] can cause.
 constexpr size_t kMaxNodesPerSu = 65536;
 
-const char* const kTopKeys[] = {"cluster", "rails", "node_types", "scalable_units", "spines",
-                                "cores"};
+const char* const kTopKeys[] = {"cluster",        "rails",  "node_types",
+                                "scalable_units", "spines", "cores"};
 const char* const kRailKeys[] = {"index", "name", "link"};
 const char* const kLinkKeys[] = {"rate_gbps", "width", "speed"};
 const char* const kTypeKeys[] = {"name", "gpus", "nics", "nic_pci", "gpu_pci"};
 const char* const kSuKeys[] = {"name", "nodes", "node_type", "leaves"};
-const char* const kLeafKeys[] = {"rail", "name", "guid", "ports", "nodes"};
+const char* const kLeafKeys[] = {"rail", "name", "guid", "ports", "nodes", "first_port"};
 const char* const kSpineKeys[] = {"name", "guid", "ports"};
 
 bool IsPciAddress(const std::string& s) {
@@ -386,7 +386,8 @@ void Loader::LoadLeaves(const YAML::Node& seq, const Topology& t, ScalableUnit* 
   const std::string what = "scalable unit '" + su->name + "'";
   std::vector<YAML::Node>& where = leaf_nodes_.back();
   if (!seq.IsSequence()) {
-    Error(seq, "'leaves' of " + what + " must be a list of {rail, name, guid, ports, nodes}");
+    Error(seq, "'leaves' of " + what +
+                   " must be a list of {rail, name, guid, ports, nodes, first_port}");
     return;
   }
   std::set<long> rails_seen;
@@ -407,6 +408,10 @@ void Loader::LoadLeaves(const YAML::Node& seq, const Topology& t, ScalableUnit* 
     }
     leaf.rail = static_cast<int>(rail);
     LoadSwitch(l, "leaf", &leaf.sw);
+    long first_port = 0;
+    YAML::Node fp = Field(l, "first_port", "leaf of " + what, false);
+    if (fp.IsDefined() && ReadInt(fp, "leaf first_port", 1, 254, &first_port))
+      leaf.first_port = static_cast<int>(first_port);
     if (leaf.rail < 0) continue;
     LoadLeafNodes(l, *su, &leaf);
     su->leaves.push_back(leaf);
@@ -447,6 +452,14 @@ void Loader::LoadLeaves(const YAML::Node& seq, const Topology& t, ScalableUnit* 
   for (size_t i = 0; i < su->leaves.size(); ++i) {
     const Leaf& leaf = su->leaves[i];
     const size_t under = leaf.nodes_expr.empty() ? su->nodes.size() : leaf.nodes.size();
+    if (leaf.first_port > 0 && leaf.sw.ports > 0 &&
+        leaf.first_port + under - 1 > static_cast<size_t>(leaf.sw.ports)) {
+      Error(where[i], "leaf '" + LeafName(*su, leaf) + "' puts its " + std::to_string(under) +
+                          " nodes on ports " + std::to_string(leaf.first_port) + " to " +
+                          std::to_string(leaf.first_port + under - 1) + " but has " +
+                          std::to_string(leaf.sw.ports) +
+                          " ports; expected first_port + nodes - 1 <= ports");
+    }
     if (leaf.sw.ports > 0 && under > static_cast<size_t>(leaf.sw.ports)) {
       Error(where[i], "leaf '" + LeafName(*su, leaf) + "' has " + std::to_string(leaf.sw.ports) +
                           " ports but " + what + " puts " + std::to_string(under) +
@@ -662,6 +675,7 @@ std::string EmitTopologyYaml(const Topology& t) {
       Leaf unnamed;
       unnamed.rail = leaf.rail;
       y += "      - {rail: " + std::to_string(leaf.rail) + SwitchFields(leaf.sw, LeafName(su, unnamed));
+      if (leaf.first_port > 0) y += ", first_port: " + std::to_string(leaf.first_port);
       if (!leaf.nodes.empty()) y += ", nodes: " + QuoteYaml(CompressHostlistSorted(leaf.nodes));
       y += "}\n";
     }

@@ -254,8 +254,7 @@ TEST(FabricJudge, ASwitchAboveTheSpinesIsACoreSwitchWhoseLinksNameTheCoreEnd) {
     EXPECT_EQ(c.name_b, core);
     ASSERT_EQ(r.findings.size(), 1u);
     EXPECT_EQ(r.findings[0].side, "core");
-    EXPECT_EQ(r.findings[0].message,
-              "SymbolErrorCounter 9 on the core side (" + core + " port 1)");
+    EXPECT_EQ(r.findings[0].message, "SymbolErrorCounter 9 on the core side (" + core + " port 1)");
     EXPECT_NE(RenderJson(*t, s, r).find("\"kind\":\"core\""), std::string::npos);
   }
 }

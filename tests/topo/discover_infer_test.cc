@@ -160,8 +160,7 @@ TEST(DiscoverRobustness, LinkTokensOfUnknownSpeedNeitherCrashNorSetTheRailLink) 
   // The one link of a known speed sets the rail's link; the others are slower than it.
   ASSERT_EQ(d.topology.rails.size(), 1u);
   EXPECT_EQ(d.topology.rails[0].link.speed, "NDR");
-  EXPECT_EQ(KindCounts(d),
-            (std::map<std::string, int>{{"link-speed", 3}, {"not-rail-fabric", 1}}));
+  EXPECT_EQ(KindCounts(d), (std::map<std::string, int>{{"link-speed", 3}, {"not-rail-fabric", 1}}));
 }
 
 // "SwitchName=S-... Nodes=a,b[1-2]" lines of X5.topology.conf -> switch -> expanded nodes.

@@ -82,6 +82,15 @@ inline Discovery DiscoverDev(const std::vector<std::pair<std::string, std::strin
   return Discover(Parse(Simulate(LoadFile(kDev4su), faults)), opts);
 }
 
+// The dev layout with 8 spines ("spine1".."spine8"), for rail planes: spine i serves rail
+// i % 8 (SimOptions::rail_planes), as large fabrics under core switches are built.
+inline Topology PlanesDevLayout() {
+  Topology t = LoadFile(kDev4su);
+  t.spines.clear();
+  for (int i = 1; i <= 8; ++i) t.spines.push_back({"spine" + std::to_string(i), "", 0});
+  return t;
+}
+
 // The dev layout with the GUIDs the simulator gives its switches.
 inline std::string DevYamlWithSimulatedGuids() {
   Topology t = LoadFile(kDev4su);

@@ -20,25 +20,17 @@ namespace topo_discover_tiers_test {
 using discover_testing::AllFindings;
 using discover_testing::DevOptions;
 using discover_testing::DevYamlWithSimulatedGuids;
+using discover_testing::kDev4su;
 using discover_testing::KindCounts;
 using discover_testing::Load;
 using discover_testing::LoadFile;
 using discover_testing::Parse;
-using discover_testing::kDev4su;
+using discover_testing::PlanesDevLayout;
 
 std::string Sim(const Topology& t, const SimOptions& opts) {
   std::string out, err;
   EXPECT_TRUE(SimulateFabric(t, opts, &out, &err)) << err;
   return out;
-}
-
-// The dev layout with 8 spines in rail planes and `cores` core switches above them, as large
-// rail-optimized fabrics are built (the planes are one subnet through the cores).
-Topology PlanesLayout() {
-  Topology t = LoadFile(kDev4su);
-  t.spines.clear();
-  for (int i = 1; i <= 8; ++i) t.spines.push_back({"spine" + std::to_string(i), "", 0});
-  return t;
 }
 
 std::vector<std::string> Names(const std::vector<Switch>& list) {
@@ -57,7 +49,7 @@ TEST(DiscoverTiers, CoreSwitchesAboveRailPlanesAreATierOfTheirOwnNotMoreSpines) 
   SimOptions opts;
   opts.rail_planes = true;
   opts.cores = 4;
-  const Discovery d = Discover(Parse(Sim(PlanesLayout(), opts)), DevOptions());
+  const Discovery d = Discover(Parse(Sim(PlanesDevLayout(), opts)), DevOptions());
   EXPECT_EQ(AllFindings(d), "");
   EXPECT_EQ(Names(d.topology.spines),
             (std::vector<std::string>{"spine1", "spine2", "spine3", "spine4", "spine5", "spine6",
@@ -78,7 +70,7 @@ TEST(DiscoverTiers, AThreeTierFabricRoundTripsThroughTheYamlAndTheSimulator) {
   SimOptions opts;
   opts.rail_planes = true;
   opts.cores = 2;
-  const Discovery first = Discover(Parse(Sim(PlanesLayout(), opts)), DevOptions());
+  const Discovery first = Discover(Parse(Sim(PlanesDevLayout(), opts)), DevOptions());
   const std::string yaml = EmitTopologyYaml(first.topology);
   EXPECT_NE(yaml.find("cores:\n  - {name: core1, guid: \"0xfc6a1c03fc000001\", ports: 64}\n"),
             std::string::npos)
@@ -92,18 +84,19 @@ TEST(DiscoverTiers, AThreeTierFabricRoundTripsThroughTheYamlAndTheSimulator) {
 }
 
 TEST(DiscoverTiers, TheSimulatorTakesCoresFromTheYamlOrTheOptionNotBoth) {
-  Topology t = PlanesLayout();
+  Topology t = PlanesDevLayout();
   t.cores.push_back({"top1", "", 0});
   SimOptions opts;
   opts.rail_planes = true;
   opts.cores = 2;
   std::string out, err;
   EXPECT_FALSE(SimulateFabric(t, opts, &out, &err));
-  EXPECT_EQ(err, "the topology lists 1 core switches and --cores asks for 2; expected one of the two");
+  EXPECT_EQ(err,
+            "the topology lists 1 core switches and --cores asks for 2; expected one of the two");
 }
 
 TEST(DiscoverTiers, NamesThatSayTheOtherTierAreFindingsAndTheStructureDecides) {
-  Topology t = PlanesLayout();
+  Topology t = PlanesDevLayout();
   t.spines[2].name = "core-a3";  // cabled to leaves: a spine, whatever its name says
   t.cores = {{"spine-top1", "", 0}, {"top2", "", 0}};
   SimOptions opts;
@@ -158,7 +151,7 @@ TEST(DiscoverTiers, ServiceHostsAboveACoreTierStayOutOfTheCoreSwitches) {
   opts.rail_planes = true;
   opts.cores = 2;
   std::string err;
-  const Topology t = PlanesLayout();
+  const Topology t = PlanesDevLayout();
   ASSERT_TRUE(AddSimFault(t, "service", "mgmt-login:3:2", &opts.faults, &err)) << err;
   ASSERT_TRUE(AddSimFault(t, "service", "ctl:2:1", &opts.faults, &err)) << err;
   const Discovery d = Discover(Parse(Sim(t, opts)), DevOptions());

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/topo/discover_test_util.h"
@@ -62,6 +63,47 @@ TEST(PlanAudit, EachKindOfFaultIsNamed) {
       << all;
   // su3's rail-6 leaf is gone: its nodes' rail 6 is not judged again, node by node.
   EXPECT_EQ(all.find("n017 mlx5_10"), std::string::npos) << all;
+}
+
+// The dev plan with the ports of the DGX SuperPOD cabling on su1's leaves: node i on port i+1.
+Topology PlanWithPorts() {
+  Topology plan = LoadFile(kDev4su);
+  for (Leaf& leaf : plan.sus[0].leaves) leaf.first_port = 1;
+  return plan;
+}
+
+TEST(PlanAudit, ACableOnAnotherPortOfTheRightLeafIsMovedWhereThePlanGivesPorts) {
+  const Topology plan = PlanWithPorts();
+  // n003's rail-2 cable on port 20 of su1-rail2; n010 (su2, whose plan has no ports) likewise.
+  const IbFabric f = Parse(Simulate(plan, {{"move", "n003:2:20"}, {"move", "n010:2:20"}}));
+  const std::vector<Finding> d = AuditAgainstPlan(plan, f);
+  ASSERT_EQ(d.size(), 1u) << All(d);
+  EXPECT_EQ(d[0].ToString(),
+            "moved: n003 mlx5_4 is on su1-rail2 port 20; the plan puts it on port 3 (rail 2)");
+  EXPECT_EQ(d[0].switch_name, "su1-rail2");
+  EXPECT_EQ(d[0].port, 20);
+  EXPECT_EQ(All(AuditAgainstPlan(LoadFile(kDev4su), f)), "");  // no ports, no difference
+}
+
+TEST(PlanAudit, TwoCablesOnEachOthersPortsAreOneLine) {
+  const Topology plan = PlanWithPorts();
+  IbFabric f = Parse(Simulate(plan));
+  // n001 and n002 trade ports 1 and 2 of su1-rail0 (GUID 0xfc6a1c0300000100).
+  const int leaf = f.FindNode(0xfc6a1c0300000100ULL);
+  ASSERT_GE(leaf, 0);
+  const int l1 = f.FindLink(leaf, 1), l2 = f.FindLink(leaf, 2);
+  ASSERT_GE(l1, 0);
+  ASSERT_GE(l2, 0);
+  for (const int l : {l1, l2}) {
+    IbPort& end = f.links[l].a.node == leaf ? f.links[l].a : f.links[l].b;
+    end.port = end.port == 1 ? 2 : 1;
+  }
+  std::swap(f.nodes[leaf].links[1], f.nodes[leaf].links[2]);
+  const std::vector<Finding> d = AuditAgainstPlan(plan, f);
+  ASSERT_EQ(d.size(), 1u) << All(d);
+  EXPECT_EQ(d[0].ToString(),
+            "moved: n001 mlx5_0 and n002 mlx5_0 are on each other's ports of su1-rail0: n001 on "
+            "port 2 (planned 1), n002 on port 1 (planned 2)");
 }
 
 TEST(PlanAudit, AHostThePlanDoesNotHaveIsExtra) {

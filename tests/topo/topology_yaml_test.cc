@@ -201,6 +201,23 @@ TEST(TopologyYaml, CoreSwitchesLoadEmitAndMustHaveNamesOfTheirOwn) {
             "t.yaml:25:5: missing key 'name' in core switch\n");
 }
 
+TEST(TopologyYaml, ALeafsFirstPortIsThePlansPortOfItsFirstNodeAndMustFit) {
+  const std::string good =
+      ReplaceOnce(kGood, "{rail: 0, ports: 4}", "{rail: 0, ports: 4, first_port: 1}");
+  Topology t;
+  Diags diags;
+  ASSERT_TRUE(LoadTopologyString(good, "t.yaml", &t, &diags)) << FormatDiags(diags);
+  EXPECT_EQ(t.sus[0].leaves[0].first_port, 1);
+  EXPECT_EQ(t.sus[0].leaves[1].first_port, 0);
+  EXPECT_NE(EmitTopologyYaml(t).find("{rail: 0, ports: 4, first_port: 1}"), std::string::npos)
+      << EmitTopologyYaml(t);
+  EXPECT_EQ(Errors(ReplaceOnce(good, "first_port: 1", "first_port: 2")),
+            "t.yaml:14:9: leaf 'su1-rail0' puts its 4 nodes on ports 2 to 5 but has 4 ports; "
+            "expected first_port + nodes - 1 <= ports\n");
+  EXPECT_EQ(Errors(ReplaceOnce(good, "first_port: 1", "first_port: 0")),
+            "t.yaml:14:41: invalid leaf first_port '0'; expected an integer from 1 to 254\n");
+}
+
 TEST(TopologyYaml, MissingFileIsOneClearError) {
   Topology t;
   Diags diags;
