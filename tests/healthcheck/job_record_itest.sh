@@ -13,10 +13,18 @@
 # `railctl report` lists the degraded job, 1 of 2 recorded, on its slow path. Each job script
 # writes its step times where the config's health.job_app_dir (%j) says: the good run 1.0 s a
 # step, kept with its baseline; the degraded one 1.5 s, a baseline finding of its own.
+# The fabric side, live: while the degraded job runs, a fabric sweep (`railctl fabric sweep
+# --json`) of the dev-4su fabric under 2 core switches, simulated by ibsim and brought up by
+# opensm, finds the symbol errors ibsim's console set on su1-rail3 port 3 (n003's rail 3) and
+# on core1's port to spine1; `railctl job --sweeps DIR` adds both to the job's record as
+# fabric findings: the host link on the leaf side, the core link (spine1 carries the uplinks
+# of the job's leaves) on the core side.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=railcheck_itest_lib.sh
 source "$here/railcheck_itest_lib.sh"
+# shellcheck source=../harness/fabric.sh
+source "$here/../harness/fabric.sh"
 
 job_log=$rgh_job_log
 rgh_fixtures
@@ -50,9 +58,30 @@ traffic() {
   done
 }
 
-# run_job FRACTION ERRORS STEP_SECONDS: a 4-node job on n[001-004] with two intervals of traffic (rail 3 of
+# The simulated fabric: dev-4su at HDR under 2 core switches. A second EXIT trap step stops it.
+sed -E 's/rate_gbps: [0-9]+, width: 4X, speed: (NDR|XDR)/rate_gbps: 200, width: 4X, speed: HDR/' \
+  "$rgp_src/etc/dev-4su.yaml" >"$rgp_tmp/fabric-topo.yaml"
+"$rgp_railctl" topology simulate "$rgp_tmp/fabric-topo.yaml" --cores 2 -o "$rgp_tmp/fabric.net" ||
+  rgp_fail "topology simulate"
+cluster_exit=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
+rg_fabric_start --no-trap "$rgp_tmp/fabric.net" || rgp_fail "the simulated fabric did not come up"
+# shellcheck disable=SC2064  # the cluster's own EXIT step, as it is now
+trap "rg_fabric_stop; $cluster_exit" EXIT
+sweeps=$rgp_tmp/sweeps
+mkdir -p "$sweeps"
+# sweep_fabric: errors on n003's rail-3 host link (leaf end) and on core1's port to spine1,
+# then one sweep, kept as a site's cron job keeps them.
+sweep_fabric() {
+  rg_fabric_console 'PerformanceSet "S-fc6a1c0300000103"[3] PortCounters.SymbolErrorCounter=77'
+  rg_fabric_console 'PerformanceSet "S-fc6a1c03fc000001"[1] PortCounters.SymbolErrorCounter=33'
+  rg_fabric_run "$rgp_railctl" fabric sweep "$rgp_tmp/fabric-topo.yaml" --json \
+    -o "$sweeps/sweep-$(date +%s).json" 2>"$rgp_tmp/sweep.err" || true
+  ls "$sweeps"/sweep-*.json >/dev/null 2>&1 || rgp_fail "no sweep JSON: $(cat "$rgp_tmp/sweep.err")"
+}
+
+# run_job FRACTION ERRORS STEP_SECONDS [HOOK]: a 4-node job on n[001-004] with two intervals of traffic (rail 3 of
 # n003 at 1/FRACTION, ERRORS symbol errors on it), a periodic run on n001 between them; waits
-# for its four records; prints its id. The job runs 15 s (both jobs alike, since the baseline
+# for its four records; prints its id. HOOK, when given, is run while the job runs. The job runs 15 s (both jobs alike, since the baseline
 # compares rates per node and second) and then until the test has changed every counter (it
 # waits for a file), so that on a loaded machine no Epilog reads before the last change. Like
 # a training script, it writes its step times (20 steps of STEP_SECONDS after a slow first
@@ -74,6 +103,7 @@ run_job() {
     rgp_fail "n001's periodic run: $(cat "$rgp_tmp/periodic-n001.out")"
   traffic "$1"
   [ "$2" = 0 ] || bump n003 3 symbol_error "$2"
+  [ -z "${4:-}" ] || "$4" >&2
   touch "$go"
   rgp_wait_state "$job" COMPLETED 90
   rgh_wait "four job records in $job_log" 30 \
@@ -96,7 +126,7 @@ grep -q "^findings: none" "$rgp_tmp/good.txt" || rgp_fail "job $good: $(cat "$rg
 [ -s "$rgp_tmp/baselines/train-4n.json" ] || rgp_fail "no baseline file: $(cat "$rgp_tmp/keep.txt")"
 rgp_ok "job $good has no findings and is kept as baseline train-4n"
 
-job=$(run_job 10 500 1.5)
+job=$(run_job 10 500 1.5 sweep_fabric)
 rgp_ok "job $job: rail 3 of n003 at a tenth of the traffic, 100x the xmit wait, 500 symbol errors"
 
 "$rgp_railctl" job "$job" --config "$conf" >"$rgp_tmp/job.txt" 2>"$rgp_tmp/job.err" ||
@@ -164,6 +194,15 @@ grep -q "^JOBS THAT RAN ON A SLOW OR ERRING PATH (job log, ended in the last 24h
   grep -q "^    slow: n003 rail3 mlx5_5 (leaf su1-rail3): " "$rgp_tmp/report.txt" ||
   rgp_fail "the report's job section: $(sed -n '/^JOBS THAT RAN/,/^$/p' "$rgp_tmp/report.txt")"
 rgp_ok "railctl report lists job $job (1 of 2 recorded jobs) on its slow path n003 rail3, leaf su1-rail3"
+
+"$rgp_railctl" job "$job" --config "$conf" --sweeps "$sweeps" >"$rgp_tmp/fab.txt" 2>&1 ||
+  rgp_fail "railctl job --sweeps: $(cat "$rgp_tmp/fab.txt")"
+grep -q "^  fabric: errors on host link n003 mlx5_5 port 1 - su1-rail3 port 3 (leaf side) in 1 of 1 sweep(s) during the job: SymbolErrorCounter" \
+  "$rgp_tmp/fab.txt" &&
+  grep -q "^  fabric: errors on core link spine1 port [0-9]* - core1 port 1 (core side) in 1 of 1 sweep(s)" \
+    "$rgp_tmp/fab.txt" && [ "$(grep -c '^  fabric: ' "$rgp_tmp/fab.txt")" = 2 ] ||
+  rgp_fail "the fabric side of job $job: $(cat "$rgp_tmp/fab.txt")"
+rgp_ok "railctl job --sweeps: the live sweep during job $job names n003's rail-3 link (leaf end) and spine1's link to core1 (core end), nothing else"
 
 nccl=$rgp_src/tests/data/nccl/a3mega_all_reduce_16gpu.txt
 "$rgp_railctl" job "$job" --config "$conf" --nccl-tests "$nccl" >"$rgp_tmp/app.txt" 2>&1 ||
