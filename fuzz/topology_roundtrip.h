@@ -51,7 +51,7 @@ inline std::string TopologyDifference(const topo::Topology& a, const topo::Topol
       const topo::Leaf& p = x.leaves[i];
       const topo::Leaf& q = y.leaves[i];
       if (p.rail != q.rail || topo::LeafName(x, p) != topo::LeafName(y, q) ||
-          p.sw.guid != q.sw.guid || p.sw.ports != q.sw.ports ||
+          p.sw.guid != q.sw.guid || p.sw.ports != q.sw.ports || p.first_port != q.first_port ||
           p.nodes.empty() != q.nodes.empty() ||
           std::set<std::string>(p.nodes.begin(), p.nodes.end()) !=
               std::set<std::string>(q.nodes.begin(), q.nodes.end()))

@@ -67,9 +67,9 @@ struct Leaf {
   Switch sw;
   std::string nodes_expr;          // the leaf's `nodes:` hostlist as written; "" = absent
   std::vector<std::string> nodes;  // expanded; empty = every node of the SU
-  // The cabling plan's ports, where given: the i-th of the leaf's nodes (of the SU's, in
-  // hostlist order) is on port first_port + i, as in the DGX SuperPOD reference cabling
-  // (first_port 1). 0 = not in the plan.
+  // The cabling plan's ports, where given: the i-th of the leaf's nodes (of the SU's), in
+  // Slurm's host order (n2 before n10, the order the YAML is written in), is on port
+  // first_port + i, as in the DGX SuperPOD reference cabling (first_port 1). 0 = not given.
   int first_port = 0;
 };
 

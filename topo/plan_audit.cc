@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "topo/discover_infer.h"
+#include "topo/hostlist.h"
 
 namespace railguard::topo {
 namespace {
@@ -89,11 +90,18 @@ std::vector<Finding> AuditAgainstPlan(const Topology& plan, const IbFabric& fabr
       plan_switches.insert(sw);
       if (!type || leaf.rail >= static_cast<int>(type->nics.size())) continue;
       const std::vector<std::string>& nodes = leaf.nodes.empty() ? su.nodes : leaf.nodes;
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        const std::string& node = nodes[i];
+      // The plan's port of each node: by its place in Slurm's host order (the order the YAML
+      // is written in), whatever order the hostlist gives.
+      std::vector<std::string> sorted = nodes;
+      if (leaf.first_port > 0) std::sort(sorted.begin(), sorted.end(), HostLess);
+      for (const std::string& node : nodes) {
         Cabled c;
         c.node = node;
-        if (leaf.first_port > 0) c.want_port = leaf.first_port + static_cast<int>(i);
+        if (leaf.first_port > 0)
+          c.want_port =
+              leaf.first_port +
+              static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), node, HostLess) -
+                               sorted.begin());
         c.nic = type->nics[leaf.rail];
         c.rail = leaf.rail;
         c.want = sw;

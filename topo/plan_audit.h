@@ -26,8 +26,8 @@ namespace railguard::topo {
 //   wrong-leaf      a NIC cabled to another switch than its rail's leaf (both named, with
 //                   the port it is on)
 //   moved           a NIC on its rail's leaf but not on the port the plan gives it (a leaf's
-//                   first_port: its i-th node on first_port + i); two NICs on each other's
-//                   ports are one finding
+//                   first_port: its i-th node in host order on first_port + i); two NICs on
+//                   each other's ports are one finding
 //   wrong-speed     a NIC's link trains below its rail's link (width or speed)
 //   extra           a CA cabled to a leaf of the plan that the plan does not put there (a
 //                   host not in the plan, or a NIC of another rail not reported above)

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +84,16 @@ TEST(PlanAudit, ACableOnAnotherPortOfTheRightLeafIsMovedWhereThePlanGivesPorts) 
   EXPECT_EQ(d[0].switch_name, "su1-rail2");
   EXPECT_EQ(d[0].port, 20);
   EXPECT_EQ(All(AuditAgainstPlan(LoadFile(kDev4su), f)), "");  // no ports, no difference
+}
+
+TEST(PlanAudit, PortsFollowSlurmsHostOrderNotTheOrderTheHostlistIsWrittenIn) {
+  // A fabric cabled n001 on port 1 .. n008 on port 8, and a plan that writes su1's hostlist
+  // backwards ("n[008,007,...,001]"): the ports are the same plan.
+  const IbFabric f = Parse(Simulate(PlanWithPorts()));
+  Topology plan = PlanWithPorts();
+  std::reverse(plan.sus[0].nodes.begin(), plan.sus[0].nodes.end());
+  plan.Index();
+  EXPECT_EQ(All(AuditAgainstPlan(plan, f)), "");
 }
 
 TEST(PlanAudit, TwoCablesOnEachOthersPortsAreOneLine) {
