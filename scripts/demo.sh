@@ -66,12 +66,26 @@ run "$railctl" topology export etc/dev-4su.yaml --format block
 step "5. Rail order from hwloc: each GPU's nearest NIC (DGX H100-shaped hwloc XML)"
 run "$railctl" topology rails --xml tests/data/hwloc/dgx-h100.xml
 
-step "6. Cabling audit: a generated fabric with injected faults, then discovery"
+step "6. Cabling audit: generated fabrics with injected faults and three tiers, then discovery"
 run "$railctl" topology simulate etc/dev-4su.yaml -o "$tmp/fabric.topo" \
   --swap n003:3:4 --drop n010:5 --drop-leaf su3:6 --unnamed n020:1 --ufm ufm01 --sharp 1 \
   --drop-uplinks su4:2:1
 run "$railctl" topology discover "$tmp/fabric.topo" --cluster raildev --node-type dgx-h100 \
   -o "$tmp/discovered.yaml"
+echo
+echo "Three tiers, a login group and a cable on the wrong port: 8 spines in rail planes under 2"
+echo "core switches, hosts login01-03 (2 HCAs each) on leaves of their own, and n005's rail-2 cable"
+echo "on port 40 of its leaf. The plan gives each leaf's first_port (node i on port i)."
+sed -e 's/{rail: \([0-7]\), ports: 64}/{rail: \1, ports: 64, first_port: 1}/' -e '/^spines:/,$d' \
+  etc/dev-4su.yaml >"$tmp/plan.yaml"
+{ echo "spines:"; for i in 1 2 3 4 5 6 7 8; do echo "  - {name: spine$i, ports: 64}"; done; } \
+  >>"$tmp/plan.yaml"
+run "$railctl" topology simulate "$tmp/plan.yaml" --rail-planes --cores 2 --service login:3:2 \
+  --move n005:2:40 -o "$tmp/3tier.topo"
+run "$railctl" topology discover "$tmp/3tier.topo" --cluster raildev --node-type dgx-h100 \
+  -o "$tmp/3tier.yaml"
+grep -A2 '^cores:' "$tmp/3tier.yaml"
+run "$railctl" topology audit "$tmp/plan.yaml" "$tmp/3tier.topo"
 
 step "7. Discovery on a real ibnetdiscover dump (2020 QDR/DDR fat tree), hosts named by its map"
 x5=../shared/data/ibnetdiscover/hpc-toolset-x5
