@@ -605,70 +605,6 @@ void CheckOtherHcaLinks(Auditor* au) {
   for (const Attach& a : in.unnamed) check(a);
 }
 
-// not-rail-fabric: every host has one HCA here, so each "SU" is one leaf of one rail.
-void CheckRailFabric(Auditor* au) {
-  const Inference& in = au->in;
-  if (in.rails.size() != 1 || in.su_hosts.empty()) return;
-  std::unordered_set<int> leaves;
-  for (const Attach& a : in.attaches) leaves.insert(a.sw);
-  au->Add("not-rail-fabric", "", "", -1, 0,
-          (in.counts.hosts == 1 ? std::string("the only host")
-                                : "every one of the " + Plural(in.counts.hosts, "host")) +
-              " has one HCA on this fabric (on " +
-              Plural(static_cast<long>(leaves.size()), "leaf", "leaves") +
-              "): it is not a GPU rail fabric but a storage or management fabric, or one plane of "
-              "a multi-plane fabric; its leaves are kept as one-rail scalable units; expected "
-              "hosts with one HCA per rail for a rail-optimized fabric");
-}
-
-// service-hosts: one finding per leaf group of service hosts (FindServiceGroups).
-void CheckServiceGroups(Auditor* au) {
-  const IbFabric& f = au->f;
-  const Inference& in = au->in;
-  std::map<int, std::map<int, int>> group_hosts;  // group -> host -> HCAs
-  std::map<int, std::set<int>> group_leaves;      // group -> switches
-  for (const IbLink& l : f.links) {
-    for (const auto& [ca, sw] :
-         {std::make_pair(l.a.node, l.b.node), std::make_pair(l.b.node, l.a.node)}) {
-      if (f.nodes[sw].type != IbNodeType::kSwitch || f.nodes[ca].type == IbNodeType::kSwitch)
-        continue;
-      const CaInfo& ci = in.ca[ca];
-      if (ci.role != CaRole::kNonCompute || ci.service_group < 0 || ci.host < 0) continue;
-      ++group_hosts[ci.service_group][ci.host];
-      group_leaves[ci.service_group].insert(sw);
-    }
-  }
-  for (const auto& [g, hosts] : group_hosts) {
-    std::vector<int> order;
-    int lo = 0, hi = 0;
-    for (const auto& [h, hcas] : hosts) {
-      order.push_back(h);
-      lo = lo ? std::min(lo, hcas) : hcas;
-      hi = std::max(hi, hcas);
-    }
-    std::sort(order.begin(), order.end(),
-              [&](int a, int b) { return HostLess(in.hosts[a], in.hosts[b]); });
-    std::string names;
-    for (size_t i = 0; i < order.size() && i < 3; ++i)
-      names += (i ? ", " : "") + in.hosts[order[i]];
-    if (order.size() > 3) names += " and " + std::to_string(order.size() - 3) + " more";
-    std::vector<std::string> leaf_names;
-    for (int sw : group_leaves[g]) leaf_names.push_back(in.sws[sw].display);
-    std::sort(leaf_names.begin(), leaf_names.end(),
-              [](const std::string& a, const std::string& b) { return NaturalLess(a, b); });
-    std::string leaves;
-    for (const std::string& n : leaf_names) leaves += (leaves.empty() ? "" : ", ") + n;
-    const std::string hcas =
-        lo == hi ? Plural(lo, "HCA") : std::to_string(lo) + " to " + std::to_string(hi) + " HCAs";
-    au->Add("service-hosts", "", "", *group_leaves[g].begin(), 0,
-            "leaf group " + leaves + " holds " + Plural(static_cast<long>(order.size()), "host") +
-                " with " + hcas + " each (" + names + ") where the GPU nodes have " +
-                std::to_string(in.rails.size()) +
-                ": login, controller, cache or storage hosts, not GPU compute nodes; left out "
-                "of the scalable units");
-  }
-}
-
 // non-compute: says what each such CA is and where it hangs.
 void CheckNonCompute(Auditor* au) {
   const IbFabric& f = au->f;
@@ -723,7 +659,6 @@ std::vector<Finding> Audit(const IbFabric& fabric, const Inference& in) {
   for (const Diag& w : fabric.warnings) au.Add("ibnetdiscover-error", "", "", -1, 0, w.ToString());
   CheckStrayLeaves(&au);
   CheckRailsFound(&au);
-  CheckRailFabric(&au);
   CheckRailAlignment(&au);
   for (const Inference::Note& n : in.notes) au.Add(n.kind, "", "", n.sw, 0, n.message);
   CheckSuLeaves(&au);
@@ -735,7 +670,6 @@ std::vector<Finding> Audit(const IbFabric& fabric, const Inference& in) {
   CheckLoopbacks(&au);
   CheckLinkEnds(&au);
   CheckOtherHcaLinks(&au);
-  CheckServiceGroups(&au);
   CheckNonCompute(&au);
   SortFindings(&au.findings);
   return std::move(au.findings);

@@ -471,6 +471,8 @@ Inference Infer(const IbFabric& fabric, const DiscoverOptions& opts) {
   for (auto& [ca, info] : FindServiceGroups(in)) appliances[ca] = info;
   // Without them the SUs may group and be named differently, so inference starts again.
   if (!appliances.empty()) in = InferWith(fabric, opts, appliances);
+  NoteServiceGroups(fabric, &in);
+  NoteRailFabric(&in);
   return in;
 }
 

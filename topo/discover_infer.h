@@ -135,7 +135,8 @@ struct Inference {
     int sw = -1;         // the switch it names, or -1
     std::string message;
   };
-  std::vector<Note> notes;  // su-grouping notes, then spine-plane, then tier-name notes
+  std::vector<Note> notes;  // su-grouping, spine-plane, tier-name, service-hosts and
+                            // not-rail-fabric notes, in that order
 
   DiscoveryCounts counts;  // all but `spines` (see BuildTopology)
 
@@ -220,6 +221,12 @@ Appliances FindServiceGroups(const Inference& in);
 // "super" in a core switch's): the structure decides. REQUIRES: ClassifyLinks and GroupDomains
 // ran.
 void AssignTiers(const IbFabric& fabric, Inference* in);
+
+// The notes of what the fabric is, from the final inference (topo/discover_tiers.cc): one
+// service-hosts note per group FindServiceGroups made (its leaves, host count, HCAs per host,
+// the first 3 hosts), and a not-rail-fabric note when every host has one HCA (one rail).
+void NoteServiceGroups(const IbFabric& fabric, Inference* in);
+void NoteRailFabric(Inference* in);
 
 // The name of node type `type`: DiscoverOptions::node_type for the first, "<node_type>-<k+1>"
 // for the k-th after it (k from 0: "gpu-node", "gpu-node-2", ...).

@@ -5,9 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <deque>
+#include <map>
 #include <set>
+#include <unordered_set>
 
+#include "base/names.h"
+#include "topo/discover_audit.h"
 #include "topo/discover_infer.h"
+#include "topo/hostlist.h"
 
 namespace railguard::topo {
 namespace {
@@ -160,6 +165,69 @@ void AssignTiers(const IbFabric& fabric, Inference* in) {
                " switches above the leaves, so it is a core switch; expected a core switch's "
                "name, or cables to the leaves it should serve"});
     }
+  }
+}
+
+// not-rail-fabric: every host has one HCA here, so each "SU" is one leaf of one rail.
+void NoteRailFabric(Inference* in_) {
+  Inference& in = *in_;
+  if (in.rails.size() != 1 || in.su_hosts.empty()) return;
+  std::unordered_set<int> leaves;
+  for (const Attach& a : in.attaches) leaves.insert(a.sw);
+  in.notes.push_back({"not-rail-fabric", -1,
+          (in.counts.hosts == 1 ? std::string("the only host")
+                                : "every one of the " + Plural(in.counts.hosts, "host")) +
+              " has one HCA on this fabric (on " +
+              Plural(static_cast<long>(leaves.size()), "leaf", "leaves") +
+              "): it is not a GPU rail fabric but a storage or management fabric, or one plane of "
+              "a multi-plane fabric; its leaves are kept as one-rail scalable units; expected "
+              "hosts with one HCA per rail for a rail-optimized fabric"});
+}
+
+// service-hosts: one finding per leaf group of service hosts (FindServiceGroups).
+void NoteServiceGroups(const IbFabric& f, Inference* in_) {
+  Inference& in = *in_;
+  std::map<int, std::map<int, int>> group_hosts;  // group -> host -> HCAs
+  std::map<int, std::set<int>> group_leaves;      // group -> switches
+  for (const IbLink& l : f.links) {
+    for (const auto& [ca, sw] :
+         {std::make_pair(l.a.node, l.b.node), std::make_pair(l.b.node, l.a.node)}) {
+      if (f.nodes[sw].type != IbNodeType::kSwitch || f.nodes[ca].type == IbNodeType::kSwitch)
+        continue;
+      const CaInfo& ci = in.ca[ca];
+      if (ci.role != CaRole::kNonCompute || ci.service_group < 0 || ci.host < 0) continue;
+      ++group_hosts[ci.service_group][ci.host];
+      group_leaves[ci.service_group].insert(sw);
+    }
+  }
+  for (const auto& [g, hosts] : group_hosts) {
+    std::vector<int> order;
+    int lo = 0, hi = 0;
+    for (const auto& [h, hcas] : hosts) {
+      order.push_back(h);
+      lo = lo ? std::min(lo, hcas) : hcas;
+      hi = std::max(hi, hcas);
+    }
+    std::sort(order.begin(), order.end(),
+              [&](int a, int b) { return HostLess(in.hosts[a], in.hosts[b]); });
+    std::string names;
+    for (size_t i = 0; i < order.size() && i < 3; ++i)
+      names += (i ? ", " : "") + in.hosts[order[i]];
+    if (order.size() > 3) names += " and " + std::to_string(order.size() - 3) + " more";
+    std::vector<std::string> leaf_names;
+    for (int sw : group_leaves[g]) leaf_names.push_back(in.sws[sw].display);
+    std::sort(leaf_names.begin(), leaf_names.end(),
+              [](const std::string& a, const std::string& b) { return NaturalLess(a, b); });
+    std::string leaves;
+    for (const std::string& n : leaf_names) leaves += (leaves.empty() ? "" : ", ") + n;
+    const std::string hcas =
+        lo == hi ? Plural(lo, "HCA") : std::to_string(lo) + " to " + std::to_string(hi) + " HCAs";
+    in.notes.push_back({"service-hosts", *group_leaves[g].begin(),
+            "leaf group " + leaves + " holds " + Plural(static_cast<long>(order.size()), "host") +
+                " with " + hcas + " each (" + names + ") where the GPU nodes have " +
+                std::to_string(in.rails.size()) +
+                ": login, controller, cache or storage hosts, not GPU compute nodes; left out "
+                "of the scalable units"});
   }
 }
 

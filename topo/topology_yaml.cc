@@ -113,7 +113,7 @@ class Loader : public YamlReader {
   // REQUIRES: t.Index() was called. One-hop domains of fewer than 2 nodes in split SUs.
   void CheckDomains(const Topology& t);
   bool LoadSwitch(const YAML::Node& map, const std::string& what, Switch* sw);
-  // `key`: a list of {name, guid, ports} (spines, cores), each a `what` ("spine").
+  // `key` (spines, cores): a list of {name, guid, ports}, each a `what` ("spine").
   void LoadSwitches(const YAML::Node& seq, const std::string& key, const std::string& what,
                     std::vector<Switch>* out, std::vector<YAML::Node>* nodes);
   void CheckSwitchNames(const Topology& t);
@@ -454,10 +454,10 @@ void Loader::LoadLeaves(const YAML::Node& seq, const Topology& t, ScalableUnit* 
     const size_t under = leaf.nodes_expr.empty() ? su->nodes.size() : leaf.nodes.size();
     if (leaf.first_port > 0 && leaf.sw.ports > 0 &&
         leaf.first_port + under - 1 > static_cast<size_t>(leaf.sw.ports)) {
+      const std::string last = std::to_string(leaf.first_port + under - 1);
       Error(where[i], "leaf '" + LeafName(*su, leaf) + "' puts its " + std::to_string(under) +
-                          " nodes on ports " + std::to_string(leaf.first_port) + " to " +
-                          std::to_string(leaf.first_port + under - 1) + " but has " +
-                          std::to_string(leaf.sw.ports) +
+                          " nodes on ports " + std::to_string(leaf.first_port) + " to " + last +
+                          " but has " + std::to_string(leaf.sw.ports) +
                           " ports; expected first_port + nodes - 1 <= ports");
     }
     if (leaf.sw.ports > 0 && under > static_cast<size_t>(leaf.sw.ports)) {
@@ -610,22 +610,6 @@ bool Loader::Load(const std::string& text, Topology* out) {
   return errors() == 0;
 }
 
-
-// A name (letters, digits, '-', '_', '.') as a YAML scalar that reads back as that name:
-// plain, except "-" (a sequence entry) and the spellings of null.
-std::string NameScalar(const std::string& name) {
-  if (name == "-" || name == "null" || name == "Null" || name == "NULL") return QuoteYaml(name);
-  return name;
-}
-
-std::string SwitchFields(const Switch& sw, const std::string& default_name) {
-  std::string out;
-  if (!sw.name.empty() && sw.name != default_name) out += ", name: " + NameScalar(sw.name);
-  if (!sw.guid.empty()) out += ", guid: " + QuoteYaml(sw.guid);
-  if (sw.ports > 0) out += ", ports: " + std::to_string(sw.ports);
-  return out;
-}
-
 }  // namespace
 
 bool LoadTopologyString(const std::string& text, const std::string& filename, Topology* out,
@@ -638,65 +622,6 @@ bool LoadTopologyFile(const std::string& path, Topology* out, Diags* diags) {
   std::string text;
   return ReadTextFile(path, kTopologyYamlInput, &text, diags) &&
          LoadTopologyString(text, path, out, diags);
-}
-
-std::string EmitTopologyYaml(const Topology& t) {
-  std::string y;
-  y += "cluster: " + NameScalar(t.cluster) + "\n";
-  y += "rails:\n";
-  for (const Rail& r : t.rails) {
-    y += "  - {index: " + std::to_string(r.index);
-    if (!r.name.empty() && r.name != "rail" + std::to_string(r.index))
-      y += ", name: " + NameScalar(r.name);
-    y += ", link: {rate_gbps: " + FormatRate(r.link.rate_gbps) +
-         ", width: " + std::to_string(r.link.width) + "X, speed: " + r.link.speed + "}}\n";
-  }
-  y += "node_types:\n";
-  for (const NodeType& nt : t.node_types) {
-    y += "  - name: " + NameScalar(nt.name) + "\n";
-    y += "    gpus: " + std::to_string(nt.gpus) + "\n";
-    auto list = [&](const char* key, const std::vector<std::string>& v) {
-      if (v.empty() && std::string(key) != "nics") return;
-      y += std::string("    ") + key + ": [";
-      for (size_t i = 0; i < v.size(); ++i) y += (i ? ", " : "") + QuoteYaml(v[i]);
-      y += "]\n";
-    };
-    list("nics", nt.nics);
-    list("nic_pci", nt.nic_pci);
-    list("gpu_pci", nt.gpu_pci);
-  }
-  y += "scalable_units:\n";
-  for (const ScalableUnit& su : t.sus) {
-    y += "  - name: " + NameScalar(su.name) + "\n";
-    y += "    nodes: " + QuoteYaml(CompressHostlistSorted(su.nodes)) + "\n";
-    y += "    node_type: " + NameScalar(su.node_type) + "\n";
-    y += "    leaves:\n";
-    for (const Leaf& leaf : su.leaves) {
-      Leaf unnamed;
-      unnamed.rail = leaf.rail;
-      y += "      - {rail: " + std::to_string(leaf.rail) + SwitchFields(leaf.sw, LeafName(su, unnamed));
-      if (leaf.first_port > 0) y += ", first_port: " + std::to_string(leaf.first_port);
-      if (!leaf.nodes.empty()) y += ", nodes: " + QuoteYaml(CompressHostlistSorted(leaf.nodes));
-      y += "}\n";
-    }
-  }
-  auto switches = [&](const char* key, const std::vector<Switch>& list) {
-    if (list.empty()) return;
-    y += std::string(key) + ":\n";
-    for (const Switch& sw : list) y += "  - {" + SwitchFields(sw, "").substr(2) + "}\n";
-  };
-  switches("spines", t.spines);
-  switches("cores", t.cores);
-  return y;
-}
-
-std::string QuoteYaml(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace railguard::topo
