@@ -12,12 +12,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=fabric_itest_lib.sh
 source "$here/fabric_itest_lib.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/railguard-fabric-itest.XXXXXX")
-trap 'rg_fabric_stop; rm -rf "$work"' EXIT
-rgf_hdr_topology "$work/topo.yaml"
-"$RGF_RAILCTL" topology simulate "$work/topo.yaml" --swap n003:mlx5_3:2 --ufm ufm01 \
-  -o "$work/fabric.net"
-rg_fabric_start --no-trap "$work/fabric.net" || rgf_fail "the simulated fabric did not come up"
+rgf_start_dev4su --swap n003:mlx5_3:2 --ufm ufm01
 
 opts=(--cluster raildev --node-type dgx-h100)
 rgf_discover_dump "${opts[@]}"

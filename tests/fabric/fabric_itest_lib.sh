@@ -45,13 +45,15 @@ rgf_discover_dump() {
   rgf_expect_eq "exit of discover on the dump (findings)" "$rc" 1
 }
 
-# rgf_start_dev4su: a work directory ($work, removed on exit with the fabric), the HDR dev-4su
-# topology ($work/topo.yaml), its simulated fabric ($work/fabric.net) up under ibsim + opensm.
+# rgf_start_dev4su [SIMULATE-OPTION...]: a work directory ($work, removed on exit with the
+# fabric), the HDR dev-4su topology ($work/topo.yaml), its simulated fabric ($work/fabric.net,
+# `railctl topology simulate` with the options given: faults, --cores, ...) up under ibsim +
+# opensm.
 rgf_start_dev4su() {
   work=$(mktemp -d "${TMPDIR:-/tmp}/railguard-fabric-itest.XXXXXX")
   trap 'rg_fabric_stop; rm -rf "$work"' EXIT
   rgf_hdr_topology "$work/topo.yaml"
-  "$RGF_RAILCTL" topology simulate "$work/topo.yaml" -o "$work/fabric.net"
+  "$RGF_RAILCTL" topology simulate "$work/topo.yaml" "$@" -o "$work/fabric.net"
   rg_fabric_start --no-trap "$work/fabric.net" || rgf_fail "the simulated fabric did not come up"
 }
 

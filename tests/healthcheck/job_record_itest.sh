@@ -23,8 +23,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=railcheck_itest_lib.sh
 source "$here/railcheck_itest_lib.sh"
-# shellcheck source=../harness/fabric.sh
-source "$here/../harness/fabric.sh"
+# shellcheck source=../fabric/fabric_itest_lib.sh
+source "$here/../fabric/fabric_itest_lib.sh"
 
 job_log=$rgh_job_log
 rgh_fixtures
@@ -59,8 +59,7 @@ traffic() {
 }
 
 # The simulated fabric: dev-4su at HDR under 2 core switches. A second EXIT trap step stops it.
-sed -E 's/rate_gbps: [0-9]+, width: 4X, speed: (NDR|XDR)/rate_gbps: 200, width: 4X, speed: HDR/' \
-  "$rgp_src/etc/dev-4su.yaml" >"$rgp_tmp/fabric-topo.yaml"
+rgf_hdr_topology "$rgp_tmp/fabric-topo.yaml"
 "$rgp_railctl" topology simulate "$rgp_tmp/fabric-topo.yaml" --cores 2 -o "$rgp_tmp/fabric.net" ||
   rgp_fail "topology simulate"
 cluster_exit=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
