@@ -78,21 +78,28 @@ sweep_fabric() {
   ls "$sweeps"/sweep-*.json >/dev/null 2>&1 || rgp_fail "no sweep JSON: $(cat "$rgp_tmp/sweep.err")"
 }
 
-# run_job FRACTION ERRORS STEP_SECONDS [HOOK]: a 4-node job on n[001-004] with two intervals of traffic (rail 3 of
-# n003 at 1/FRACTION, ERRORS symbol errors on it), a periodic run on n001 between them; waits
-# for its four records; prints its id. HOOK, when given, is run while the job runs. The job runs 15 s (both jobs alike, since the baseline
-# compares rates per node and second) and then until the test has changed every counter (it
-# waits for a file), so that on a loaded machine no Epilog reads before the last change. Like
+# run_job FRACTION ERRORS STEP_SECONDS MIN_SECONDS [HOOK]: a 4-node job on n[001-004] with two
+# intervals of traffic (rail 3 of n003 at 1/FRACTION, ERRORS symbol errors on it), a periodic
+# run on n001 between them; waits for its four records; prints its id. HOOK, when given, runs
+# in the background while the job runs, beside the traffic. The job runs MIN_SECONDS and then
+# until the test has changed every counter (it waits for a file), so that on a loaded machine
+# no Epilog reads before the last change. The baseline compares rates per node and second, so
+# the second job runs at least as long as the first one did: CI, loaded, saw the first job
+# take 16 s and the second, with its fabric sweep, 20 s, and every rail "differ" by -20%. Like
 # a training script, it writes its step times (20 steps of STEP_SECONDS after a slow first
 # one) to $apps/$SLURM_JOB_ID/steps.txt.
 run_job() {
-  local job n go steps
+  local job n go steps hook_pid=
   go=$(mktemp -u "$rgp_tmp/go.XXXXXX")
   steps="d=$apps/\$SLURM_JOB_ID; mkdir -p \$d; { echo '# step seconds'; echo '1 30.0';"
   steps+=" for i in \$(seq 2 21); do echo \"\$i $3\"; done; } >\$d/steps.txt"
   job=$(rgp_submit -N4 -w 'n[001-004]' \
-    --wrap "$steps; sleep 15; until [ -e $go ]; do sleep 0.2; done")
+    --wrap "$steps; sleep $4; until [ -e $go ]; do sleep 0.2; done")
   rgp_wait_state "$job" RUNNING 60
+  if [ -n "${5:-}" ]; then
+    "$5" >&2 &
+    hook_pid=$!
+  fi
   for n in n001 n002 n003 n004; do
     rgh_wait "$n's job file from its Prolog" 20 test -f "$rgh_state/$n/jobs/$job.json"
   done
@@ -102,7 +109,7 @@ run_job() {
     rgp_fail "n001's periodic run: $(cat "$rgp_tmp/periodic-n001.out")"
   traffic "$1"
   [ "$2" = 0 ] || bump n003 3 symbol_error "$2"
-  [ -z "${4:-}" ] || "$4" >&2
+  [ -z "$hook_pid" ] || wait "$hook_pid" || rgp_fail "$5 failed"
   touch "$go"
   rgp_wait_state "$job" COMPLETED 90
   rgh_wait "four job records in $job_log" 30 \
@@ -115,7 +122,7 @@ run_job() {
 
 conf=$RAILGUARD_CLUSTER_DIR/railguard.yaml
 # A known-good run first, kept as a baseline.
-good=$(run_job 1 0 1.0)
+good=$(run_job 1 0 1.0 15)
 rgp_ok "job $good (every rail alike): each node's Prolog read its counters, n001's periodic run added a reading, each Epilog appended its record and removed its job file"
 "$rgp_railctl" job "$good" --config "$conf" >"$rgp_tmp/good.txt" 2>&1 ||
   rgp_fail "railctl job $good: $(cat "$rgp_tmp/good.txt")"
@@ -125,7 +132,9 @@ grep -q "^findings: none" "$rgp_tmp/good.txt" || rgp_fail "job $good: $(cat "$rg
 [ -s "$rgp_tmp/baselines/train-4n.json" ] || rgp_fail "no baseline file: $(cat "$rgp_tmp/keep.txt")"
 rgp_ok "job $good has no findings and is kept as baseline train-4n"
 
-job=$(run_job 10 500 1.5 sweep_fabric)
+good_s=$(sed -nE '1s/.* \(([0-9]+) s\)$/\1/p' "$rgp_tmp/good.txt")
+[ -n "$good_s" ] || rgp_fail "no duration in the head line of railctl job $good: $(head -1 "$rgp_tmp/good.txt")"
+job=$(run_job 10 500 1.5 "$good_s" sweep_fabric)
 rgp_ok "job $job: rail 3 of n003 at a tenth of the traffic, 100x the xmit wait, 500 symbol errors"
 
 "$rgp_railctl" job "$job" --config "$conf" >"$rgp_tmp/job.txt" 2>"$rgp_tmp/job.err" ||

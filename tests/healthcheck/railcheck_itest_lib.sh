@@ -59,9 +59,11 @@ rgh_set() {
 # (PrologFlags=Alloc: on every node at allocation) and Epilog; nohold_on_prolog_fail so that
 # a job whose Prolog failed goes back to pending instead of held; cred_expire=10 because
 # Slurm holds a requeued job for cred_expire + 1 s (default 121 s). read_timeout_ms is
-# rgh_read_timeout_ms (default 2000: on a fresh 2-core CI machine, beside three other
-# clusters and a compiler, railcheck's GPU scan of a healthy fixture took over 300 ms and
-# drained nodes with "GPU scan timed out"); the tests of the timeout itself set 300.
+# rgh_read_timeout_ms (default 5000; the tests of the timeout itself set 300). On a fresh
+# 2-core CI machine, beside three other clusters and the hardening build, one read of a
+# healthy fixture took over 300 ms, and later over 2000 ms (32 nodes, HealthCheckInterval=5),
+# and railcheck drained the node with "GPU scan timed out". The fixtures are files on that
+# machine's disk, which a busy compiler makes a read wait for; a node's sysfs is in memory.
 rgh_configs() {
   rgp_write_configs
   {
@@ -72,7 +74,7 @@ rgh_configs() {
     echo "  job_log: $rgh_job_log"
     echo "  resume_after_clean_runs: 3"
     echo "  flap_window_seconds: 0"
-    echo "  read_timeout_ms: ${rgh_read_timeout_ms:-2000}"
+    echo "  read_timeout_ms: ${rgh_read_timeout_ms:-5000}"
     [ $# -eq 0 ] || printf '  %s\n' "$@"
   } >>"$rgp_tmp/railguard.yaml"
   # slurmd runs a HealthCheckProgram with no arguments and only SLURMD_NODENAME in its
