@@ -394,7 +394,8 @@ cell() { printf ' %15s' "$1"; }
   # apart from the steady ones.
   # keeper_row TITLE FILTER WHAT: over the passes FILTER picks (steady, restore), WHAT:
   # pass (p50 / max), lock (each pass's longest hold: p50 / p99 / max), cpu (the CPU time of
-  # the longest hold of all; the rest of it the thread waited for a CPU), restore.
+  # the longest hold of all; the rest of it the thread waited for a CPU), restore, holds (the
+  # most write-lock holds that changed features in one pass / the most nodes one of them changed).
   keeper_row() {
     local title=$1 filter=$2 what=$3 p f
     printf '%-40s' "$title"
@@ -407,15 +408,20 @@ cell() { printf ' %15s' "$1"; }
           }
           { changed = 0; cpu = ""
             for (i = 1; i <= NF; i++) {
+              if ($i == "holds" && $(i + 1) == "changed") holds = $(i - 1) + 0
+              if ($i == "most" && $(i + 2) == "nodes") most = $(i + 1) + 0
               if ($i == "pass") pass = $(i + 1)
               if ($i == "lock") { lock = $(i + 1); if ($(i + 3) ~ /^\(/) cpu = substr($(i + 3), 2) }
               if ($(i + 1) == "features" && $(i + 2) == "changed,") changed = $i + 0 }
             if ((filter == "restore") != (changed > 0)) next
             n++; p[n] = pass + 0; l[n] = lock + 0
+            if (holds > mh) mh = holds
+            if (most > mm) mm = most
             if (lock + 0 > ml) { ml = lock + 0; mc = cpu } }
           END { if (n == 0) { print "-"; exit }
                 sort(p, n); sort(l, n)
                 if (what == "restore") printf "%.1f / %.1f", p[n], ml
+                else if (what == "holds") printf "%d / %d", mh, mm
                 else if (what == "pass") printf "%.2f / %.2f", p[int((n + 1) / 2)], p[n]
                 else if (what == "lock") printf "%.2f / %.2f / %.2f", l[int((n + 1) / 2)], l[int(0.99 * n + 0.99)], l[n]
                 else printf "%s", (mc == "" ? "-" : mc) }' "$f")"
@@ -429,6 +435,8 @@ cell() { printf ' %15s' "$1"; }
   keeper_row "keeper steady lock p50 / p99 / max (ms)" steady lock
   keeper_row "  the longest of them on CPU (ms)" steady cpu
   keeper_row "keeper restore pass / lock (ms)" restore restore
+  keeper_row "  its holds / most nodes in one" restore holds
+  keeper_row "  the longest hold on CPU (ms)" restore cpu
   if [ "$perf" = 1 ]; then
     printf '%-40s' "railguard's CPU share: submissions"
     for p in "${policy_list[@]}"; do cell "$(perf_self "$out/perf-submit-${p//+/_}.data")"; done

@@ -22,6 +22,7 @@
 #include "base/names.h"
 #include "base/numbers.h"
 #include "base/text_file.h"
+#include "base/words.h"
 
 namespace railguard::cli {
 namespace {
@@ -393,7 +394,7 @@ int TopologyAudit(int argc, char** argv) {
       if (const topo::NodeType* t = plan.FindType(su.node_type)) nics += su.nodes.size() * t->nics.size();
     std::printf("%s against %s: %s\n", capture.c_str(), plan_path.c_str(),
                 diffs.empty() ? ("cabled as planned (" + std::to_string(nics) + " NICs)").c_str()
-                              : (topo::Plural(static_cast<long>(diffs.size()), "difference")).c_str());
+                              : (Plural(static_cast<long>(diffs.size()), "difference")).c_str());
   }
   return diffs.empty() ? 0 : 1;
 }

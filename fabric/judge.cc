@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "topo/ibnet.h"
+#include "base/words.h"
 
 namespace railguard::fabric {
 namespace {
@@ -28,13 +29,6 @@ struct Known {
   int su, rail;
   std::string name;
 };
-
-std::string LowerHex(const std::string& s) {
-  std::string out = s;
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 const char* SideName(const Role& r) {
   switch (r.kind) {
@@ -60,18 +54,18 @@ std::vector<Role> AssignRoles(const topo::Topology& topo, const Sweep& sweep) {
   for (size_t s = 0; s < topo.sus.size(); ++s) {
     for (const topo::Leaf& l : topo.sus[s].leaves) {
       const Known k{Role::kLeaf, static_cast<int>(s), l.rail, topo::LeafName(topo.sus[s], l)};
-      if (!l.sw.guid.empty()) by_guid[LowerHex(l.sw.guid)] = k;
+      if (!l.sw.guid.empty()) by_guid[AsciiLower(l.sw.guid)] = k;
       by_name[k.name] = k;
     }
   }
   for (const topo::Switch& sp : topo.spines) {
     const Known k{Role::kSpine, -1, -1, sp.name};
-    if (!sp.guid.empty()) by_guid[LowerHex(sp.guid)] = k;
+    if (!sp.guid.empty()) by_guid[AsciiLower(sp.guid)] = k;
     by_name[sp.name] = k;
   }
   for (const topo::Switch& core : topo.cores) {
     const Known k{Role::kCore, -1, -1, core.name};
-    if (!core.guid.empty()) by_guid[LowerHex(core.guid)] = k;
+    if (!core.guid.empty()) by_guid[AsciiLower(core.guid)] = k;
     by_name[core.name] = k;
   }
   std::vector<Role> roles(sweep.nodes.size());
@@ -237,11 +231,11 @@ std::string SwitchName(const topo::Topology& topo, const SweptNode& n) {
   const std::string guid = topo::GuidString(n.guid);
   for (const topo::ScalableUnit& su : topo.sus)
     for (const topo::Leaf& l : su.leaves)
-      if (LowerHex(l.sw.guid) == guid) return topo::LeafName(su, l);
+      if (AsciiLower(l.sw.guid) == guid) return topo::LeafName(su, l);
   for (const topo::Switch& s : topo.spines)
-    if (LowerHex(s.guid) == guid) return s.name;
+    if (AsciiLower(s.guid) == guid) return s.name;
   for (const topo::Switch& s : topo.cores)
-    if (LowerHex(s.guid) == guid) return s.name;
+    if (AsciiLower(s.guid) == guid) return s.name;
   const std::string& d = n.description;
   const size_t semi = d.find(';'), colon = d.find(':');
   if (d.rfind("MF0;", 0) == 0 && colon != std::string::npos && colon > semi + 1)

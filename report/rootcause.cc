@@ -7,6 +7,7 @@
 #include <map>
 
 #include "report/text_util.h"
+#include "base/words.h"
 #include "topo/hostlist.h"
 
 namespace railguard::report {
@@ -18,10 +19,6 @@ int ScopeOrder(const std::string& kind) {
   for (size_t i = 0; i < std::size(kOrder); ++i)
     if (kind == kOrder[i]) return static_cast<int>(i);
   return static_cast<int>(std::size(kOrder));
-}
-
-std::string Plural(int n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 std::string JoinInts(const std::vector<int>& v, const char* sep = ", ") {

@@ -66,8 +66,8 @@ class Applier {
     for (size_t i = 0; i < given; ++i) Existing(&(*out_)[i]);
     NewLeaves();
     NewLinks();
-    Above({"uplink", "spine", "uplink", "uplink", "uplinks"});
-    Above({"core", "core", "core-link", "spine-core link", "spine links"});
+    Above({"uplink", "spine", "uplink", "uplink", "uplinks", true});
+    Above({"core", "core", "core-link", "spine-core link", "spine links", false});
     Missing();
   }
 
@@ -234,12 +234,12 @@ class Applier {
     const char* single_kind;  // the suspect of one link: "uplink", "core-link"
     const char* link_name;    // "uplink", "spine-core link"
     const char* links_name;   // "uplinks", "spine links"
+    bool from_leaf;           // the link's lower end is a leaf (its suspect names the leaf)
   };
   void Above(const Tier& t) {
     std::map<std::string, std::vector<const SweepLink*>> by_upper;
     for (const SweepLink& l : sweep_.links)
       if (l.kind == t.link_kind && !JudgeEnds(l).end.empty()) by_upper[l.b.name].push_back(&l);
-    const bool uplinks = std::string(t.link_kind) == "uplink";
     for (const auto& kv : by_upper) {
       const bool group = static_cast<int>(kv.second.size()) >= kSpineMinPorts;
       for (const SweepLink* l : kv.second) {
@@ -250,7 +250,7 @@ class Applier {
         s.end = t.group_kind;
         s.rail = RailOf(l->rail);
         s.su = SuOf(l->su);
-        if (uplinks) s.leaf = l->a.name;
+        if (t.from_leaf) s.leaf = l->a.name;
         s.confidence = group ? "high" : "medium";
         if (group) {
           std::vector<std::string> msgs, ports;

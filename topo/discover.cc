@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "topo/discover.h"
 
+#include "base/words.h"
+
 #include "topo/discover_audit.h"
 #include "topo/discover_infer.h"
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "base/names.h"
+#include "base/words.h"
 #include "topo/hostlist.h"
 
 namespace railguard::topo {
@@ -649,10 +650,6 @@ void SortFindings(std::vector<Finding>* v) {
 }
 
 }  // namespace
-
-std::string Plural(long n, const std::string& word, const std::string& plural) {
-  return std::to_string(n) + " " + (n == 1 ? word : plural.empty() ? word + "s" : plural);
-}
 
 std::vector<Finding> Audit(const IbFabric& fabric, const Inference& in) {
   Auditor au{fabric, in, {}};

@@ -18,7 +18,4 @@ namespace railguard::topo {
 // switch and port; findings equal in all of those keep the order they were found in.
 std::vector<Finding> Audit(const IbFabric& fabric, const Inference& in);
 
-// "1 link", "2 links"; `plural` when the word does not take an "s" ("switches").
-std::string Plural(long n, const std::string& word, const std::string& plural = "");
-
 }  // namespace railguard::topo

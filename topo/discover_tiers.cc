@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "base/names.h"
-#include "topo/discover_audit.h"
+#include "base/words.h"
 #include "topo/discover_infer.h"
 #include "topo/hostlist.h"
 
@@ -22,13 +22,6 @@ int DomainLeaves(const Inference& in, size_t d) {
   int n = 0;
   for (int sw : in.su_leaf[d]) n += sw >= 0;
   return n;
-}
-
-std::string Lower(const std::string& s) {
-  std::string out = s;
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 bool NamedCore(const std::string& lower) {
@@ -147,7 +140,7 @@ void AssignTiers(const IbFabric& fabric, Inference* in) {
   for (size_t i = 0; i < n; ++i) {
     if (fabric.nodes[i].type != IbNodeType::kSwitch) continue;
     const SwInfo& s = in->sws[i];
-    const std::string name = Lower(s.display);
+    const std::string name = AsciiLower(s.display);
     // Two-tier fabrics often call their spines "core" switches: only a third tier makes
     // that name say the wrong tier.
     if (any_core && s.tier == SwitchTier::kSpine && hops[i] == 1 && NamedCore(name) &&

@@ -20,6 +20,7 @@
 #include "base/yaml_reader.h"
 #include "base/names.h"
 #include "base/numbers.h"
+#include "base/words.h"
 
 namespace railguard::topo {
 namespace {
@@ -53,8 +54,7 @@ bool IsGuid(const std::string& s) {
 
 // "0x" + 16 lowercase hex digits.
 std::string CanonicalGuid(const std::string& s) {
-  std::string hex = s.substr(2);
-  std::transform(hex.begin(), hex.end(), hex.begin(), ::tolower);
+  const std::string hex = AsciiLower(s.substr(2));
   return "0x" + std::string(16 - hex.size(), '0') + hex;
 }
 

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "base/names.h"
+#include "base/words.h"
 #include "plugin/core/job_options.h"
 
 namespace railguard::plugin {
@@ -48,10 +49,6 @@ uint32_t JobNodeCount(const JobFacts& job, const Fabric& fabric) {
 }
 
 namespace {
-
-std::string Plural(uint32_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 // Splits `s` at top level (outside brackets and parentheses) on any of `ops`.
 std::vector<std::string_view> SplitTopLevel(std::string_view s, std::string_view ops) {
@@ -136,9 +133,7 @@ uint32_t SusNeeded(const std::vector<uint32_t>& su_sizes, uint32_t nodes) {
 
 uint32_t ParseMaxSwitchWait(std::string_view sched_params) {
   static constexpr std::string_view kKey = "max_switch_wait=";
-  std::string lower(sched_params);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = AsciiLower(sched_params);
   const size_t at = lower.find(kKey);
   if (at == std::string::npos) return kSlurmDefaultMaxSwitchWait;
   // atoi(): optional sign, then digits; anything else ends the number.

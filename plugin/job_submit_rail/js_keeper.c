@@ -34,6 +34,7 @@
 #include "plugin/common/slurm_log.h"
 #include "plugin/job_submit_rail/js_bridge.h"
 #include "plugin/job_submit_rail/js_keeper.h"
+#include "plugin/job_submit_rail/js_parked.h"
 #include "js_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
 // clang-format on
 
@@ -61,12 +62,14 @@ typedef struct {
   bool left;            /* fini() returned without joining: the thread frees this */
   keeper_phase_t phase; /* guarded by mu */
   /* The keeper thread's own timings of the current pass (RAILGUARD_KEEPER_STATS). */
-  bool stats;        /* log a line per pass that looked at nodes or jobs */
-  int64_t locked_at; /* when it got its current lock (ns, CLOCK_MONOTONIC) */
-  int64_t queued_ns; /* time spent queued on locks this pass */
-  int64_t hold_max;  /* longest hold this pass */
-  int64_t hold_cpu;  /* of it, the keeper thread's CPU time (the rest: it waited for a CPU) */
+  bool stats;         /* log a line per pass that looked at nodes or jobs */
+  int64_t locked_at;  /* when it got its current lock (ns, CLOCK_MONOTONIC) */
+  int64_t queued_ns;  /* time spent queued on locks this pass */
+  int64_t hold_max;   /* longest hold this pass */
+  int64_t hold_cpu;   /* of it, the keeper thread's CPU time (the rest: it waited for a CPU) */
   int64_t locked_cpu; /* the thread's CPU clock when it got its current lock */
+  int apply_holds;    /* holds of the write locks that changed features this pass */
+  int apply_max;      /* the most nodes changed in one of them */
 } keeper_t;
 
 static int64_t _clock_ns(clockid_t clock) {
@@ -132,8 +135,10 @@ static void _keep_code_loaded(void) {
 
   if (!dladdr((void *)_keeper_free, &self) || !self.dli_fname ||
       !dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
-    error("%s cannot pin its own code (%s): slurmctld may crash if the feature keeper thread "
-          "wakes after the plugin is unloaded", PREFIX, dlerror());
+    error(
+        "%s cannot pin its own code (%s): slurmctld may crash if the feature keeper thread "
+        "wakes after the plugin is unloaded",
+        PREFIX, dlerror());
 }
 
 /* Nodes looked at per hold of the node read lock, and the time after which a hold ends
@@ -146,9 +151,9 @@ static void _keep_code_loaded(void) {
 
 /* One chunk of the keeper's look at the nodes, from index *next on: which of them need a fix
  * (their bits set in `todo`, sized node_record_count when the look began; *any when one
- * does, or when the table grew past `todo`), adding the nodes whose Extra says railcheck left them in service over
- * the drain budget ("budget":"over", healthcheck/budget.h) to *over. Sets *next past the
- * last node looked at; returns false when the table is done. Outside `restore` only a node
+ * does, or when the table grew past `todo`), adding the nodes whose Extra says railcheck left them
+ * in service over the drain budget ("budget":"over", healthcheck/budget.h) to *over. Sets *next
+ * past the last node looked at; returns false when the table is done. Outside `restore` only a node
  * with the feature active can need a fix (it is never given then), so a node whose active
  * list does not even contain the feature's name as text is passed over without asking the
  * bridge. REQUIRES: node read lock. */
@@ -162,8 +167,7 @@ static bool _keeper_scan(const char *feature, bool restore, bitstr_t *todo, int 
     const char *act = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
     char *a = NULL, *b = NULL;
 
-    if ((seen == KEEPER_CHUNK) ||
-        (seen && !(seen % KEEPER_CLOCK_EVERY) && (_now_ns() > until))) {
+    if ((seen == KEEPER_CHUNK) || (seen && !(seen % KEEPER_CLOCK_EVERY) && (_now_ns() > until))) {
       *next = i;
       return true;
     }
@@ -186,9 +190,11 @@ static bool _keeper_scan(const char *feature, bool restore, bitstr_t *todo, int 
 static void _keeper_budget_alert(int over, int *logged) {
   if (over == *logged) return;
   if (over > 0)
-    error("%s drain budget spent: %d nodes have findings that would take them out of "
-          "multi-node jobs and stay in service (railctl report lists them; health.drain_budget "
-          "in railguard.yaml)", PREFIX, over);
+    error(
+        "%s drain budget spent: %d nodes have findings that would take them out of "
+        "multi-node jobs and stay in service (railctl report lists them; health.drain_budget "
+        "in railguard.yaml)",
+        PREFIX, over);
   else if (*logged > 0)
     info("%s drain budget: no node waits over it any more", PREFIX);
   *logged = over;
@@ -211,35 +217,57 @@ typedef struct {
   rg_hostlist_t nodes;
 } _fix_group_t;
 
-/* Applies the fixes of the nodes in `todo` (every node when the table is no longer the size
- * `todo` was made for), asked again under these locks, with Slurm's update_node(), as
- * `scontrol update node` would, one call per
- * group of nodes getting the same lists (one call per node split Slurm's config records node
- * by node, each split a pass over all of them: 4.2 s under the write locks for 4,096 nodes
- * after a reconfigure), and logs one line per direction. Returns the count. REQUIRES: job,
- * node and partition write locks (those of the update-node RPC). */
-static int _keeper_apply(const char *feature, bool restore, bitstr_t *todo) {
-  node_record_t *node_ptr;
-  rg_hostlist_t given = hostlist_create(NULL), taken = hostlist_create(NULL);
-  rg_hostlist_t offered = hostlist_create(NULL);
-  _fix_group_t *groups = NULL;
-  int n_groups = 0, cap = 0, changed = 0;
-  bool all = (bit_size(todo) != node_record_count);
+/* What an apply changed over its holds of the write locks, for one log line per direction. */
+typedef struct {
+  rg_hostlist_t given, taken, offered;
+  int changed;
+} _applied_t;
 
-  for (int i = 0; (node_ptr = next_node(&i)); i++) {
+/* Nodes changed per hold of the write locks, all of one Slurm config record: update_node()
+ * costs 11-20 us per node on a busy 2-core machine (the restore after a start, 4,096 nodes in
+ * one call, held the locks 55-130 ms; bench/sched_scale.sh), so a hold stays under 1 ms. A
+ * config record wholly in one call is changed in place; a larger one is split (Slurm 24.11 and
+ * later merge the pieces again within a minute once their lists agree; 22.05 keeps them). */
+#define KEEPER_APPLY_CHUNK 32
+
+/* Applies the fixes of the nodes in `todo` (every node when the table is no longer the size
+ * `todo` was made for) from index *next on, asked again under these locks: at most
+ * KEEPER_APPLY_CHUNK nodes to change, all of the config record of the first one, and at
+ * most KEEPER_CHUNK nodes asked. With Slurm's update_node(), as `scontrol update node` would,
+ * one call per group of nodes getting the same lists (one call per node split Slurm's config
+ * records node by node, each split a pass over all of them: 4.2 s under the write locks for
+ * 4,096 nodes after a reconfigure). Adds what changed to *done; sets *next past the last node
+ * asked; returns false when the table is done. REQUIRES: job, node and partition write locks
+ * (those of the update-node RPC). */
+static bool _keeper_apply(const char *feature, bool restore, bitstr_t *todo, int *next,
+                          _applied_t *done) {
+  node_record_t *node_ptr;
+  _fix_group_t *groups = NULL;
+  config_record_t *config = NULL;
+  int n_groups = 0, cap = 0, fixes = 0, asked = 0, i = *next;
+  bool all = (bit_size(todo) != node_record_count), more = false;
+
+  for (; (node_ptr = next_node(&i)); i++) {
     char *a = NULL, *b = NULL;
     int g, fix;
 
     if (!all && !bit_test(todo, node_ptr->index)) continue;
+    if ((fixes == KEEPER_APPLY_CHUNK) || (asked == KEEPER_CHUNK) ||
+        (config && (node_ptr->config_ptr != config))) {
+      more = true;
+      break;
+    }
+    asked++;
     fix = rg_js_fix_features(node_ptr->name, node_ptr->features, node_ptr->features_act,
-                                    node_ptr->extra, feature, restore, &a, &b);
-
+                             node_ptr->extra, feature, restore, &a, &b);
     if (!fix) continue;
+    config = node_ptr->config_ptr;
+    fixes++;
     for (g = 0; g < n_groups; g++)
       if (!strcmp(groups[g].features, a) && !strcmp(groups[g].features_act, b)) break;
     if (g == n_groups) {
       if (n_groups == cap) {
-        cap = cap ? 2 * cap : 16;
+        cap = cap ? 2 * cap : 4;
         xrecalloc(groups, cap, sizeof(*groups));
       }
       groups[g].features = a;
@@ -253,6 +281,7 @@ static int _keeper_apply(const char *feature, bool restore, bitstr_t *todo) {
     }
     hostlist_push_host(groups[g].nodes, node_ptr->name);
   }
+  *next = i;
   for (int g = 0; g < n_groups; g++) {
     update_node_msg_t msg;
     int count = hostlist_count(groups[g].nodes);
@@ -264,15 +293,15 @@ static int _keeper_apply(const char *feature, bool restore, bitstr_t *todo) {
     msg.features = xstrdup(groups[g].features);
     msg.features_act = xstrdup(groups[g].features_act);
     if (update_node(&msg, slurm_conf.slurm_user_id) == SLURM_SUCCESS) {
-      rg_hostlist_t into = (groups[g].fix == RG_JS_FIX_TAKES)    ? taken
-                           : (groups[g].fix == RG_JS_FIX_OFFERS) ? offered
-                                                                 : given;
+      rg_hostlist_t into = (groups[g].fix == RG_JS_FIX_TAKES)    ? done->taken
+                           : (groups[g].fix == RG_JS_FIX_OFFERS) ? done->offered
+                                                                 : done->given;
       char *name;
       while ((name = hostlist_shift(groups[g].nodes))) {
         hostlist_push_host(into, name);
         free(name);
       }
-      changed += count;
+      done->changed += count;
     } else {
       error("%s %s: could not set features to %s", PREFIX, msg.node_names, groups[g].features_act);
     }
@@ -284,211 +313,50 @@ static int _keeper_apply(const char *feature, bool restore, bitstr_t *todo) {
     free(groups[g].features_act);
   }
   xfree(groups);
-  _keeper_log(given, feature, restore ? "gave back (slurm.conf was read)" : "gave",
+  return more;
+}
+
+/* Applies every fix of `todo` (_keeper_apply), taking and releasing the write locks of the
+ * update-node RPC for each chunk, and logs one line per direction. Other RPCs and the
+ * schedulers run between the chunks: they see a node's features either as they were or as
+ * fixed, never half. Returns the count changed, or -1 (nothing logged) when fini() stopped
+ * the keeper. */
+static int _keeper_apply_all(keeper_t *k, slurmctld_lock_t node_write, const char *feature,
+                             bool restore, bitstr_t *todo) {
+  _applied_t done = {hostlist_create(NULL), hostlist_create(NULL), hostlist_create(NULL), 0};
+  bool more = true, stopped = false;
+  int next = 0;
+
+  while (more) {
+    int before = done.changed;
+
+    if (!_keeper_lock(k, node_write)) {
+      stopped = true;
+      break;
+    }
+    more = _keeper_apply(feature, restore, todo, &next, &done);
+    if (done.changed > before) {
+      node_features_updated = true;
+      last_node_update = time(NULL);
+    }
+    _keeper_unlock(k, node_write);
+    if (done.changed > before) {
+      k->apply_holds++;
+      if (done.changed - before > k->apply_max) k->apply_max = done.changed - before;
+    }
+  }
+  if (stopped) { /* a keeper left by fini() does nothing more */
+    hostlist_destroy(done.given);
+    hostlist_destroy(done.taken);
+    hostlist_destroy(done.offered);
+    return -1;
+  }
+  _keeper_log(done.given, feature, restore ? "gave back (slurm.conf was read)" : "gave",
               "from the health railcheck published in their Extra");
-  _keeper_log(taken, feature, "took", "from the health railcheck published in their Extra");
-  _keeper_log(offered, feature, "made available (not active)",
+  _keeper_log(done.taken, feature, "took", "from the health railcheck published in their Extra");
+  _keeper_log(done.offered, feature, "made available (not active)",
               "nodes of the rail topology, so that railcheck changes only their active lists");
-  return changed;
-}
-
-/* ------------------------------------------------------------------ parked jobs */
-
-/* One change to a parked job (plugin/core/held_jobs.h), found under read locks and applied
- * under the job write lock. */
-typedef struct {
-  uint32_t job_id;
-  int step; /* RG_JS_PARKED_* */
-  uint32_t healthy;
-  char *mark, *reason, *features; /* malloc'd by the bridge */
-} _parked_t;
-
-/* The nodes whose active features hold `feature`. REQUIRES: node read lock. */
-static bitstr_t *_healthy_bitmap(const char *feature) {
-  bitstr_t *healthy = bit_alloc(node_record_count);
-  node_record_t *node_ptr;
-
-  for (int i = 0; (node_ptr = next_node(&i)); i++) {
-    const char *act = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
-    if (rg_js_has_feature(act, feature)) bit_set(healthy, node_ptr->index);
-  }
-  return healthy;
-}
-
-/* Healthy nodes of `part_ptr` that the job may get (minus its --exclude). */
-static uint32_t _part_healthy(const part_record_t *part_ptr, const job_record_t *job_ptr,
-                              bitstr_t *healthy) {
-  bitstr_t *nodes;
-  uint32_t n;
-
-  if (!part_ptr || !part_ptr->node_bitmap) return 0;
-  nodes = bit_copy(part_ptr->node_bitmap);
-  bit_and(nodes, healthy);
-  if (job_ptr->details && job_ptr->details->exc_node_bitmap)
-    bit_and_not(nodes, job_ptr->details->exc_node_bitmap);
-  n = (uint32_t)bit_set_count(nodes);
-  FREE_NULL_BITMAP(nodes);
-  return n;
-}
-
-/* The most healthy nodes the job may get in one of its partitions. REQUIRES: job, node and
- * partition read locks. */
-static uint32_t _job_healthy(job_record_t *job_ptr, bitstr_t *healthy) {
-  uint32_t best = 0, n;
-
-  if (job_ptr->part_ptr_list) {
-    part_record_t *part_ptr;
-    rg_list_itr_t it = list_iterator_create(job_ptr->part_ptr_list);
-    while ((part_ptr = list_next(it))) {
-      n = _part_healthy(part_ptr, job_ptr, healthy);
-      if (n > best) best = n;
-    }
-    list_iterator_destroy(it);
-  } else {
-    best = _part_healthy(job_ptr->part_ptr, job_ptr, healthy);
-  }
-  return best;
-}
-
-/* The steps for every pending job of priority 0, in *out (xmalloc'd); returns the count.
- * REQUIRES: job, node and partition read locks. */
-static int _parked_collect(const char *feature, bool restore, _parked_t **out) {
-  bitstr_t *healthy = NULL;
-  job_record_t *job_ptr;
-  rg_list_itr_t it;
-  int n = 0, cap = 0;
-
-  *out = NULL;
-  if (!job_list) return 0;
-  it = list_iterator_create(job_list);
-  while ((job_ptr = list_next(it))) {
-    rg_js_parked_t p;
-    char *mark = NULL, *reason = NULL, *features = NULL;
-    int step;
-
-    if (!IS_JOB_PENDING(job_ptr) || (job_ptr->priority != 0) || !job_ptr->details) continue;
-    memset(&p, 0, sizeof(p));
-    p.held = (job_ptr->state_reason == WAIT_HELD) || (job_ptr->state_reason == WAIT_HELD_USER);
-    p.bad_constraints = (job_ptr->state_reason == FAIL_BAD_CONSTRAINTS);
-    if (!p.held && !p.bad_constraints) continue;
-    if (!healthy) healthy = _healthy_bitmap(feature);
-    p.admin_comment = job_ptr->admin_comment;
-    p.state_desc = job_ptr->state_desc;
-    p.features = job_ptr->details->features;
-    p.min_nodes = job_ptr->details->min_nodes;
-    p.healthy = _job_healthy(job_ptr, healthy);
-    step = rg_js_judge_parked(&p, feature, restore, &mark, &reason, &features);
-    if (step == RG_JS_PARKED_LEAVE) {
-      free(mark);
-      free(reason);
-      free(features);
-      continue;
-    }
-    if (n == cap) {
-      cap = cap ? 2 * cap : 16;
-      xrecalloc(*out, cap, sizeof(**out));
-    }
-    (*out)[n].job_id = job_ptr->job_id;
-    (*out)[n].step = step;
-    (*out)[n].healthy = p.healthy;
-    (*out)[n].mark = mark;
-    (*out)[n].reason = reason;
-    (*out)[n].features = features;
-    n++;
-  }
-  list_iterator_destroy(it);
-  FREE_NULL_BITMAP(healthy);
-  return n;
-}
-
-/* Releases a job's hold as `scontrol release` does (job_mgr.c, _release_job_rec) and drops
- * railguard's mark from its AdminComment. REQUIRES: job write lock. */
-static void _parked_release(job_record_t *job_ptr, time_t now) {
-  char *rest = rg_js_without_hold_mark(job_ptr->admin_comment);
-
-  if (job_ptr->details && (job_ptr->details->begin_time < now))
-    job_ptr->details->begin_time = 0;
-  job_ptr->direct_set_prio = 0;
-  set_job_prio(job_ptr);
-  job_ptr->state_reason = WAIT_NO_REASON;
-  xfree(job_ptr->state_desc);
-  xfree(job_ptr->admin_comment);
-  job_ptr->admin_comment = rest ? xstrdup(rest) : NULL;
-  free(rest);
-}
-
-/* Sets a pending job's --constraint to `features` as `scontrol update job Features=` does
- * (job_mgr.c, update_job): kept only when Slurm can build its feature list. Returns whether
- * it was set. REQUIRES: job write lock, node read lock. */
-static bool _parked_set_features(job_record_t *job_ptr, const char *features) {
-  __typeof__(job_ptr->details) det = job_ptr->details;
-  char *old_features = det->features;
-  __typeof__(det->feature_list) old_list = det->feature_list;
-
-  det->features = xstrdup(features);
-  det->feature_list = NULL;
-  if (RG_BUILD_FEATURE_LIST(job_ptr) != SLURM_SUCCESS) {
-    FREE_NULL_LIST(det->feature_list);
-    xfree(det->features);
-    det->features = old_features;
-    det->feature_list = old_list;
-    return false;
-  }
-  xfree(old_features);
-  FREE_NULL_LIST(old_list);
-  set_job_features_use(det);
-  return true;
-}
-
-/* Applies the steps to the jobs that are still pending with priority 0; returns how many
- * were released. REQUIRES: job write lock, node and partition read locks. */
-static int _parked_apply(_parked_t *steps, int n) {
-  time_t now = time(NULL);
-  int released = 0;
-
-  for (int i = 0; i < n; i++) {
-    job_record_t *job_ptr = find_job_record(steps[i].job_id);
-
-    if (!job_ptr || !IS_JOB_PENDING(job_ptr) || (job_ptr->priority != 0)) continue;
-    switch (steps[i].step) {
-      case RG_JS_PARKED_RELEASE:
-        /* Held while no node had the feature: first the constraint it was accepted without. */
-        if (steps[i].features && !_parked_set_features(job_ptr, steps[i].features)) {
-          error("%s %pJ stays held: Slurm does not accept the constraint %s", PREFIX, job_ptr,
-                steps[i].features);
-          break;
-        }
-        if (steps[i].features)
-          info("%s %pJ: constraint set to %s (held while no node had the feature)", PREFIX,
-               job_ptr, steps[i].features);
-        _parked_release(job_ptr, now);
-        info("%s released %pJ: %u nodes of its partition are healthy now", PREFIX, job_ptr,
-             steps[i].healthy);
-        released++;
-        break;
-      case RG_JS_PARKED_MARK:
-        xfree(job_ptr->admin_comment);
-        job_ptr->admin_comment = xstrdup(steps[i].mark);
-        info("%s took over %pJ, which Slurm parked (%s): %s", PREFIX, job_ptr,
-             RG_JOB_REASON_STRING(job_ptr->state_reason), steps[i].reason);
-        /* fall through */
-      case RG_JS_PARKED_NOTE:
-        xfree(job_ptr->state_desc);
-        job_ptr->state_desc = xstrdup(steps[i].reason);
-        break;
-    }
-    last_job_update = now;
-  }
-  return released;
-}
-
-static void _parked_free(_parked_t *steps, int n) {
-  for (int i = 0; i < n; i++) {
-    free(steps[i].mark);
-    free(steps[i].reason);
-    free(steps[i].features);
-  }
-  xfree(steps);
+  return done.changed;
 }
 
 /* Waits `ms` milliseconds or until fini() stops the keeper; returns true when stopping. */
@@ -511,7 +379,8 @@ static bool _keeper_nap(keeper_t *k, long ms) {
 /* The keeper's loop. A pass reads slurm_conf.last_update (conf read lock), reloads the setup
  * when it changed (no lock held), then looks at the nodes (node read lock, KEEPER_CHUNK nodes
  * per hold) when slurm.conf was reread, or at most once a second when a node changed since
- * its last look, and applies fixes (the update-node RPC's locks) only when there are some. Until
+ * its last look, and applies fixes (the update-node RPC's locks, KEEPER_APPLY_CHUNK nodes per
+ * hold) only when there are some. Until
  * its first look at a loaded node table it naps 10 ms: at a start it is then queued on the lock
  * read_slurm_conf holds and looks before slurmctld serves RPCs; later it naps 100 ms. */
 static void *_keeper(void *arg) {
@@ -541,6 +410,8 @@ static void *_keeper(void *arg) {
     k->queued_ns = 0;
     k->hold_max = 0;
     k->hold_cpu = 0;
+    k->apply_holds = 0;
+    k->apply_max = 0;
 
     if (!_keeper_lock(k, conf_read)) break;
     conf_update = slurm_conf.last_update;
@@ -580,26 +451,18 @@ static void *_keeper(void *arg) {
     }
     _keeper_unlock(k, node_read);
     if (looked) _keeper_budget_alert(over, &over_logged);
-    if (any) {
-      if (!_keeper_lock(k, node_write)) {
-        FREE_NULL_BITMAP(todo);
-        free(feature);
-        break;
-      }
-      changed = _keeper_apply(feature, restore, todo);
-      if (changed) {
-        node_features_updated = true;
-        last_node_update = time(NULL);
-      }
-      _keeper_unlock(k, node_write);
-    }
+    if (any) changed = _keeper_apply_all(k, node_write, feature, restore, todo);
     FREE_NULL_BITMAP(todo);
+    if (changed < 0) {
+      free(feature);
+      break;
+    }
     /* Parked jobs: at most once a second (a pass reads every job record under the job read
      * lock), when a job or a node changed since the last look; at once after a restore. */
     if (loaded && feature && feature[0] &&
         (restore || (changed && (now > jobs_at)) ||
          ((now > jobs_at) && ((last_job_update >= jobs_at) || (last_node_update >= jobs_at))))) {
-      _parked_t *steps = NULL;
+      rg_parked_t *steps = NULL;
       int n;
 
       if (!_keeper_lock(k, jobs_read)) {
@@ -608,27 +471,28 @@ static void *_keeper(void *arg) {
       }
       jobs_at = time(NULL);
       jobs_looked = true;
-      n = _parked_collect(feature, restore, &steps);
+      n = rg_parked_collect(feature, restore, &steps);
       _keeper_unlock(k, jobs_read);
       if (n > 0) {
         if (!_keeper_lock(k, jobs_write)) {
-          _parked_free(steps, n);
+          rg_parked_free(steps, n);
           free(feature);
           break;
         }
-        released = _parked_apply(steps, n);
+        released = rg_parked_apply(steps, n);
         _keeper_unlock(k, jobs_write);
         schedule_job_save();
       }
-      _parked_free(steps, n);
+      rg_parked_free(steps, n);
     }
     if (k->stats && (looked || jobs_looked))
       info(
           "%s keeper pass %.2f ms, longest lock %.2f ms (%.2f ms on CPU), queued %.2f ms: "
-          "nodes %s, parked jobs %s, %d features changed, %d jobs released",
+          "nodes %s, parked jobs %s, %d features changed, %d jobs released; %d holds changed "
+          "features, at most %d nodes in one",
           PREFIX, (double)(_now_ns() - pass_start - k->queued_ns) / 1e6, (double)k->hold_max / 1e6,
           (double)k->hold_cpu / 1e6, (double)k->queued_ns / 1e6, looked ? "looked at" : "unchanged",
-          jobs_looked ? "looked at" : "not", changed, released);
+          jobs_looked ? "looked at" : "not", changed, released, k->apply_holds, k->apply_max);
     if (loaded) restored_for = conf_update;
     if (changed) schedule_node_save();
     if (changed || released) queue_job_scheduler();
@@ -683,8 +547,8 @@ extern void rg_keeper_stop(void) {
   /* k belongs to the thread from here on. */
   _keep_code_loaded();
   pthread_detach(keeper_thread);
-  info("%s stopped while the feature keeper thread was queued on a slurmctld lock (a "
-       "reconfigure holds them): it ends by itself once it gets the lock, doing nothing",
-       PREFIX);
+  info(
+      "%s stopped while the feature keeper thread was queued on a slurmctld lock (a "
+      "reconfigure holds them): it ends by itself once it gets the lock, doing nothing",
+      PREFIX);
 }
-
