@@ -8,8 +8,8 @@
 #include <set>
 #include <tuple>
 
-#include "topo/ibnet.h"
 #include "base/words.h"
+#include "topo/ibnet.h"
 
 namespace railguard::fabric {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <map>
 
-#include "report/text_util.h"
 #include "base/words.h"
+#include "report/text_util.h"
 #include "topo/hostlist.h"
 
 namespace railguard::report {

@@ -2,7 +2,6 @@
 #include "topo/discover.h"
 
 #include "base/words.h"
-
 #include "topo/discover_audit.h"
 #include "topo/discover_infer.h"
 

@@ -15,12 +15,12 @@
 #include <set>
 #include <sstream>
 
-#include "topo/hostlist.h"
-#include "base/text_file.h"
-#include "base/yaml_reader.h"
 #include "base/names.h"
 #include "base/numbers.h"
+#include "base/text_file.h"
 #include "base/words.h"
+#include "base/yaml_reader.h"
+#include "topo/hostlist.h"
 
 namespace railguard::topo {
 namespace {
