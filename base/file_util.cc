@@ -96,6 +96,25 @@ bool MakeDirs(const std::string& dir, FileError* err) {
   return true;
 }
 
+bool FileIdentity::operator==(const FileIdentity& o) const {
+  if (!exists || !o.exists) return exists == o.exists;
+  return dev == o.dev && ino == o.ino && size == o.size && mtime_sec == o.mtime_sec &&
+         mtime_nsec == o.mtime_nsec;
+}
+
+FileIdentity IdentityOf(const std::string& path) {
+  FileIdentity id;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return id;
+  id.exists = true;
+  id.dev = static_cast<uint64_t>(st.st_dev);
+  id.ino = static_cast<uint64_t>(st.st_ino);
+  id.size = static_cast<uint64_t>(st.st_size);
+  id.mtime_sec = static_cast<int64_t>(st.st_mtim.tv_sec);
+  id.mtime_nsec = static_cast<int64_t>(st.st_mtim.tv_nsec);
+  return id;
+}
+
 bool MakeFolder(const std::string& dir, struct stat* st, FileError* err) {
   if (!MakeDirs(dir, err)) return false;
   if (lstat(dir.c_str(), st) != 0) return Fail(err, "inspect", dir);

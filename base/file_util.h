@@ -38,6 +38,20 @@ bool MakeFolder(const std::string& dir, struct stat* st, FileError* err);
 // Parent folder of `path`: "a/b" -> "a", "/a" -> "/", "a" -> ".".
 std::string ParentDir(const std::string& path);
 
+// What stat() says of a file, to tell whether it was written or replaced since: the same
+// device, inode, size and modification time (to the nanosecond). A path that cannot be
+// stat'ed has `exists` false and equals only another such one.
+struct FileIdentity {
+  bool exists = false;
+  uint64_t dev = 0, ino = 0, size = 0;
+  int64_t mtime_sec = 0, mtime_nsec = 0;
+  bool operator==(const FileIdentity& o) const;
+  bool operator!=(const FileIdentity& o) const { return !(*this == o); }
+};
+
+// stat() of `path` (following links, as reading it would).
+FileIdentity IdentityOf(const std::string& path);
+
 enum class ReadStatus { kOk, kMissing, kError };
 
 // Why ReadRegularFile failed, for the caller's own message.

@@ -9,9 +9,11 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "config/load.h"
+#include "base/file_util.h"
 #include "base/names.h"
 #include "plugin/common/bridge.h"
 #include "plugin/core/fabric_cache.h"
@@ -32,6 +34,9 @@ struct Bridge {
   SetupHolder state;
   std::string conf_path;
   int64_t conf_update = 0;
+  // railguard.yaml and the topology it names as they were when the setup in force was loaded
+  // (empty when the last load failed): a reconfigure reloads only when one of them changed.
+  std::vector<std::pair<std::string, railguard::FileIdentity>> loaded;
   // Each node record's domain, remembered between submissions (under `mu`).
   railguard::plugin::FabricCache fabric;
 };
@@ -77,25 +82,47 @@ extern "C" int rg_js_load(const char* conf_path, int64_t conf_update, rg_log_fn 
           std::lock_guard<std::mutex> lock(b.mu);
           staged = b.state;
         }
+        // Taken before the files are read: a write during the load shows at the next check.
+        const railguard::FileIdentity conf_id = railguard::IdentityOf(conf_path);
         const int rc = LoadInto(staged, conf_path, log);
+        std::vector<std::pair<std::string, railguard::FileIdentity>> loaded;
+        if (rc == RG_LOAD_OK) {
+          const std::string& topology = staged.current()->config.topology_path;
+          loaded = {{conf_path, conf_id}, {topology, railguard::IdentityOf(topology)}};
+        }
         std::lock_guard<std::mutex> lock(b.mu);
         b.state = staged;
         b.conf_path = conf_path;
         b.conf_update = conf_update;
+        b.loaded = std::move(loaded);
         return rc;
       });
 }
 
 extern "C" int rg_js_reload_if_stale(int64_t conf_update, rg_log_fn log) {
-  std::string path;
-  {
+  return railguard::plugin::CatchAll(0, [&] {
     Bridge& b = Get();
+    std::string path;
+    std::vector<std::pair<std::string, railguard::FileIdentity>> loaded;
+    {
+      std::lock_guard<std::mutex> lock(b.mu);
+      if (b.conf_path.empty() || b.conf_update == conf_update) return 0;
+      path = b.conf_path;
+      loaded = b.loaded;
+    }
+    bool same = !loaded.empty();
+    for (const auto& [file, id] : loaded) same = same && railguard::IdentityOf(file) == id;
+    if (!same) {
+      rg_js_load(path.c_str(), conf_update, log);
+      return 1;
+    }
     std::lock_guard<std::mutex> lock(b.mu);
-    if (b.conf_path.empty() || b.conf_update == conf_update) return 0;
-    path = b.conf_path;
-  }
-  rg_js_load(path.c_str(), conf_update, log);
-  return 1;
+    if (b.conf_path == path) b.conf_update = conf_update;
+    Log(log, RG_LOG_INFO,
+        "slurm.conf was read; " + path + " and " + loaded.back().first +
+            " are as loaded: the placement setup stays in force");
+    return 1;
+  });
 }
 
 extern "C" int rg_js_check_switch_wait(const char* sched_params, const char* topology_plugin,

@@ -76,9 +76,11 @@ int rg_js_load(const char *conf_path, int64_t conf_update, rg_log_fn log);
  * nothing is loaded or on an internal error: the job then goes through unchanged. */
 int rg_js_decide(const rg_js_facts_t *facts, rg_log_fn log, rg_js_decision_t *out);
 
-/* Reloads the setup when `conf_update` differs from the one loaded (a reconfigure); a failure
- * keeps the last good setup. Reads files: call it without holding Slurm's locks. Returns 1
- * when it reloaded, 0 when nothing changed. */
+/* When `conf_update` differs from the one loaded (slurm.conf was read: a start or a
+ * reconfigure), reloads the setup if railguard.yaml or the topology it names was written or
+ * replaced since it was loaded (or its last load failed), else keeps it and logs so; a
+ * failure keeps the last good setup. Reads file metadata and maybe files: call it without
+ * holding Slurm's locks. Returns 1 when slurm.conf was read, 0 when not. */
 int rg_js_reload_if_stale(int64_t conf_update, rg_log_fn log);
 
 /* Logs what plugin/core/placement.h's SwitchWaitMessage says when the loaded setup's default

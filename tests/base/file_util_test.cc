@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -117,6 +118,29 @@ TEST(ReplaceFile, AFailedCreateNamesTheTemporaryAndKeepsTheOldFile) {
   EXPECT_FALSE(WriteOutput(tmp / "out.yaml", "new\n", &err));
   EXPECT_EQ(err, "cannot create " + blocker + ": File exists");
   EXPECT_EQ(Slurp(tmp / "out.yaml"), "old\n");
+}
+
+TEST(IdentityOf, ChangesWhenAFileIsWrittenOrReplacedNotWhenItIsOnlyRead) {
+  ScratchDir tmp;
+  const std::string f = tmp / "railguard.yaml";
+  Put(f, "topology: a.yaml\n");
+  const FileIdentity first = IdentityOf(f);
+  ASSERT_TRUE(first.exists);
+  EXPECT_EQ(Slurp(f), "topology: a.yaml\n");
+  EXPECT_EQ(IdentityOf(f), first);
+  // Same size, written again: the file's time changes. The kernel stamps it from a coarse
+  // clock (one tick, up to 10 ms), so a write right after the first may keep its time.
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  Put(f, "topology: b.yaml\n");
+  EXPECT_NE(IdentityOf(f), first);
+  const FileIdentity second = IdentityOf(f);
+  Put(tmp / "new.yaml", "topology: b.yaml\n");
+  // Replaced by rename (as editors and config management do): another inode.
+  ASSERT_EQ(std::rename((tmp / "new.yaml").c_str(), f.c_str()), 0);
+  EXPECT_NE(IdentityOf(f), second);
+  EXPECT_FALSE(IdentityOf(tmp / "missing").exists);
+  EXPECT_EQ(IdentityOf(tmp / "missing"), IdentityOf(tmp / "gone"));
+  EXPECT_NE(IdentityOf(tmp / "missing"), IdentityOf(f));
 }
 
 TEST(MakeDirs, CreatesMissingParentsWithMode0755AndNamesTheFailingStep) {

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Tests job_submit/rail's reload at a reconfigure (plugin/job_submit_rail/js_bridge.h,
+// rg_js_reload_if_stale): the setup is read again only when railguard.yaml or its topology
+// changed. At every slurmctld start the keeper saw slurm_conf.last_update move past the one
+// init() loaded with and read 4,096 nodes' topology a second time, into its own thread's
+// malloc arena, which slurmctld then kept for its life (bench/sched_scale.sh).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "plugin/job_submit_rail/js_bridge.h"
+#include "tests/healthcheck/health_test_util.h"
+
+namespace railguard::plugin {
+namespace plugin_js_reload_test {
+
+using health::testing::TempDir;
+using health::testing::WriteFile;
+
+std::vector<std::string>& Logged() {
+  static std::vector<std::string> lines;
+  return lines;
+}
+void Capture(int, const char* msg) { Logged().push_back(msg); }
+
+int Count(const std::string& part) {
+  int n = 0;
+  for (const std::string& l : Logged()) n += l.find(part) != std::string::npos;
+  return n;
+}
+// The loads: each logs "loaded <railguard.yaml> and <topology>: ...".
+int Loads() {
+  int n = 0;
+  for (const std::string& l : Logged()) n += l.rfind("loaded ", 0) == 0;
+  return n;
+}
+
+class JobSubmitReload : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Logged().clear();
+    WriteFile(tmp_ / "topo.yaml", ReadSource("etc/dev-4su.yaml"));
+    WriteFile(tmp_ / "railguard.yaml", "topology: topo.yaml\n");
+    ASSERT_EQ(rg_js_load((tmp_ / "railguard.yaml").c_str(), 42, Capture), 0);
+    ASSERT_EQ(Loads(), 1);
+  }
+  void TearDown() override { rg_js_fini(); }
+
+  static std::string ReadSource(const std::string& rel) {
+    std::string text;
+    FILE* f = std::fopen((std::string(RAILGUARD_SOURCE_DIR) + "/" + rel).c_str(), "r");
+    if (!f) return text;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+    std::fclose(f);
+    return text;
+  }
+
+  TempDir tmp_;
+};
+
+TEST_F(JobSubmitReload, SlurmConfReadWithTheFilesUnchangedKeepsTheSetup) {
+  EXPECT_EQ(rg_js_reload_if_stale(42, Capture), 0);  // nothing was read
+  EXPECT_EQ(rg_js_reload_if_stale(43, Capture), 1);  // slurm.conf was read
+  EXPECT_EQ(Loads(), 1);
+  EXPECT_EQ(Count("are as loaded: the placement setup stays in force"), 1);
+  EXPECT_EQ(rg_js_reload_if_stale(43, Capture), 0);  // and is now the one in force
+}
+
+TEST_F(JobSubmitReload, AChangedRailguardYamlIsReloaded) {
+  WriteFile(tmp_ / "railguard.yaml", "topology: topo.yaml\nplacement:\n  default_mode: prefer\n");
+  EXPECT_EQ(rg_js_reload_if_stale(43, Capture), 1);
+  ASSERT_EQ(Loads(), 2);
+  EXPECT_NE(Logged().back().find("default placement prefer"), std::string::npos)
+      << Logged().back();
+}
+
+TEST_F(JobSubmitReload, AChangedTopologyIsReloaded) {
+  WriteFile(tmp_ / "topo.yaml", ReadSource("etc/dev-4su.yaml") + "# edited\n");
+  EXPECT_EQ(rg_js_reload_if_stale(43, Capture), 1);
+  EXPECT_EQ(Loads(), 2);
+}
+
+TEST_F(JobSubmitReload, AfterAFailedLoadEveryReadOfSlurmConfTriesAgain) {
+  WriteFile(tmp_ / "railguard.yaml", "topology: [\n");
+  EXPECT_EQ(rg_js_reload_if_stale(43, Capture), 1);
+  EXPECT_EQ(Count("the placement setup loaded before stays in force"), 1);
+  // The admin fixes it; the file's time moves on, but even had it not, nothing is trusted.
+  WriteFile(tmp_ / "railguard.yaml", "topology: topo.yaml\n");
+  EXPECT_EQ(rg_js_reload_if_stale(44, Capture), 1);
+  EXPECT_EQ(Loads(), 2);
+}
+
+}  // namespace plugin_js_reload_test
+}  // namespace railguard::plugin
