@@ -82,7 +82,9 @@ extern "C" int rg_js_load(const char* conf_path, int64_t conf_update, rg_log_fn 
           std::lock_guard<std::mutex> lock(b.mu);
           staged = b.state;
         }
-        // Taken before the files are read: a write during the load shows at the next check.
+        // railguard.yaml's identity is taken before it is read, so that a write during the load
+        // shows at the next check; the topology's after (its path is known only from the
+        // load): a write to it while it was being read goes unnoticed until the next one.
         const railguard::FileIdentity conf_id = railguard::IdentityOf(conf_path);
         const int rc = LoadInto(staged, conf_path, log);
         std::vector<std::pair<std::string, railguard::FileIdentity>> loaded;

@@ -15,6 +15,7 @@
 namespace railguard::plugin {
 namespace plugin_js_reload_test {
 
+using health::testing::ReadFile;
 using health::testing::TempDir;
 using health::testing::WriteFile;
 
@@ -40,22 +41,12 @@ class JobSubmitReload : public ::testing::Test {
  protected:
   void SetUp() override {
     Logged().clear();
-    WriteFile(tmp_ / "topo.yaml", ReadSource("etc/dev-4su.yaml"));
+    WriteFile(tmp_ / "topo.yaml", ReadFile(RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml"));
     WriteFile(tmp_ / "railguard.yaml", "topology: topo.yaml\n");
     ASSERT_EQ(rg_js_load((tmp_ / "railguard.yaml").c_str(), 42, Capture), 0);
     ASSERT_EQ(Loads(), 1);
   }
   void TearDown() override { rg_js_fini(); }
-
-  static std::string ReadSource(const std::string& rel) {
-    std::string text;
-    FILE* f = std::fopen((std::string(RAILGUARD_SOURCE_DIR) + "/" + rel).c_str(), "r");
-    if (!f) return text;
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
-    std::fclose(f);
-    return text;
-  }
 
   TempDir tmp_;
 };
@@ -77,7 +68,7 @@ TEST_F(JobSubmitReload, AChangedRailguardYamlIsReloaded) {
 }
 
 TEST_F(JobSubmitReload, AChangedTopologyIsReloaded) {
-  WriteFile(tmp_ / "topo.yaml", ReadSource("etc/dev-4su.yaml") + "# edited\n");
+  WriteFile(tmp_ / "topo.yaml", ReadFile(RAILGUARD_SOURCE_DIR "/etc/dev-4su.yaml") + "# edited\n");
   EXPECT_EQ(rg_js_reload_if_stale(43, Capture), 1);
   EXPECT_EQ(Loads(), 2);
 }
