@@ -35,8 +35,12 @@ void AddJobSweeps(const std::vector<wire::SweepDocument>& sweeps, JobFabric* f) 
   std::vector<Seen> seen;
   int read = 0;
   std::vector<const wire::SweepDocument*> in_window;
+  // A sweep that began a little before the job's first Prolog reading and still ran then
+  // counts: at a job's start the Prologs and a sweep run side by side (its wall time bounds
+  // the end of its counter phase from above).
   for (const wire::SweepDocument& d : sweeps)
-    if (d.summary.time >= f->start && d.summary.time <= f->end + kSweepAfterJobSeconds)
+    if (d.summary.time + std::max(0.0, d.summary.seconds) >= f->start &&
+        d.summary.time <= f->end + kSweepAfterJobSeconds)
       in_window.push_back(&d);
   std::sort(in_window.begin(), in_window.end(),
             [](const wire::SweepDocument* a, const wire::SweepDocument* b) {
@@ -107,7 +111,9 @@ bool ReadSweepsForJob(const std::string& dir, double start, double end,
     const std::string path = dir + "/" + name;
     struct stat st;
     if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    const double mtime = static_cast<double>(st.st_mtime);
+    // To the nanosecond: a sweep written in the second the job began (a job's start is a
+    // Prolog's reading, with its fraction) is not before it.
+    const double mtime = static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec / 1e9;
     if (mtime < start || mtime > end + 2 * kSweepAfterJobSeconds) continue;
     wire::SweepDocument doc;
     if (wire::LoadSweepDocument(path, wire::SweepParts::kAll, &doc, errors))

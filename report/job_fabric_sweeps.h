@@ -20,8 +20,10 @@ namespace railguard::report {
 // errors of the job's last minutes show in the first sweep after it.
 constexpr double kSweepAfterJobSeconds = 900;
 
-// Adds to `f` what `sweeps` (any order; those outside [f->start, f->end +
-// kSweepAfterJobSeconds] or without a time are left out) found on the job's links: one
+// Adds to `f` what `sweeps` (any order) found on the job's links. A sweep counts when its
+// counter phase began in [f->start, f->end + kSweepAfterJobSeconds], or began before
+// f->start (the earliest Prolog reading) while the sweep, by its wall time, still ran then;
+// sweeps without a time are left out. It adds one
 // JobFabricFinding of kind "fabric" per link and finding kind, naming the link's ends and
 // ports, which side errs, how many of the sweeps showed it and its last message; and one note
 // saying how many sweeps were read ("no fabric sweep ran during the job" when none). A host

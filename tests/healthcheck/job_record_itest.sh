@@ -87,7 +87,8 @@ sweep_fabric() {
 # the second job runs at least as long as the first one did: CI, loaded, saw the first job
 # take 16 s and the second, with its fabric sweep, 20 s, and every rail "differ" by -20%. Like
 # a training script, it writes its step times (20 steps of STEP_SECONDS after a slow first
-# one) to $apps/$SLURM_JOB_ID/steps.txt.
+# one) to $apps/$SLURM_JOB_ID/steps.txt. HOOK starts once the four Prologs have written their
+# job files.
 run_job() {
   local job n go steps hook_pid=
   go=$(mktemp -u "$rgp_tmp/go.XXXXXX")
@@ -96,13 +97,15 @@ run_job() {
   job=$(rgp_submit -N4 -w 'n[001-004]' \
     --wrap "$steps; sleep $4; until [ -e $go ]; do sleep 0.2; done")
   rgp_wait_state "$job" RUNNING 60
+  for n in n001 n002 n003 n004; do
+    rgh_wait "$n's job file from its Prolog" 20 test -f "$rgh_state/$n/jobs/$job.json"
+  done
+  # After the Prologs: the record's window starts at their readings (a sweep begun at the
+  # allocation on a loaded machine had ended before them).
   if [ -n "${5:-}" ]; then
     "$5" >&2 &
     hook_pid=$!
   fi
-  for n in n001 n002 n003 n004; do
-    rgh_wait "$n's job file from its Prolog" 20 test -f "$rgh_state/$n/jobs/$job.json"
-  done
   traffic "$1"
   rgh_periodic n001 || true
   grep -q "^job: 1 running job: counters read" "$rgp_tmp/periodic-n001.out" ||
@@ -209,7 +212,10 @@ grep -q "^  fabric: errors on host link n003 mlx5_5 port 1 - su1-rail3 port 3 (l
   "$rgp_tmp/fab.txt" &&
   grep -q "^  fabric: errors on core link spine1 port [0-9]* - core1 port 1 (core side) in 1 of 1 sweep(s)" \
     "$rgp_tmp/fab.txt" && [ "$(grep -c '^  fabric: ' "$rgp_tmp/fab.txt")" = 2 ] ||
-  rgp_fail "the fabric side of job $job: $(cat "$rgp_tmp/fab.txt")"
+  rgp_fail "the fabric side of job $job: $(cat "$rgp_tmp/fab.txt")
+sweep files (mtime, name; each one's summary): $(cd "$sweeps" && for s in *; do
+    echo "$(stat -c %.Y "$s") $s $(tr -d ' \n' <"$s" | grep -o '"summary":{[^}]*}')"; done)
+sweep stderr: $(cat "$rgp_tmp/sweep.err")"
 rgp_ok "railctl job --sweeps: the live sweep during job $job names n003's rail-3 link (leaf end) and spine1's link to core1 (core end), nothing else"
 
 nccl=$rgp_src/tests/data/nccl/a3mega_all_reduce_16gpu.txt

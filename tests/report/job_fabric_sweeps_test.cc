@@ -5,7 +5,9 @@
 // one line per link and kind however many sweeps showed it.
 #include "report/job_fabric_sweeps.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <fstream>
@@ -122,6 +124,18 @@ TEST(JobFabricSweeps, NoSweepDuringTheJobIsSaid) {
   EXPECT_EQ(f.notes.back(), "no fabric sweep ran during the job");
 }
 
+// A sweep started as the job was allocated: its counter phase began 2 s before the first
+// Prolog's reading (1000), while the sweep, 5 s long, still ran. One that ended before counts
+// not.
+TEST(JobFabricSweeps, ASweepStillRunningWhenTheJobsPrologReadCounts) {
+  JobFabric f = Job();
+  wire::SweepDocument running = Sweep(998, true), over = Sweep(990, true);
+  running.summary.seconds = 5;
+  over.summary.seconds = 5;
+  AddJobSweeps({running, over}, &f);
+  EXPECT_EQ(f.notes.back(), "1 fabric sweep(s) during the job: 2 finding(s) on its links");
+}
+
 TEST(JobFabricSweeps, AFolderOfSweepFilesIsReadByTheirTimeAndBadOnesAreNamed) {
   char tmpl[] = "/tmp/rg-job-sweeps.XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
@@ -142,6 +156,13 @@ TEST(JobFabricSweeps, AFolderOfSweepFilesIsReadByTheirTimeAndBadOnesAreNamed) {
   EXPECT_TRUE(ReadSweepsForJob(dir, now - 7200, now - 3600 - 2 * kSweepAfterJobSeconds, &got, &d));
   EXPECT_TRUE(got.empty());  // written after the window
   EXPECT_FALSE(ReadSweepsForJob(dir + "/none", 0, now, &got, &d));
+  // Written 0.6 s into a second, by a sweep of a job that began 0.2 s into it: read (its
+  // mtime in whole seconds is before the start).
+  const struct timespec when[2] = {{1796522478, 600000000}, {1796522478, 600000000}};
+  ASSERT_EQ(utimensat(AT_FDCWD, (dir + "/sweep-1.json").c_str(), when, 0), 0);
+  got.clear();
+  EXPECT_TRUE(ReadSweepsForJob(dir, 1796522478.2, 1796522493.0, &got, &d));
+  EXPECT_EQ(got.size(), 1u);
   (void)system(("rm -rf '" + dir + "'").c_str());
 }
 
