@@ -394,37 +394,33 @@ cell() { printf ' %15s' "$1"; }
   # apart from the steady ones.
   # keeper_row TITLE FILTER WHAT: over the passes FILTER picks (steady, restore), WHAT:
   # pass (p50 / max), lock (each pass's longest hold: p50 / p99 / max), cpu (the CPU time of
-  # the longest hold of all; the rest of it the thread waited for a CPU), restore, holds (the
-  # most write-lock holds that changed features in one pass / the most nodes one of them changed).
+  # the longest hold of all; the rest of it the thread waited for a CPU), which (which hold
+  # that was), restore, holds (the most write-lock holds that changed features in one pass /
+  # the most nodes one of them changed). The stats lines are read by bench/keeper_stats.awk.
   keeper_row() {
     local title=$1 filter=$2 what=$3 p f
     printf '%-40s' "$title"
     for p in "${policy_list[@]}"; do
       f=$out/keeper-${p//+/_}.log
       if [ -s "$f" ]; then
-        cell "$(awk -v filter="$filter" -v what="$what" '
+        cell "$(awk -f "$src/bench/keeper_stats.awk" "$f" | awk -v filter="$filter" -v what="$what" '
           function sort(a, n,   i, j, v) {
             for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
           }
-          { changed = 0; cpu = ""
-            for (i = 1; i <= NF; i++) {
-              if ($i == "holds" && $(i + 1) == "changed") holds = $(i - 1) + 0
-              if ($i == "most" && $(i + 2) == "nodes") most = $(i + 1) + 0
-              if ($i == "pass") pass = $(i + 1)
-              if ($i == "lock") { lock = $(i + 1); if ($(i + 3) ~ /^\(/) cpu = substr($(i + 3), 2) }
-              if ($(i + 1) == "features" && $(i + 2) == "changed,") changed = $i + 0 }
-            if ((filter == "restore") != (changed > 0)) next
-            n++; p[n] = pass + 0; l[n] = lock + 0
-            if (holds > mh) mh = holds
-            if (most > mm) mm = most
-            if (lock + 0 > ml) { ml = lock + 0; mc = cpu } }
+          # pass lock cpu changed holds most which (bench/keeper_stats.awk)
+          { if ((filter == "restore") != ($4 > 0)) next
+            n++; p[n] = $1; l[n] = $2
+            if ($5 != "-" && $5 > mh) mh = $5
+            if ($6 != "-" && $6 > mm) mm = $6
+            if ($2 > ml || n == 1) { ml = $2; mc = $3; mw = $7 } }
           END { if (n == 0) { print "-"; exit }
                 sort(p, n); sort(l, n)
                 if (what == "restore") printf "%.1f / %.1f", p[n], ml
                 else if (what == "holds") printf "%d / %d", mh, mm
                 else if (what == "pass") printf "%.2f / %.2f", p[int((n + 1) / 2)], p[n]
                 else if (what == "lock") printf "%.2f / %.2f / %.2f", l[int((n + 1) / 2)], l[int(0.99 * n + 0.99)], l[n]
-                else printf "%s", (mc == "" ? "-" : mc) }' "$f")"
+                else if (what == "which") printf "%s", mw
+                else printf "%s", mc }')"
       else
         cell "-"
       fi
@@ -434,9 +430,11 @@ cell() { printf ' %15s' "$1"; }
   keeper_row "keeper steady pass p50 / max (ms)" steady pass
   keeper_row "keeper steady lock p50 / p99 / max (ms)" steady lock
   keeper_row "  the longest of them on CPU (ms)" steady cpu
+  keeper_row "  the longest of them: which hold" steady which
   keeper_row "keeper restore pass / lock (ms)" restore restore
   keeper_row "  its holds / most nodes in one" restore holds
   keeper_row "  the longest hold on CPU (ms)" restore cpu
+  keeper_row "  the longest hold: which" restore which
   if [ "$perf" = 1 ]; then
     printf '%-40s' "railguard's CPU share: submissions"
     for p in "${policy_list[@]}"; do cell "$(perf_self "$out/perf-submit-${p//+/_}.data")"; done

@@ -67,6 +67,7 @@ typedef struct {
   int64_t queued_ns;  /* time spent queued on locks this pass */
   int64_t hold_max;   /* longest hold this pass */
   int64_t hold_cpu;   /* of it, the keeper thread's CPU time (the rest: it waited for a CPU) */
+  const char *hold_what; /* which of the keeper's holds it was (a string literal) */
   int64_t locked_cpu; /* the thread's CPU clock when it got its current lock */
   int apply_holds;    /* holds of the write locks that changed features this pass */
   int apply_max;      /* the most nodes changed in one of them */
@@ -107,7 +108,8 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
   return !stop;
 }
 
-static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks) {
+/* Releases `locks`; `what` names the hold (a string literal) for the stats line. */
+static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks, const char *what) {
   int64_t held = _now_ns() - k->locked_at;
   int64_t cpu = _clock_ns(CLOCK_THREAD_CPUTIME_ID) - k->locked_cpu;
 
@@ -115,6 +117,7 @@ static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks) {
   if (held > k->hold_max) {
     k->hold_max = held;
     k->hold_cpu = cpu;
+    k->hold_what = what;
   }
   slurm_mutex_lock(&k->mu);
   k->phase = KEEPER_FREE;
@@ -339,7 +342,7 @@ static int _keeper_apply_all(keeper_t *k, slurmctld_lock_t node_write, const cha
       node_features_updated = true;
       last_node_update = time(NULL);
     }
-    _keeper_unlock(k, node_write);
+    _keeper_unlock(k, node_write, "feature change");
     if (done.changed > before) {
       k->apply_holds++;
       if (done.changed - before > k->apply_max) k->apply_max = done.changed - before;
@@ -410,16 +413,17 @@ static void *_keeper(void *arg) {
     k->queued_ns = 0;
     k->hold_max = 0;
     k->hold_cpu = 0;
+    k->hold_what = "none";
     k->apply_holds = 0;
     k->apply_max = 0;
 
     if (!_keeper_lock(k, conf_read)) break;
     conf_update = slurm_conf.last_update;
-    _keeper_unlock(k, conf_read);
+    _keeper_unlock(k, conf_read, "config read");
     if (rg_js_reload_if_stale((int64_t)conf_update, _log)) {
       if (!_keeper_lock(k, conf_read)) break;
       (void)rg_js_check_switch_wait(slurm_conf.sched_params, RG_PLACING_TOPOLOGY_PLUGIN, _log);
-      _keeper_unlock(k, conf_read);
+      _keeper_unlock(k, conf_read, "config read");
     }
 
     feature = rg_js_healthy_feature();
@@ -439,7 +443,7 @@ static void *_keeper(void *arg) {
       looked = true;
       todo = bit_alloc(node_record_count);
       while (_keeper_scan(feature, restore, todo, &next, &any, &over)) {
-        _keeper_unlock(k, node_read);
+        _keeper_unlock(k, node_read, "node look");
         if (!(held = _keeper_lock(k, node_read))) break; /* fini() stopped the keeper */
       }
       looked_at = now;
@@ -449,7 +453,7 @@ static void *_keeper(void *arg) {
       free(feature);
       break;
     }
-    _keeper_unlock(k, node_read);
+    _keeper_unlock(k, node_read, "node look");
     if (looked) _keeper_budget_alert(over, &over_logged);
     if (any) changed = _keeper_apply_all(k, node_write, feature, restore, todo);
     FREE_NULL_BITMAP(todo);
@@ -472,7 +476,7 @@ static void *_keeper(void *arg) {
       jobs_at = time(NULL);
       jobs_looked = true;
       n = rg_parked_collect(feature, restore, &steps);
-      _keeper_unlock(k, jobs_read);
+      _keeper_unlock(k, jobs_read, "parked-job look");
       if (n > 0) {
         if (!_keeper_lock(k, jobs_write)) {
           rg_parked_free(steps, n);
@@ -480,19 +484,20 @@ static void *_keeper(void *arg) {
           break;
         }
         released = rg_parked_apply(steps, n);
-        _keeper_unlock(k, jobs_write);
+        _keeper_unlock(k, jobs_write, "parked-job change");
         schedule_job_save();
       }
       rg_parked_free(steps, n);
     }
     if (k->stats && (looked || jobs_looked))
       info(
-          "%s keeper pass %.2f ms, longest lock %.2f ms (%.2f ms on CPU), queued %.2f ms: "
+          "%s keeper pass %.2f ms, longest lock %.2f ms (%.2f ms on CPU, %s), queued %.2f ms: "
           "nodes %s, parked jobs %s, %d features changed, %d jobs released; %d holds changed "
           "features, at most %d nodes in one",
           PREFIX, (double)(_now_ns() - pass_start - k->queued_ns) / 1e6, (double)k->hold_max / 1e6,
-          (double)k->hold_cpu / 1e6, (double)k->queued_ns / 1e6, looked ? "looked at" : "unchanged",
-          jobs_looked ? "looked at" : "not", changed, released, k->apply_holds, k->apply_max);
+          (double)k->hold_cpu / 1e6, k->hold_what, (double)k->queued_ns / 1e6,
+          looked ? "looked at" : "unchanged", jobs_looked ? "looked at" : "not", changed, released,
+          k->apply_holds, k->apply_max);
     if (loaded) restored_for = conf_update;
     if (changed) schedule_node_save();
     if (changed || released) queue_job_scheduler();

@@ -106,17 +106,12 @@ echo "$name: ok: job_submit/rail adds at most $sb_limit ms to sbatch's median an
 for r in a b; do
   f=$out/$r/keeper-rail_js.log
   [ -s "$f" ] || fail "no keeper stats in $f"
-  read -r most holds changed cpu < <(awk '
-    { c = 0; for (i = 1; i <= NF; i++) {
-        if ($(i + 1) == "features" && $(i + 2) == "changed,") c = $i + 0
-        if ($i == "holds" && $(i + 1) == "changed") h = $(i - 1) + 0
-        if ($i == "most" && $(i + 2) == "nodes") m = $(i + 1) + 0
-        if ($i == "lock" && $(i + 3) ~ /^\(/) u = substr($(i + 3), 2) + 0 }
-      if (c == 0) next
-      if (m > most) most = m
-      if (c > changed) { changed = c; holds = h }
-      if (u > cpu) cpu = u }
-    END { printf "%d %d %d %.2f\n", most, holds, changed, cpu }' "$f")
+  # pass lock cpu changed holds most which, one line per pass (bench/keeper_stats.awk)
+  read -r most holds changed cpu < <(awk -f "$src/bench/keeper_stats.awk" "$f" | awk '
+    $4 > 0 { if ($6 > most) most = $6
+             if ($4 > changed) { changed = $4; holds = $5 }
+             if ($3 > cpu) cpu = $3 }
+    END { printf "%d %d %d %.2f\n", most, holds, changed, cpu }')
   echo "$name: run $r: the keeper changed at most $changed nodes in a pass, in $holds holds of the" \
     "write locks, at most $most nodes and $cpu ms on CPU in one"
   [ "$changed" -ge 512 ] || fail "run $r: no keeper pass gave all 512 nodes their lists ($f)"

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The feature keeper's stats lines (job_submit/rail with RAILGUARD_KEEPER_STATS set; its
+# `keeper pass` lines in slurmctld.log), one output line per pass, fields separated by spaces:
+#
+#   pass_ms lock_ms lock_cpu_ms changed holds most which
+#
+# pass_ms      the pass's time outside lock queues
+# lock_ms      its longest hold of a slurmctld lock (wall time)
+# lock_cpu_ms  the keeper thread's CPU time in that hold ("-" in lines before it was logged)
+# changed      nodes whose feature lists it changed
+# holds        holds of the write locks that changed features ("-" before they were logged)
+# most         the most nodes changed in one of them ("-" likewise)
+# which        which hold was the longest, spaces as dashes: config-read, node-look,
+#              feature-change, parked-job-look, parked-job-change ("-" before it was logged)
+#
+# Used by bench/sched_scale.sh (its keeper rows) and tests/bench/sched_scale_itest.sh.
+/keeper pass / {
+  pass = lock = ""
+  cpu = holds = most = which = "-"
+  changed = 0
+  for (i = 1; i <= NF; i++) {
+    if ($i == "pass" && pass == "") pass = $(i + 1) + 0
+    if ($i == "lock" && lock == "") {
+      lock = $(i + 1) + 0
+      if ($(i + 3) ~ /^\(/) cpu = substr($(i + 3), 2) + 0
+      # "(0.32 ms on CPU, node look)," names the hold after "CPU,"
+      if ($(i + 6) == "CPU,") {
+        which = ""
+        for (j = i + 7; j <= NF; j++) {
+          w = $j
+          last = (w ~ /\),?$/)
+          sub(/\),?$/, "", w)
+          which = which (which == "" ? "" : "-") w
+          if (last) break
+        }
+      }
+    }
+    if ($(i + 1) == "features" && $(i + 2) == "changed,") changed = $i + 0
+    if ($i == "holds" && $(i + 1) == "changed") holds = $(i - 1) + 0
+    if ($i == "most" && $(i + 2) == "nodes") most = $(i + 1) + 0
+  }
+  if (pass == "" || lock == "") next
+  print pass, lock, cpu, changed, holds, most, which
+}
