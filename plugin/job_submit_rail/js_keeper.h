@@ -15,4 +15,9 @@ void rg_keeper_start(void);
  * left to end by itself, doing nothing, and the plugin's code stays loaded for it. */
 void rg_keeper_stop(void);
 
+/* Tells the keeper that a job may have become one to look after (job_submit/rail held it at
+ * submission, or a pending job was updated: released, given another constraint): its next pass
+ * reads the parked jobs. Safe from any thread, under any lock. */
+void rg_keeper_look_at_jobs(void);
+
 #endif /* RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_KEEPER_H_ */

@@ -75,22 +75,24 @@ static uint32_t _job_healthy(job_record_t *job_ptr, bitstr_t *healthy) {
   return best;
 }
 
-/* The steps for every pending job of priority 0, in *out (xmalloc'd); returns the count.
- * REQUIRES: job, node and partition read locks. */
-int rg_parked_collect(const char *feature, bool restore, rg_parked_t **out) {
+/* See js_parked.h. REQUIRES: job, node and partition read locks. */
+bool rg_parked_collect(const char *feature, bool restore, int *pos, int budget, rg_parked_t **out,
+                       int *n, int *cap) {
   bitstr_t *healthy = NULL;
   job_record_t *job_ptr;
   rg_list_itr_t it;
-  int n = 0, cap = 0;
+  int skip = *pos, read = 0;
 
-  *out = NULL;
-  if (!job_list) return 0;
+  if (!job_list) return false;
   it = list_iterator_create(job_list);
-  while ((job_ptr = list_next(it))) {
+  /* Past the entries an earlier hold read: only the list's links, no job record. */
+  while ((skip > 0) && list_next(it)) skip--;
+  while ((read < budget) && (job_ptr = list_next(it))) {
     rg_js_parked_t p;
     char *mark = NULL, *reason = NULL, *features = NULL;
     int step;
 
+    read++;
     if (!IS_JOB_PENDING(job_ptr) || (job_ptr->priority != 0) || !job_ptr->details) continue;
     memset(&p, 0, sizeof(p));
     p.held = (job_ptr->state_reason == WAIT_HELD) || (job_ptr->state_reason == WAIT_HELD_USER);
@@ -109,21 +111,24 @@ int rg_parked_collect(const char *feature, bool restore, rg_parked_t **out) {
       free(features);
       continue;
     }
-    if (n == cap) {
-      cap = cap ? 2 * cap : 16;
-      xrecalloc(*out, cap, sizeof(**out));
+    if (*n == *cap) {
+      *cap = *cap ? 2 * *cap : 16;
+      xrecalloc(*out, *cap, sizeof(**out));
     }
-    (*out)[n].job_id = job_ptr->job_id;
-    (*out)[n].step = step;
-    (*out)[n].healthy = p.healthy;
-    (*out)[n].mark = mark;
-    (*out)[n].reason = reason;
-    (*out)[n].features = features;
-    n++;
+    (*out)[*n].job_id = job_ptr->job_id;
+    (*out)[*n].step = step;
+    (*out)[*n].healthy = p.healthy;
+    (*out)[*n].mark = mark;
+    (*out)[*n].reason = reason;
+    (*out)[*n].features = features;
+    (*n)++;
   }
   list_iterator_destroy(it);
   FREE_NULL_BITMAP(healthy);
-  return n;
+  *pos += read;
+  /* More when the budget ran out before the list did (a list that ends exactly there is
+   * found so by the next call, which reads nothing). */
+  return read == budget;
 }
 
 /* Releases a job's hold as `scontrol release` does (job_mgr.c, _release_job_rec) and drops

@@ -251,6 +251,7 @@ static int _decide_and_apply(const _job_view_t *v, job_desc_msg_t *job_desc, uin
     job_desc->admin_comment = xstrdup(marked ? marked : d.hold_mark);
     free(marked);
     info("%s held %s of uid %u: %s", PREFIX, what, uid, d.hold_mark);
+    rg_keeper_look_at_jobs(); /* its reason, and its release when nodes are healthy */
   }
   if (d.message) {
     _tell_user(err_msg, d.message);
@@ -424,6 +425,8 @@ extern int rail_job_modify(job_desc_msg_t *job_desc, void *job_ptr_v, uint32_t s
   bool together;
   int rc;
 
+  /* A release or a new constraint may leave the job for Slurm to park: the keeper looks. */
+  if (job_ptr && IS_JOB_PENDING(job_ptr)) rg_keeper_look_at_jobs();
   /* Operators may do anything; running jobs keep what they got. */
   if (!job_ptr || !job_ptr->details || !IS_JOB_PENDING(job_ptr) ||
       validate_operator(submit_uid) || !_update_touches_placement(job_desc))
