@@ -311,6 +311,10 @@ run_policy() {
   [ "$pending" = "$queue" ] || die "$policy: $pending of $queue queue jobs pending"
   grep 'railguard: job_submit/rail: keeper pass' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" \
     >"$out/keeper-$tag.log" || true
+  # job_submit/rail's own time per submission (plugin/job_submit_rail/js_stats.h): sdiag's
+  # submit RPC time starts after the job_submit plugins ran, so it does not show it.
+  grep 'railguard: job_submit/rail: submit stats' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" \
+    >"$out/submit-stats-$tag.log" || true
   cp "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" "$out/slurmctld-submit-$tag.log"
   rg_cluster_stop >/dev/null 2>&1 || true
 
@@ -383,6 +387,23 @@ cell() { printf ' %15s' "$1"; }
   printf '%-40s' "submit RPC in slurmctld, mean (ms)"
   for p in "${policy_list[@]}"; do
     cell "$(awk -v a="$(rpc_ave "$out/sdiag-submit-${p//+/_}.txt" REQUEST_SUBMIT_BATCH_JOB)" 'BEGIN { if (a == "") print "-"; else printf "%.2f", a / 1000 }')"
+  done
+  echo
+  # Per window of 256 submissions the plugin logs its p50 and p99: the median of the windows'
+  # p50s and the largest p99.
+  printf '%-40s' "job_submit/rail's own p50 / p99 (ms)"
+  for p in "${policy_list[@]}"; do
+    f=$out/submit-stats-${p//+/_}.log
+    if [ -s "$f" ]; then
+      cell "$(awk '{ for (i = 1; i < NF; i++) {
+          if ($i == "wall" && $(i + 1) == "p50") { n++; m[n] = $(i + 2) + 0 }
+          if ($i == "p99" && $(i - 3) == "p50" && $(i - 4) == "wall") if ($(i + 1) + 0 > hi) hi = $(i + 1) + 0 } }
+        END { if (n == 0) { print "-"; exit }
+              for (i = 2; i <= n; i++) { v = m[i]; for (j = i - 1; j >= 1 && m[j] > v; j--) m[j + 1] = m[j]; m[j + 1] = v }
+              printf "%.3f / %.3f", m[int((n + 1) / 2)], hi }' "$f")"
+    else
+      cell "-"
+    fi
   done
   echo
   printf '%-40s' "slurmctld RSS after the queue (MB)"

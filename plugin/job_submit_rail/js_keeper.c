@@ -35,6 +35,7 @@
 #include "plugin/job_submit_rail/js_bridge.h"
 #include "plugin/job_submit_rail/js_keeper.h"
 #include "plugin/job_submit_rail/js_parked.h"
+#include "plugin/job_submit_rail/js_stats.h"
 #include "js_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
 // clang-format on
 
@@ -73,14 +74,7 @@ typedef struct {
   int apply_max;      /* the most nodes changed in one of them */
 } keeper_t;
 
-static int64_t _clock_ns(clockid_t clock) {
-  struct timespec ts;
-
-  clock_gettime(clock, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t _now_ns(void) { return _clock_ns(CLOCK_MONOTONIC); }
+static int64_t _now_ns(void) { return rg_js_clock_ns(CLOCK_MONOTONIC); }
 
 static keeper_t *keeper; /* the running keeper; NULL when none */
 static int keeper_jobs_wanted; /* rg_keeper_look_at_jobs() asked (atomic) */
@@ -99,7 +93,7 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
   int64_t queued = _now_ns();
   lock_slurmctld(locks);
   k->locked_at = _now_ns();
-  k->locked_cpu = _clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  k->locked_cpu = rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID);
   k->queued_ns += k->locked_at - queued;
   slurm_mutex_lock(&k->mu);
   stop = k->stop && k->left;
@@ -112,7 +106,7 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
 /* Releases `locks`; `what` names the hold (a string literal) for the stats line. */
 static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks, const char *what) {
   int64_t held = _now_ns() - k->locked_at;
-  int64_t cpu = _clock_ns(CLOCK_THREAD_CPUTIME_ID) - k->locked_cpu;
+  int64_t cpu = rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID) - k->locked_cpu;
 
   unlock_slurmctld(locks);
   if (held > k->hold_max) {

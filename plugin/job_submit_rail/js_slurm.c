@@ -29,6 +29,7 @@
 #include "plugin/common/slurm_log.h"
 #include "plugin/job_submit_rail/js_bridge.h"
 #include "plugin/job_submit_rail/js_keeper.h"
+#include "plugin/job_submit_rail/js_stats.h"
 #include "js_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
 #include "plugin/job_submit_rail/js_slurm.h"
 // clang-format on
@@ -199,6 +200,7 @@ extern int rail_job_submit_init(void) {
   free(path);
   if (rc < 0) return SLURM_ERROR;
   (void)rg_js_check_switch_wait(slurm_conf.sched_params, RG_PLACING_TOPOLOGY_PLUGIN, _log);
+  rg_js_stats_init();
   rg_keeper_start();
   return SLURM_SUCCESS;
 }
@@ -375,7 +377,7 @@ static int _het_component(job_desc_msg_t *job_desc, const _job_view_t *v, uint32
   return _het_apply(v, err_msg);
 }
 
-extern int rail_job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
+static int _job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
   _job_view_t v;
 
   memset(&v, 0, sizeof(v));
@@ -405,6 +407,14 @@ extern int rail_job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char *
     }
     return _het_component(job_desc, &v, nodes, together, err_msg);
   }
+}
+
+extern int rail_job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
+  rg_js_stats_t t0 = rg_js_stats_begin();
+  int rc = _job_submit(job_desc, submit_uid, err_msg);
+
+  rg_js_stats_end(t0);
+  return rc;
 }
 
 /* The fields of an update that can change a job's placement or health requirement. */

@@ -10,9 +10,11 @@
 # between block's two runs is the noise.
 #  - backfill per job tested with rail + job_submit/rail is at most block's plus that noise
 #    (at least 5%: the issue's limit on what job_submit/rail may add);
-#  - the submit RPC's mean inside slurmctld (sdiag) with job_submit/rail exceeds topology/rail's
-#    by at most 1 ms, and the sbatch round trip's median by at most 1 ms plus the spread of
-#    topology/rail's own two runs (the client's view moves by milliseconds under load);
+#  - job_submit/rail's own time per submission in slurmctld (its stats line) is at most 1 ms at
+#    p99; the submit RPC's mean inside slurmctld (sdiag, which starts timing after the job_submit
+#    plugins) with job_submit/rail exceeds topology/rail's by at most 1 ms, and the sbatch round
+#    trip's median by at most 1 ms plus the larger spread between two runs of one policy (the
+#    client's view moves by milliseconds under load);
 #  - job_submit/rail's keeper, restoring every node's lists after a start, changes at most 32
 #    nodes per hold of slurmctld's write locks, each hold at most 1 ms on the keeper's CPU.
 # Runs alone (RUN_SERIAL): timings taken beside three other clusters say little. Skipped (one
@@ -89,17 +91,35 @@ echo "$name: sbatch round trip p50 (ms), runs a and b: topology/rail ${sb[a:rail
   "${sb[b:rail]} (mean $sb_rail), with job_submit/rail ${sb[a:rail+js]} and ${sb[b:rail+js]}" \
   "(mean $sb_js); submit RPC mean (ms): ${rpc[a:rail]}/${rpc[b:rail]} and" \
   "${rpc[a:rail+js]}/${rpc[b:rail+js]}"
-# The round trip is the client's view and moves by milliseconds between two runs of one policy
-# on a loaded 2-core machine (CI once saw topology/rail at 27.0 and 29.0 ms, and failed with
-# +1.85 ms): its limit is 1 ms plus that spread. The submit RPC's time inside slurmctld is
-# what job_submit/rail itself adds, with far less noise: at most 1 ms, without allowance.
-sb_limit=$(awk -v a="${sb[a:rail]}" -v b="${sb[b:rail]}" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", 1 + d }')
+# Three views of what job_submit/rail adds to a submission:
+#  - its own time in slurmctld, per call (plugin/job_submit_rail/js_stats.h): sdiag's submit RPC
+#    time starts after the job_submit plugins ran, so only the plugin's own clock shows it; each
+#    run's p99 at most 1 ms, without allowance;
+#  - the submit RPC's time after it (Slurm's work on what the plugin set): at most 1 ms more;
+#  - the client's round trip, which also holds the waits for slurmctld's locks (the keeper's
+#    holds among them). It moves by milliseconds between two runs of one policy on a loaded
+#    2-core machine (CI once saw topology/rail at 27.0 and 29.0 ms; here job_submit/rail once
+#    came out 2.8 ms faster than topology/rail alone): its limit is 1 ms plus the larger of the
+#    two policies' spreads between their runs.
+for r in a b; do
+  line=$(grep -m 1 -F -- "job_submit/rail's own p50 / p99 (ms)" "$out/$r/table.txt") ||
+    fail "$out/$r/table.txt has no row for job_submit/rail's own time"
+  read -r own_p50 own_p99 < <(awk -v c="${column[$r:rail+js]}" '{
+      sub(/^job_submit\/rail.s own p50 \/ p99 \(ms\) +/, ""); n = split($0, f, /  +/)
+      split(f[c], v, " / "); print v[1], v[2] }' <<<"$line")
+  [[ $own_p99 =~ ^[0-9]+(\.[0-9]+)?$ ]] || fail "run $r: job_submit/rail's own p99 is '$own_p99' ($line)"
+  echo "$name: run $r: job_submit/rail's own time per submission in slurmctld p50 $own_p50 ms, p99 $own_p99 ms"
+  awk -v x="$own_p99" 'BEGIN { exit !(x <= 1.0) }' ||
+    fail "run $r: job_submit/rail took $own_p99 ms per submission at p99 in slurmctld (limit 1 ms)"
+done
+sb_limit=$(awk -v a="${sb[a:rail]}" -v b="${sb[b:rail]}" -v c="${sb[a:rail+js]}" -v d="${sb[b:rail+js]}" 'BEGIN {
+  x = a - b; if (x < 0) x = -x; y = c - d; if (y < 0) y = -y; printf "%.2f", 1 + (x > y ? x : y) }')
 awk -v a="$sb_rail" -v b="$sb_js" -v l="$sb_limit" 'BEGIN { exit !(b - a <= l) }' ||
-  fail "job_submit/rail adds $(awk -v a="$sb_rail" -v b="$sb_js" 'BEGIN { printf "%.2f", b - a }') ms to the sbatch round trip's median (limit 1 ms plus topology/rail's own spread: $sb_limit ms)"
+  fail "job_submit/rail adds $(awk -v a="$sb_rail" -v b="$sb_js" 'BEGIN { printf "%.2f", b - a }') ms to the sbatch round trip's median (limit 1 ms plus the larger spread between two runs of one policy: $sb_limit ms)"
 rpc_rail=$(mean "${rpc[a:rail]}" "${rpc[b:rail]}") rpc_js=$(mean "${rpc[a:rail+js]}" "${rpc[b:rail+js]}")
 awk -v a="$rpc_rail" -v b="$rpc_js" 'BEGIN { exit !(b - a <= 1.0) }' ||
   fail "job_submit/rail adds $(awk -v a="$rpc_rail" -v b="$rpc_js" 'BEGIN { printf "%.2f", b - a }') ms to the submit RPC inside slurmctld (mean $rpc_rail -> $rpc_js ms; limit 1 ms)"
-echo "$name: ok: job_submit/rail adds at most $sb_limit ms to sbatch's median and 1 ms to the submit RPC in slurmctld ($rpc_rail -> $rpc_js ms)"
+echo "$name: ok: job_submit/rail takes at most 1 ms per submission at p99 in slurmctld, adds at most 1 ms to the submit RPC after it ($rpc_rail -> $rpc_js ms) and $sb_limit ms to sbatch's median"
 # The keeper's restore after each start gives every node its lists: at most 32 nodes per hold
 # of slurmctld's write locks (before, all 512 in one hold, 4,096 in 55-130 ms at site scale),
 # and each hold short on the keeper thread's CPU (its wall time also counts waits for a CPU).
