@@ -23,16 +23,19 @@ bool ListHas(const char* list, const std::string& feature) {
   return false;
 }
 
+int NodeDomain(const topo::Topology& topo, const char* name) {
+  const topo::NodeRef* ref = topo.FindNode(name);
+  return ref && ref->domain >= 0 && static_cast<size_t>(ref->domain) < topo.domains.size()
+             ? ref->domain
+             : -1;
+}
+
 int FabricCache::Domain(uint32_t index, const char* name) {
   if (index < names_.size() && !names_[index].empty() &&
       std::strcmp(names_[index].c_str(), name) == 0)
     return domains_[index];
   ++lookups_;
-  const topo::NodeRef* ref = topo_->FindNode(name);
-  const int domain = ref && ref->domain >= 0 &&
-                             static_cast<size_t>(ref->domain) < topo_->domains.size()
-                         ? ref->domain
-                         : -1;
+  const int domain = NodeDomain(*topo_, name);
   if (index < kMaxRemembered) {
     if (index >= names_.size()) {
       names_.resize(index + 1);
@@ -47,13 +50,7 @@ int FabricCache::Domain(uint32_t index, const char* name) {
 Fabric FabricCache::Of(const std::shared_ptr<const topo::Topology>& topo, const uint32_t* index,
                        const char* const* names, const char* const* features, size_t count,
                        const std::string& feature, uint32_t* healthy) {
-  if (topo != topo_) {
-    topo_ = topo;
-    base_ = FabricOf(*topo_);
-    names_.clear();
-    domains_.clear();
-    lookups_ = 0;
-  }
+  Use(topo);
   Fabric f;
   f.gpus_per_node = base_.gpus_per_node;
   f.split = base_.split;
@@ -67,6 +64,26 @@ Fabric FabricCache::Of(const std::shared_ptr<const topo::Topology>& topo, const 
     const char* list = features ? features[i] : nullptr;
     if (!feature.empty() && list && ListHas(list, feature)) *healthy += 1;
   }
+  return f;
+}
+
+void FabricCache::Use(const std::shared_ptr<const topo::Topology>& topo) {
+  if (topo == topo_) return;
+  topo_ = topo;
+  base_ = FabricOf(*topo_);
+  names_.clear();
+  domains_.clear();
+  lookups_ = 0;
+}
+
+Fabric FabricCache::Counted(const std::shared_ptr<const topo::Topology>& topo,
+                            const uint32_t* counts, size_t n) {
+  Use(topo);
+  Fabric f;
+  f.gpus_per_node = base_.gpus_per_node;
+  f.split = base_.split;
+  f.su_sizes.assign(topo_->domains.size(), 0);
+  for (size_t d = 0; counts && d < n && d < f.su_sizes.size(); ++d) f.su_sizes[d] = counts[d];
   return f;
 }
 

@@ -29,12 +29,20 @@ class FabricCache {
             const char* const* names, const char* const* features, size_t count,
             const std::string& feature, uint32_t* healthy);
 
+  // The Fabric of nodes already counted: `counts[d]` of the job's nodes in domain d of
+  // `topo` (`n` its domain count), as Of() would give for those nodes; the same rule for a
+  // new `topo`. REQUIRES: n == topo->domains.size().
+  Fabric Counted(const std::shared_ptr<const topo::Topology>& topo, const uint32_t* counts,
+                 size_t n);
+
   // Node records looked up by name so far (since the last topology change); for tests.
   size_t lookups() const { return lookups_; }
 
  private:
   // The domain of the node `name` at slurmctld index `index` (-1: not on the rails).
   int Domain(uint32_t index, const char* name);
+  // Sets topo_ and base_ when `topo` is another topology than the last call's.
+  void Use(const std::shared_ptr<const topo::Topology>& topo);
 
   std::shared_ptr<const topo::Topology> topo_;
   Fabric base_;                     // FabricOf(*topo_)
@@ -42,5 +50,9 @@ class FabricCache {
   std::vector<int> domains_;        // by slurmctld index
   size_t lookups_ = 0;
 };
+
+// The one-hop domain of the node `name` in `topo` (its index in topo.domains), or -1 when the
+// node is not on the rails.
+int NodeDomain(const topo::Topology& topo, const char* name);
 
 }  // namespace railguard::plugin

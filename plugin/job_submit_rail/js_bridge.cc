@@ -39,6 +39,8 @@ struct Bridge {
   std::vector<std::pair<std::string, railguard::FileIdentity>> loaded;
   // Each node record's domain, remembered between submissions (under `mu`).
   railguard::plugin::FabricCache fabric;
+  // Counts the loads that set `state` (rg_js_generation).
+  uint64_t generation = 0;
 };
 
 // Never destroyed, as everything the feature keeper thread reaches: slurmctld exits without
@@ -94,6 +96,7 @@ extern "C" int rg_js_load(const char* conf_path, int64_t conf_update, rg_log_fn 
         }
         std::lock_guard<std::mutex> lock(b.mu);
         b.state = staged;
+        ++b.generation;
         b.conf_path = conf_path;
         b.conf_update = conf_update;
         b.loaded = std::move(loaded);
@@ -233,6 +236,11 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
         job.num_tasks = facts->num_tasks;
         job.ntasks_per_node = facts->ntasks_per_node;
         job.cpus_per_task = facts->cpus_per_task;
+        const bool counted = facts->su_counts != nullptr;
+        if (counted && (facts->generation != b.generation ||
+                        facts->su_count_n != setup->topology.domains.size()))
+          return -2;  // counted for a topology no longer in force
+        job.cpus_per_node = facts->max_cpus;
         for (uint32_t i = 0; facts->node_cpus && i < facts->node_cnt; ++i)
           job.cpus_per_node = std::max(job.cpus_per_node, facts->node_cpus[i]);
         job.tres_per_job = facts->tres_per_job ? facts->tres_per_job : "";
@@ -245,10 +253,15 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
         job.observe_health = setup->config.health.mode == railguard::HealthMode::kObserve;
         job.max_switch_wait =
             railguard::plugin::ParseMaxSwitchWait(facts->sched_params ? facts->sched_params : "");
-        const railguard::plugin::Fabric fabric = b.fabric.Of(
-            std::shared_ptr<const railguard::topo::Topology>(setup, &setup->topology),
-            facts->node_index, facts->node_names, facts->node_features, facts->node_cnt,
-            config.healthy_feature, &job.healthy_nodes);
+        const std::shared_ptr<const railguard::topo::Topology> topo(setup, &setup->topology);
+        railguard::plugin::Fabric fabric;
+        if (counted) {
+          fabric = b.fabric.Counted(topo, facts->su_counts, facts->su_count_n);
+          job.healthy_nodes = config.healthy_feature.empty() ? 0 : facts->healthy_count;
+        } else {
+          fabric = b.fabric.Of(topo, facts->node_index, facts->node_names, facts->node_features,
+                               facts->node_cnt, config.healthy_feature, &job.healthy_nodes);
+        }
 
         const railguard::plugin::Decision d = railguard::plugin::DecidePlacement(
             job, config, fabric);
@@ -281,6 +294,32 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
         }
         return 0;
       });
+}
+
+extern "C" int rg_js_node_domains(const char* const* names, uint32_t n, int32_t* domains,
+                                  uint64_t* generation) {
+  *generation = 0;
+  return railguard::plugin::CatchAll(-1, [&] {
+    Bridge& b = Get();
+    std::lock_guard<std::mutex> lock(b.mu);
+    std::shared_ptr<const RailSetup> setup = b.state.current();
+    if (!setup) return -1;
+    const railguard::topo::Topology& topo = setup->topology;
+    for (uint32_t i = 0; i < n; ++i)
+      domains[i] = railguard::plugin::NodeDomain(topo, names[i] ? names[i] : "");
+    *generation = b.generation;
+    return static_cast<int>(topo.domains.size());
+  });
+}
+
+extern "C" uint64_t rg_js_generation(void) {
+  try {
+    Bridge& b = Get();
+    std::lock_guard<std::mutex> lock(b.mu);
+    return b.state.current() ? b.generation : uint64_t{0};
+  } catch (...) {
+    return 0;
+  }
 }
 
 extern "C" int rg_js_judge_parked(const rg_js_parked_t* job, const char* feature, int restore,

@@ -39,6 +39,15 @@ typedef struct {
    * is remembered between submissions (plugin/core/fabric_cache.h); may be NULL. */
   const uint32_t *node_index;
   uint32_t node_cnt;
+  /* Or, in place of the node arrays (node_cnt 0), the nodes already counted
+   * (js_domains.h): per one-hop domain of the topology of `generation`, how many of the
+   * job's nodes it holds (su_counts[0..su_count_n)), how many of those have the healthy
+   * feature active, and the most CPUs of any of the job's nodes. */
+  const uint32_t *su_counts;
+  uint32_t su_count_n;
+  uint64_t generation;
+  uint32_t healthy_count;
+  uint32_t max_cpus;
   const char *sched_params; /* SchedulerParameters, for max_switch_wait */
   int may_hold; /* a submission: held, not refused, when too few nodes are healthy */
   int feature_exists; /* some node of the cluster has the healthy feature active now */
@@ -73,8 +82,19 @@ int rg_js_load(const char *conf_path, int64_t conf_update, rg_log_fn log);
 
 /* Decides for one job, from memory (never reads a file: reloading is rg_js_reload_if_stale's
  * job, outside Slurm's locks). Returns 0 with *out filled, or -1 (with *out zeroed) when
- * nothing is loaded or on an internal error: the job then goes through unchanged. */
+ * nothing is loaded or on an internal error: the job then goes through unchanged; -2 (with
+ * *out zeroed) when `facts` holds counts of another topology than the one in force (it was
+ * reloaded since): the caller hands the nodes one by one instead. */
 int rg_js_decide(const rg_js_facts_t *facts, rg_log_fn log, rg_js_decision_t *out);
+
+/* Each of the `n` node names' one-hop domain in the topology in force (-1: not on the rails),
+ * into domains[0..n), and that setup's generation into *generation (it changes at every load).
+ * Returns the topology's domain count, or -1 when nothing is loaded. */
+int rg_js_node_domains(const char *const *names, uint32_t n, int32_t *domains,
+                       uint64_t *generation);
+
+/* The generation of the setup in force (0: none loaded). */
+uint64_t rg_js_generation(void);
 
 /* When `conf_update` differs from the one loaded (slurm.conf was read: a start or a
  * reconfigure), reloads the setup if railguard.yaml or the topology it names was written or

@@ -28,6 +28,7 @@
 
 #include "plugin/common/slurm_log.h"
 #include "plugin/job_submit_rail/js_bridge.h"
+#include "plugin/job_submit_rail/js_domains.h"
 #include "plugin/job_submit_rail/js_keeper.h"
 #include "plugin/job_submit_rail/js_stats.h"
 #include "js_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
@@ -113,8 +114,7 @@ static uint32_t _nodelist_count(const char *req_nodes) {
  * features of active_feature_list (build_feature_list; a new cluster before railcheck has
  * published any node healthy has none). True when no feature is configured or nothing is
  * loaded (nothing will be added). REQUIRES: node read lock. */
-static bool _healthy_feature_exists(void) {
-  char *feature = rg_js_healthy_feature();
+static bool _healthy_feature_exists(const char *feature) {
   bool found = !feature || !feature[0] || !active_feature_list;
   node_feature_t *f;
   rg_list_itr_t it;
@@ -124,15 +124,16 @@ static bool _healthy_feature_exists(void) {
     while (!found && (f = list_next(it))) found = f->name && !strcmp(f->name, feature);
     list_iterator_destroy(it);
   }
-  free(feature);
   return found;
 }
 
-/* Fills `f` from `v`; the node arrays point into Slurm's node table. */
-static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f) {
+/* Fills `f` from `v`: with `counted` the job's nodes counted per domain (js_domains.h) where
+ * a setup is loaded, else one by one, the node arrays pointing into Slurm's node table. */
+static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f, bool counted) {
   bitstr_t *nodes = _job_nodes(v);
   node_record_t *node_ptr;
   uint32_t n = 0;
+  char *feature = rg_js_healthy_feature();
 
   memset(f, 0, sizeof(*f));
   f->min_nodes = v->min_nodes;
@@ -151,7 +152,9 @@ static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f) {
   f->partition = v->partition;
   f->sched_params = slurm_conf.sched_params;
   f->may_hold = v->may_hold;
-  f->feature_exists = _healthy_feature_exists();
+  f->feature_exists = _healthy_feature_exists(feature);
+  if (nodes && counted && rg_js_count_domains(nodes, feature, f)) FREE_NULL_BITMAP(nodes);
+  free(feature);
   if (!nodes) return;
   f->node_cnt = (uint32_t)bit_set_count(nodes);
   f->node_names = xcalloc(f->node_cnt + 1, sizeof(char *));
@@ -172,6 +175,7 @@ static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f) {
 }
 
 static void _facts_free(rg_js_facts_t *f) {
+  rg_js_domains_free_counts(f);
   xfree(f->node_names);
   xfree(f->node_features);
   xfree(f->node_cpus);
@@ -207,6 +211,7 @@ extern int rail_job_submit_init(void) {
 
 extern int rail_job_submit_fini(void) {
   rg_keeper_stop();
+  rg_js_domains_fini();
   rg_js_fini();
   return SLURM_SUCCESS;
 }
@@ -219,12 +224,18 @@ static int _decide_and_apply(const _job_view_t *v, job_desc_msg_t *job_desc, uin
                              bool *together) {
   rg_js_facts_t facts;
   rg_js_decision_t d;
-  int rc = SLURM_SUCCESS;
+  int rc = SLURM_SUCCESS, decided;
 
   *nodes = 0;
   *together = false;
-  _facts_fill(v, &facts);
-  if (rg_js_decide(&facts, _log, &d) != 0) {
+  _facts_fill(v, &facts, true);
+  decided = rg_js_decide(&facts, _log, &d);
+  if (decided == -2) { /* counted for a setup reloaded meanwhile: node by node */
+    _facts_free(&facts);
+    _facts_fill(v, &facts, false);
+    decided = rg_js_decide(&facts, _log, &d);
+  }
+  if (decided != 0) {
     _facts_free(&facts);
     return SLURM_SUCCESS;
   }

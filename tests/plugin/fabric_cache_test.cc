@@ -68,6 +68,30 @@ TEST(FabricCache, GivesWhatTheNameLookupGives) {
   EXPECT_EQ(healthy, 30u);  // 32 rail nodes but n003 and n020; gpu-login is not counted
 }
 
+// What job_submit/rail counts itself per domain (plugin/job_submit_rail/js_domains.h, with
+// NodeDomain) gives the Fabric that handing each node over gives, without a lookup.
+TEST(FabricCache, CountsPerDomainGiveWhatTheNodesGive) {
+  const auto topo = Dev();
+  Nodes n = DevNodes();
+  std::vector<uint32_t> counts(topo->domains.size(), 0);
+  for (const std::string& name : n.names) {
+    const int d = NodeDomain(*topo, name.c_str());
+    if (d >= 0) counts[static_cast<size_t>(d)] += 1;
+  }
+  EXPECT_EQ(NodeDomain(*topo, "gpu-login"), -1);
+  EXPECT_EQ(NodeDomain(*topo, "n009"), 1);
+  FabricCache cache;
+  uint32_t healthy = 0;
+  const Fabric want = cache.Of(topo, n.index.data(), n.name_ptrs.data(), n.feature_ptrs.data(),
+                               n.names.size(), "rail_healthy", &healthy);
+  FabricCache counted;
+  const Fabric got = counted.Counted(topo, counts.data(), counts.size());
+  EXPECT_EQ(got.su_sizes, want.su_sizes);
+  EXPECT_EQ(got.gpus_per_node, want.gpus_per_node);
+  EXPECT_EQ(got.split, want.split);
+  EXPECT_EQ(counted.lookups(), 0u);
+}
+
 TEST(FabricCache, LooksEachNodeUpOnceAcrossSubmissions) {
   const auto topo = Dev();
   Nodes n = DevNodes();
