@@ -111,19 +111,18 @@ static bool _domains_build(_domains_t *d, time_t now) {
   return true;
 }
 
-/* The node bitmap of `feature` in Slurm's active feature list, or NULL. REQUIRES: node read
- * lock. */
-static bitstr_t *_feature_nodes(const char *feature) {
-  node_feature_t *f;
-  bitstr_t *found = NULL;
+bool rg_js_active_feature(const char *feature, bitstr_t **nodes) {
+  node_feature_t *f, *found = NULL;
   rg_list_itr_t it;
 
-  if (!feature || !feature[0] || !active_feature_list) return NULL;
+  if (nodes) *nodes = NULL;
+  if (!feature || !feature[0] || !active_feature_list) return false;
   it = list_iterator_create(active_feature_list);
   while (!found && (f = list_next(it)))
-    if (f->name && !strcmp(f->name, feature)) found = f->node_bitmap;
+    if (f->name && !strcmp(f->name, feature)) found = f;
   list_iterator_destroy(it);
-  return found;
+  if (found && nodes) *nodes = found->node_bitmap;
+  return found != NULL;
 }
 
 /* The most CPUs of a config record that holds one of `nodes`. REQUIRES: node read lock. */
@@ -158,7 +157,7 @@ bool rg_js_count_domains(bitstr_t *nodes, const char *feature, rg_js_facts_t *f)
   for (int k = 0; k < domains.n; k++) counts[k] = (uint32_t)bit_overlap(nodes, domains.domain[k]);
   on_rails = bit_copy(nodes);
   bit_and(on_rails, domains.rail);
-  healthy = _feature_nodes(feature);
+  (void)rg_js_active_feature(feature, &healthy);
   f->healthy_count = healthy ? (uint32_t)bit_overlap(on_rails, healthy) : 0;
   FREE_NULL_BITMAP(on_rails);
   f->su_counts = counts;

@@ -27,6 +27,11 @@
  * partition read locks (job_submit and job_modify hold them). */
 bool rg_js_count_domains(bitstr_t *nodes, const char *feature, rg_js_facts_t *f);
 
+/* Whether `feature` is in Slurm's active feature list (some node has it active); *nodes, when
+ * `nodes` is not NULL, gets its node bitmap (borrowed; NULL when absent or when Slurm keeps
+ * none). REQUIRES: node read lock. */
+bool rg_js_active_feature(const char *feature, bitstr_t **nodes);
+
 /* Frees what rg_js_count_domains() put in `f`. */
 void rg_js_domains_free_counts(rg_js_facts_t *f);
 

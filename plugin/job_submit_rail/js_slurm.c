@@ -115,16 +115,7 @@ static uint32_t _nodelist_count(const char *req_nodes) {
  * published any node healthy has none). True when no feature is configured or nothing is
  * loaded (nothing will be added). REQUIRES: node read lock. */
 static bool _healthy_feature_exists(const char *feature) {
-  bool found = !feature || !feature[0] || !active_feature_list;
-  node_feature_t *f;
-  rg_list_itr_t it;
-
-  if (!found) {
-    it = list_iterator_create(active_feature_list);
-    while (!found && (f = list_next(it))) found = f->name && !strcmp(f->name, feature);
-    list_iterator_destroy(it);
-  }
-  return found;
+  return !feature || !feature[0] || !active_feature_list || rg_js_active_feature(feature, NULL);
 }
 
 /* Fills `f` from `v`: with `counted` the job's nodes counted per domain (js_domains.h) where
