@@ -143,7 +143,9 @@ mkdir -p "$out"
 source "$src/tests/harness/cluster.sh"
 # shellcheck source=sched_lib.sh
 source "$src/bench/sched_lib.sh"
+probe_pid=""
 cleanup() {
+  [ -z "$probe_pid" ] || kill -TERM "$probe_pid" 2>/dev/null || true
   rg_cluster_stop >/dev/null 2>&1 || true
   [ "$keep" = 1 ] || rm -rf -- "$out"
 }
@@ -294,9 +296,25 @@ perf_stop() {
   wait "$perf_pid" 2>/dev/null || true
 }
 
+# probe_start FILE / probe_stop: the machine's CPU stalls during a phase (bench/cpu_stall.c:
+# 0.1 ms units of arithmetic about once a millisecond, timed on the probe's own CPU clock), so
+# that a lock hold's "CPU time" can be set against what any thread saw in the same run.
+probe_start() {
+  [ -x "$bin/cpu_stall" ] || return 0
+  "$bin/cpu_stall" --out "$1" &
+  probe_pid=$!
+}
+probe_stop() {
+  [ -n "$probe_pid" ] || return 0
+  kill -TERM "$probe_pid" 2>/dev/null || true
+  wait "$probe_pid" 2>/dev/null || true
+  probe_pid=""
+}
+
 # run_policy POLICY: the submission phase, then the cycles phase.
 run_policy() {
   local policy=$1 t0 pending done_cycles tag=${1//+/_}
+  probe_start "$out/stall-$tag.txt"
   start_cluster "$policy" submit
   sdiag -r >/dev/null || die "$policy: sdiag -r failed"
   log "$policy, submit: $queue jobs of 1-$((2 * size)) nodes, one sbatch each, timed"
@@ -318,6 +336,8 @@ run_policy() {
   cp "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" "$out/slurmctld-submit-$tag.log"
   rg_cluster_stop >/dev/null 2>&1 || true
 
+  probe_stop
+  probe_start "$out/stall-$tag-cycles.txt"
   start_cluster "$policy" cycles
   log "$policy, cycles: $queue jobs of 1-$((2 * size)) nodes, one sbatch each"
   submit_queue "$policy" "$tag-cycles" 0
@@ -340,6 +360,7 @@ run_policy() {
     >>"$out/keeper-$tag.log" || true
   cp "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" "$out/slurmctld-cycles-$tag.log"
   rg_cluster_stop >/dev/null 2>&1 || true
+  probe_stop
 }
 
 for p in "${policy_list[@]}"; do run_policy "$p"; done
@@ -456,6 +477,16 @@ cell() { printf ' %15s' "$1"; }
   keeper_row "  its holds / most nodes in one" restore holds
   keeper_row "  the longest hold on CPU (ms)" restore cpu
   keeper_row "  the longest hold: which" restore which
+  # The probe's stalls over both phases of a policy: the longest, and how many units of
+  # 0.1 ms took over 1 ms on the probe's CPU clock (bench/cpu_stall.c).
+  printf '%-40s' "machine: CPU stalls >1 ms / longest (ms)"
+  for p in "${policy_list[@]}"; do
+    cell "$(cat "$out/stall-${p//+/_}.txt" "$out/stall-${p//+/_}-cycles.txt" 2>/dev/null |
+      awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+             n++; s += v["stalls"]; if (v["longest_ms"] > m) m = v["longest_ms"] }
+           END { if (n == 0) print "-"; else printf "%d / %.1f", s, m }')"
+  done
+  echo
   if [ "$perf" = 1 ]; then
     printf '%-40s' "railguard's CPU share: submissions"
     for p in "${policy_list[@]}"; do cell "$(perf_self "$out/perf-submit-${p//+/_}.data")"; done

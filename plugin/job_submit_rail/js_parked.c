@@ -22,17 +22,23 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "plugin/job_submit_rail/js_bridge.h"
+#include "plugin/job_submit_rail/js_domains.h"
 #include "plugin/job_submit_rail/js_parked.h"
 #include "js_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
 // clang-format on
 
 #define PREFIX "railguard: job_submit/rail:"
 
-/* The nodes whose active features hold `feature`. REQUIRES: node read lock. */
+/* The nodes whose active features hold `feature`: a copy of the feature's bitmap in Slurm's
+ * active feature list (the nodes update_node gave it), or, where Slurm keeps none of this
+ * table's size, each node's list read. REQUIRES: node read lock. */
 static bitstr_t *_healthy_bitmap(const char *feature) {
-  bitstr_t *healthy = bit_alloc(node_record_count);
+  bitstr_t *healthy = NULL;
   node_record_t *node_ptr;
 
+  if (!rg_js_active_feature(feature, &healthy)) return bit_alloc(node_record_count);
+  if (healthy && (bit_size(healthy) == (bitoff_t)node_record_count)) return bit_copy(healthy);
+  healthy = bit_alloc(node_record_count);
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
     const char *act = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
     if (rg_js_has_feature(act, feature)) bit_set(healthy, node_ptr->index);

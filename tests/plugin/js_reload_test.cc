@@ -83,5 +83,48 @@ TEST_F(JobSubmitReload, AfterAFailedLoadEveryReadOfSlurmConfTriesAgain) {
   EXPECT_EQ(Loads(), 2);
 }
 
+// job_submit/rail counts a job's nodes per domain for the setup of one generation
+// (js_domains.h); a reload between the count and the decision must not let counts of one
+// topology be read against another: the bridge answers -2 and the plugin hands the nodes over
+// one by one instead.
+TEST_F(JobSubmitReload, CountsMadeBeforeAReloadAreRefusedAndTheNodesAskedForInstead) {
+  const uint64_t before = rg_js_generation();
+  ASSERT_NE(before, 0u);
+  // etc/dev-4su.yaml: 4 domains of 8 nodes; a 4-node job counted in the first, all healthy.
+  std::vector<uint32_t> counts = {4, 0, 0, 0};
+  rg_js_facts_t facts = {};
+  facts.min_nodes = 2;
+  facts.su_counts = counts.data();
+  facts.su_count_n = static_cast<uint32_t>(counts.size());
+  facts.generation = before;
+  facts.healthy_count = 4;
+  facts.max_cpus = 64;
+  facts.feature_exists = 1;
+  facts.sched_params = "bf_interval=2,max_switch_wait=300";
+  rg_js_decision_t d;
+  ASSERT_EQ(rg_js_decide(&facts, nullptr, &d), 0);
+  rg_js_decision_free(&d);
+
+  WriteFile(tmp_ / "railguard.yaml", "topology: topo.yaml\nplacement:\n  default_mode: prefer\n");
+  ASSERT_EQ(rg_js_reload_if_stale(43, Capture), 1);
+  ASSERT_NE(rg_js_generation(), before);
+  EXPECT_EQ(rg_js_decide(&facts, nullptr, &d), -2);
+  EXPECT_EQ(d.features, nullptr);
+  EXPECT_EQ(d.message, nullptr);
+  EXPECT_EQ(d.set_switches, 0);
+  rg_js_decision_free(&d);
+
+  // Counted again for the setup now in force: decided.
+  facts.generation = rg_js_generation();
+  EXPECT_EQ(rg_js_decide(&facts, nullptr, &d), 0);
+  rg_js_decision_free(&d);
+  // A count over another number of domains is as stale as one of another generation.
+  counts.push_back(0);
+  facts.su_count_n = static_cast<uint32_t>(counts.size());
+  facts.su_counts = counts.data();
+  EXPECT_EQ(rg_js_decide(&facts, nullptr, &d), -2);
+  rg_js_decision_free(&d);
+}
+
 }  // namespace plugin_js_reload_test
 }  // namespace railguard::plugin
