@@ -41,6 +41,18 @@ static uint64_t work(long n) {
   return x;
 }
 
+// The fastest of 5 units of `rounds`, on the thread's CPU clock (ns).
+static int64_t fastest(long rounds) {
+  int64_t best = INT64_MAX;
+  for (int t = 0; t < 5; t++) {
+    int64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    work(rounds);
+    int64_t d = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+    if (d < best) best = d;
+  }
+  return best > 0 ? best : 1;
+}
+
 static int cmp_i64(const void* a, const void* b) {
   int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
   return (x > y) - (x < y);
@@ -88,25 +100,14 @@ int main(int argc, char** argv) {
   signal(SIGTERM, on_signal);
   signal(SIGINT, on_signal);
 
-  // Calibrate: rounds per unit so that the fastest of 20 tries takes about work_us.
-  long rounds = 1000;
-  int64_t best = INT64_MAX;
-  for (int t = 0; t < 20; t++) {
-    int64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    work(rounds);
-    int64_t d = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
-    if (d < best) best = d;
-  }
-  if (best < 1) best = 1;
+  // Calibrate: double the rounds until the fastest of 5 units takes at least work_us, then
+  // scale them to it (a unit's time is linear in its rounds) and measure again.
+  long rounds = 64;
+  int64_t best;
+  while ((best = fastest(rounds)) < work_us * 1000 && rounds < (1L << 40)) rounds *= 2;
   rounds = (long)((double)rounds * (double)work_us * 1000.0 / (double)best);
   if (rounds < 1) rounds = 1;
-  best = INT64_MAX;
-  for (int t = 0; t < 20; t++) {
-    int64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    work(rounds);
-    int64_t d = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
-    if (d < best) best = d;
-  }
+  best = fastest(rounds);
 
   size_t cap = 1 << 16, n = 0;
   int64_t* units = malloc(cap * sizeof *units);

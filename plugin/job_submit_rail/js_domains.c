@@ -38,6 +38,9 @@ typedef struct {
   node_record_t **slots; /* node_record_table_ptr[0..node_count) then */
   int n;                 /* domains */
   bitstr_t **domain;     /* per domain, its node records */
+  int32_t *lo, *hi;      /* per domain whose records are slots lo..hi-1 and no other: that
+                          * range; else lo = -1 (counted over the whole bitmap) */
+  uint32_t *cpus;        /* per domain, the most CPUs of its nodes' config records */
   bitstr_t *rail;        /* every record on the rails */
 } _domains_t;
 
@@ -48,6 +51,9 @@ static _domains_t domains; /* domains_mu */
 static void _domains_clear(_domains_t *d) {
   for (int i = 0; i < d->n; i++) FREE_NULL_BITMAP(d->domain[i]);
   xfree(d->domain);
+  xfree(d->lo);
+  xfree(d->hi);
+  xfree(d->cpus);
   FREE_NULL_BITMAP(d->rail);
   xfree(d->slots);
   memset(d, 0, sizeof(*d));
@@ -95,10 +101,27 @@ static bool _domains_build(_domains_t *d, time_t now) {
   for (int k = 0; k < n; k++) d->domain[k] = bit_alloc(count);
   d->n = n;
   d->rail = bit_alloc(count);
+  d->lo = xcalloc(n + 1, sizeof(int32_t));
+  d->hi = xcalloc(n + 1, sizeof(int32_t));
+  d->cpus = xcalloc(n + 1, sizeof(uint32_t));
   for (int i = 0; i < count; i++) {
-    if (!node_record_table_ptr[i] || (of[i] < 0) || (of[i] >= n)) continue;
+    node_record_t *node_ptr = node_record_table_ptr[i];
+    if (!node_ptr || (of[i] < 0) || (of[i] >= n)) continue;
     bit_set(d->domain[of[i]], i);
     bit_set(d->rail, i);
+    if (node_ptr->config_ptr && (node_ptr->config_ptr->cpus > d->cpus[of[i]]))
+      d->cpus[of[i]] = node_ptr->config_ptr->cpus;
+  }
+  /* Nodes are usually numbered domain by domain, so that a domain's records are one run of
+   * slots: counting a job's nodes there reads that run's words only, not the whole table's
+   * (128 domains x 4,096 bits per submission otherwise). */
+  for (int k = 0; k < n; k++) {
+    int32_t first = bit_ffs(d->domain[k]), last = bit_fls(d->domain[k]);
+    d->lo[k] = -1;
+    if ((first >= 0) && (bit_set_count(d->domain[k]) == last - first + 1)) {
+      d->lo[k] = first;
+      d->hi[k] = last + 1;
+    }
   }
   d->slots = xcalloc(count + 1, sizeof(node_record_t *));
   memcpy(d->slots, node_record_table_ptr, sizeof(node_record_t *) * (size_t)count);
@@ -143,7 +166,7 @@ static uint32_t _max_cpus(bitstr_t *nodes) {
 bool rg_js_count_domains(bitstr_t *nodes, const char *feature, rg_js_facts_t *f) {
   uint64_t generation = rg_js_generation();
   time_t now = time(NULL);
-  bitstr_t *healthy, *on_rails;
+  bitstr_t *healthy, *on_rails, *off_rails;
   uint32_t *counts;
 
   if (!generation || !nodes || (bit_size(nodes) != node_record_count)) return false;
@@ -154,17 +177,27 @@ bool rg_js_count_domains(bitstr_t *nodes, const char *feature, rg_js_facts_t *f)
   }
   /* `nodes` is sized node_record_count, as the build's bitmaps (same count: current). */
   counts = xcalloc(domains.n + 1, sizeof(uint32_t));
-  for (int k = 0; k < domains.n; k++) counts[k] = (uint32_t)bit_overlap(nodes, domains.domain[k]);
+  f->max_cpus = 0;
+  for (int k = 0; k < domains.n; k++) {
+    counts[k] = (domains.lo[k] >= 0)
+                    ? (uint32_t)bit_set_count_range(nodes, domains.lo[k], domains.hi[k])
+                    : (uint32_t)bit_overlap(nodes, domains.domain[k]);
+    if (counts[k] && (domains.cpus[k] > f->max_cpus)) f->max_cpus = domains.cpus[k];
+  }
   on_rails = bit_copy(nodes);
   bit_and(on_rails, domains.rail);
   (void)rg_js_active_feature(feature, &healthy);
   f->healthy_count = healthy ? (uint32_t)bit_overlap(on_rails, healthy) : 0;
   FREE_NULL_BITMAP(on_rails);
+  /* The job's nodes off the rails, if any: their CPUs from the config records. */
+  off_rails = bit_copy(nodes);
+  bit_and_not(off_rails, domains.rail);
+  if (bit_ffs(off_rails) >= 0) f->max_cpus = MAX(f->max_cpus, _max_cpus(off_rails));
+  FREE_NULL_BITMAP(off_rails);
   f->su_counts = counts;
   f->su_count_n = (uint32_t)domains.n;
   f->generation = domains.generation;
   slurm_mutex_unlock(&domains_mu);
-  f->max_cpus = _max_cpus(nodes);
   return true;
 }
 
