@@ -2,7 +2,7 @@
 # The feature keeper's stats lines (job_submit/rail with RAILGUARD_KEEPER_STATS set; its
 # `keeper pass` lines in slurmctld.log), one output line per pass, fields separated by spaces:
 #
-#   pass_ms lock_ms lock_cpu_ms changed holds most which
+#   pass_ms lock_ms lock_cpu_ms changed holds most which slow_ms slow_node
 #
 # pass_ms      the pass's time outside lock queues
 # lock_ms      its longest hold of a slurmctld lock (wall time)
@@ -12,11 +12,13 @@
 # most         the most nodes changed in one of them ("-" likewise)
 # which        which hold was the longest, spaces as dashes: config-read, node-look,
 #              feature-change, parked-job-look, parked-job-change ("-" before it was logged)
+# slow_ms      the node look's slowest node on the keeper's CPU, and slow_node its name ("-"
+# slow_node    when the pass did not look at nodes or the line is older)
 #
 # Used by bench/sched_scale.sh (its keeper rows) and tests/bench/sched_scale_itest.sh.
 /keeper pass / {
   pass = lock = ""
-  cpu = holds = most = which = "-"
+  cpu = holds = most = which = slow = slow_node = "-"
   changed = 0
   for (i = 1; i <= NF; i++) {
     if ($i == "pass" && pass == "") pass = $(i + 1) + 0
@@ -38,7 +40,13 @@
     if ($(i + 1) == "features" && $(i + 2) == "changed,") changed = $i + 0
     if ($i == "holds" && $(i + 1) == "changed") holds = $(i - 1) + 0
     if ($i == "most" && $(i + 2) == "nodes") most = $(i + 1) + 0
+    # "slowest node n0042, 0.012 ms on CPU"
+    if ($i == "slowest" && $(i + 1) == "node") {
+      slow_node = $(i + 2)
+      sub(/,$/, "", slow_node)
+      if (slow_node != "-") slow = $(i + 3) + 0
+    }
   }
   if (pass == "" || lock == "") next
-  print pass, lock, cpu, changed, holds, most, which
+  print pass, lock, cpu, changed, holds, most, which, slow, slow_node
 }

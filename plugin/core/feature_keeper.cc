@@ -22,12 +22,17 @@ bool ExtraSaysHealthy(const std::string& extra) {
   return true;
 }
 
-bool ExtraHealthCache::Healthy(const std::string& extra) {
-  auto it = seen_.find(extra);
-  if (it != seen_.end()) return it->second;
-  if (seen_.size() >= kMaxEntries) seen_.clear();
+bool ExtraHealthCache::Healthy(const std::string& node, const std::string& extra) {
+  auto it = by_node_.find(node);
+  if (it != by_node_.end() && it->second.extra == extra) return it->second.healthy;
   const bool healthy = ExtraSaysHealthy(extra);
-  seen_.emplace(extra, healthy);
+  ++parses_;
+  if (it == by_node_.end()) {
+    if (by_node_.size() >= kMaxNodes) by_node_.clear();
+    it = by_node_.emplace(node, Seen()).first;
+  }
+  it->second.extra = extra;
+  it->second.healthy = healthy;
   return healthy;
 }
 

@@ -20,16 +20,25 @@ namespace railguard::plugin {
 // and after a switch to enforce the node's next railcheck run decides.
 bool ExtraSaysHealthy(const std::string& extra);
 
-// ExtraSaysHealthy with memory: nodes publish a few distinct Extra texts, so the keeper's
-// look at thousands of nodes parses each text once. Holds at most kMaxEntries texts (then
-// starts over). Not thread-safe.
+// ExtraSaysHealthy with memory, per node: the keeper looks at every node about once a second
+// while nodes change, and a node's Extra changes only when railcheck publishes again (each
+// report has its own time stamp, so every node's text differs from every other's): a node
+// whose text is the one it had at the last look gets the answer of then, without parsing.
+// Holds one text per node name; at most kMaxNodes names (then starts over). Not thread-safe.
 class ExtraHealthCache {
  public:
-  static constexpr size_t kMaxEntries = 4096;
-  bool Healthy(const std::string& extra);
+  static constexpr size_t kMaxNodes = 1 << 20;
+  bool Healthy(const std::string& node, const std::string& extra);
+  // How many texts it parsed so far (for tests and the benchmark).
+  size_t parses() const { return parses_; }
 
  private:
-  std::unordered_map<std::string, bool> seen_;
+  struct Seen {
+    std::string extra;
+    bool healthy = false;
+  };
+  std::unordered_map<std::string, Seen> by_node_;
+  size_t parses_ = 0;
 };
 
 // The node's features after a fix.

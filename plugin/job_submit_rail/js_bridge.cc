@@ -179,7 +179,7 @@ extern "C" int rg_js_fix_features(const char* name, const char* features, const 
     bool healthy;
     {
       std::lock_guard<std::mutex> lock(cache_mu);
-      healthy = cache.Healthy(extra ? extra : "");
+      healthy = cache.Healthy(name ? name : "", extra ? extra : "");
     }
     bool rail_node = false;
     if (restore && name) {

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -72,6 +73,8 @@ typedef struct {
   int64_t locked_cpu; /* the thread's CPU clock when it got its current lock */
   int apply_holds;    /* holds of the write locks that changed features this pass */
   int apply_max;      /* the most nodes changed in one of them */
+  int64_t slow_ns;    /* the node look's slowest node this pass on CPU (with stats), its name */
+  char slow_node[64];
 } keeper_t;
 
 static int64_t _now_ns(void) { return rg_js_clock_ns(CLOCK_MONOTONIC); }
@@ -156,6 +159,18 @@ static uint64_t _node_mix(int index) {
   return x ^ (x >> 29);
 }
 
+/* With stats: the keeper thread's CPU time since *at (when `last` was begun) is `last`'s; keeps
+ * the slowest node of the pass in k. Sets *at to now. */
+static void _keeper_slowest(keeper_t *k, const char *last, int64_t *at) {
+  int64_t now = rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+  if (last && (now - *at > k->slow_ns)) {
+    k->slow_ns = now - *at;
+    snprintf(k->slow_node, sizeof(k->slow_node), "%s", last);
+  }
+  *at = now;
+}
+
 /* One chunk of the keeper's look at the nodes, from index *next on: which of them need a fix
  * (their bits set in `todo`, sized node_record_count when the look began; *any when one
  * does, or when the table grew past `todo`), adding the nodes whose Extra says railcheck left them
@@ -165,16 +180,22 @@ static uint64_t _node_mix(int index) {
  * with the feature active can need a fix (it is never given then), so a node whose active
  * list does not even contain the feature's name as text is passed over without asking the
  * bridge. REQUIRES: node read lock. */
-static bool _keeper_scan(const char *feature, bool restore, bitstr_t *todo, int *next, bool *any,
-                         int *over, uint64_t *sig) {
+static bool _keeper_scan(keeper_t *k, const char *feature, bool restore, bitstr_t *todo, int *next,
+                         bool *any, int *over, uint64_t *sig) {
   node_record_t *node_ptr;
   int seen = 0, i = *next;
   int64_t until = _now_ns() + KEEPER_HOLD_NS;
+  const char *last = NULL; /* with stats: the node looked at before, since node_at */
+  int64_t node_at = 0;
 
   for (; (node_ptr = next_node(&i)); i++) {
     const char *act = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
     char *a = NULL, *b = NULL;
 
+    if (k->stats) {
+      _keeper_slowest(k, last, &node_at);
+      last = node_ptr->name;
+    }
     if ((seen == KEEPER_CHUNK) || (seen && !(seen % KEEPER_CLOCK_EVERY) && (_now_ns() > until))) {
       *next = i;
       return true;
@@ -193,6 +214,7 @@ static bool _keeper_scan(const char *feature, bool restore, bitstr_t *todo, int 
     free(a);
     free(b);
   }
+  if (k->stats) _keeper_slowest(k, last, &node_at);
   *next = i;
   return false;
 }
@@ -436,6 +458,8 @@ static void *_keeper(void *arg) {
     k->hold_what = "none";
     k->apply_holds = 0;
     k->apply_max = 0;
+    k->slow_ns = 0;
+    k->slow_node[0] = '\0';
 
     if (!_keeper_lock(k, conf_read)) break;
     conf_update = slurm_conf.last_update;
@@ -463,7 +487,7 @@ static void *_keeper(void *arg) {
       restore = (conf_update != restored_for);
       looked = true;
       todo = bit_alloc(node_record_count);
-      while (_keeper_scan(feature, restore, todo, &next, &any, &over, &sig)) {
+      while (_keeper_scan(k, feature, restore, todo, &next, &any, &over, &sig)) {
         _keeper_unlock(k, node_read, "node look");
         if (!(held = _keeper_lock(k, node_read))) break; /* fini() stopped the keeper */
       }
@@ -528,11 +552,12 @@ static void *_keeper(void *arg) {
       info(
           "%s keeper pass %.2f ms, longest lock %.2f ms (%.2f ms on CPU, %s), queued %.2f ms: "
           "nodes %s, parked jobs %s, %d features changed, %d jobs released; %d holds changed "
-          "features, at most %d nodes in one",
+          "features, at most %d nodes in one; slowest node %s, %.3f ms on CPU",
           PREFIX, (double)(_now_ns() - pass_start - k->queued_ns) / 1e6, (double)k->hold_max / 1e6,
           (double)k->hold_cpu / 1e6, k->hold_what, (double)k->queued_ns / 1e6,
           looked ? "looked at" : "unchanged", jobs_looked ? "looked at" : "not", changed, released,
-          k->apply_holds, k->apply_max);
+          k->apply_holds, k->apply_max, k->slow_node[0] ? k->slow_node : "-",
+          (double)k->slow_ns / 1e6);
     if (loaded) restored_for = conf_update;
     if (changed) schedule_node_save();
     if (changed || released) queue_job_scheduler();
