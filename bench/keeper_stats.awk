@@ -12,8 +12,8 @@
 # most         the most nodes changed in one of them ("-" likewise)
 # which        which hold was the longest, spaces as dashes: config-read, node-look,
 #              feature-change, parked-job-look, parked-job-change ("-" before it was logged)
-# slow_ms      the node look's slowest node on the keeper's CPU, and slow_node its name ("-"
-# slow_node    when the pass did not look at nodes or the line is older)
+# slow_ms      the node look's slowest group of 8 nodes (wall time), and slow_node the name of
+# slow_node    its first node ("-" when the pass did not look at nodes or the line is older)
 #
 # Used by bench/sched_scale.sh (its keeper rows) and tests/bench/sched_scale_itest.sh.
 /keeper pass / {
@@ -40,11 +40,11 @@
     if ($(i + 1) == "features" && $(i + 2) == "changed,") changed = $i + 0
     if ($i == "holds" && $(i + 1) == "changed") holds = $(i - 1) + 0
     if ($i == "most" && $(i + 2) == "nodes") most = $(i + 1) + 0
-    # "slowest node n0042, 0.012 ms on CPU"
-    if ($i == "slowest" && $(i + 1) == "node") {
-      slow_node = $(i + 2)
+    # "slowest nodes from n0042, 0.012 ms"
+    if ($i == "slowest" && $(i + 1) == "nodes" && $(i + 2) == "from") {
+      slow_node = $(i + 3)
       sub(/,$/, "", slow_node)
-      if (slow_node != "-") slow = $(i + 3) + 0
+      if (slow_node != "-") slow = $(i + 4) + 0
     }
   }
   if (pass == "" || lock == "") next

@@ -54,6 +54,12 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       Features= of the GPU nodes would), so that railcheck changes only the
                       active features
   --perf              profile slurmctld with perf during the cycles (railguard's share)
+  --ab R              with rail+js or tree+js: after the timed submissions, R rounds on the
+                      same cluster of 60 sbatch with job_submit/rail and 60 without
+                      (JobSubmitPlugins toggled in slurm.conf, scontrol reconfigure before
+                      each arm, the first 10 of an arm not counted), the arms' order
+                      alternating: the plugin's cost per sbatch without the drift between
+                      two clusters
   --sbatch-opts OPTS  more sbatch options for every queue job, e.g. what job_submit/rail
                       adds ("--constraint=rail_healthy --switches=1@365-0") given to a
                       policy without it, to tell its cost from Slurm's for those options
@@ -70,9 +76,10 @@ die() {
 log() { echo "sched_scale.sh: [$(date +%T)] $*" >&2; }
 
 release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0 sbatch_opts=""
+ab=0 ab_batch=60 ab_warm=10
 while [ $# -gt 0 ]; do
   case $1 in
-    --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts)
+    --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts | --ab)
       [ $# -ge 2 ] || die "$1 needs a value"
       case $1 in
         --slurm-version) release=$2 ;;
@@ -83,6 +90,7 @@ while [ $# -gt 0 ]; do
         --policies) policies=$2 ;;
         --out) out=$2 ;;
         --sbatch-opts) sbatch_opts=$2 ;;
+        --ab) ab=$2 ;;
       esac
       shift 2
       ;;
@@ -103,6 +111,7 @@ done
 for v in domains size queue cycles; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "--$v needs a positive whole number, got '${!v}'"
 done
+[[ $ab =~ ^[0-9]+$ ]] && [ "$ab" -le 100 ] || die "--ab needs a whole number of rounds up to 100, got '$ab'"
 [ $((domains * size)) -le 65536 ] || die "--domains x --size is $((domains * size)); at most 65536"
 [ "$domains" -ge 2 ] || die "--domains must be at least 2 (the queue holds jobs of two domains)"
 if [ "$release" = debian ]; then
@@ -174,7 +183,7 @@ for phase in submit cycles; do
   else
     params="bf_interval=5,bf_continue,bf_max_job_test=$((queue + domains + 100)),bf_max_time=3600,bf_resolution=600,max_switch_wait=31536000"
   fi
-  printf 'SchedulerParameters=%s\nMaxJobCount=%d\n' "$params" $((queue + domains + 1000)) \
+  printf 'SchedulerParameters=%s\nMaxJobCount=%d\n' "$params" $((queue + domains + 1000 + 2 * ab * ab_batch)) \
     >"$out/extra-$phase.conf"
   cp "$out/extra-$phase.conf" "$out/extra-$phase-js.conf"
   echo "JobSubmitPlugins=rail" >>"$out/extra-$phase-js.conf"
@@ -197,15 +206,23 @@ rpc_ave() {
 # report differs in its time stamp, as on a real cluster) through one scontrol: Extra and the
 # active list, and the available list too where rail_healthy is not on it yet (railcheck
 # healthcheck/act.cc; job_submit/rail's keeper puts it there on every rail node at a start).
+# declare_healthy [active]: rail_healthy made available on every node, one update per domain
+# (as listing it in slurm.conf's Features= would); with `active`, active too.
+declare_healthy() {
+  local i
+  for ((i = 0; i < domains; i++)); do
+    printf 'update NodeName=%s[%s-%s] AvailableFeatures=su%d,rail_healthy' "${node_prefix:-n}" \
+      "$(node_name $((i * size + 1)) | tr -dc 0-9)" "$(node_name $(((i + 1) * size)) | tr -dc 0-9)" $((i + 1))
+    [ "${1:-}" != active ] || printf ' ActiveFeatures=su%d,rail_healthy' $((i + 1))
+    echo
+  done | scontrol >"$out/declare.out" 2>&1 || die "declaring rail_healthy failed ($out/declare.out)"
+  ! grep -qi error "$out/declare.out" || die "declaring rail_healthy: $(head -n 3 "$out/declare.out")"
+}
+
 publish_health() {
   local i name t=1796400000 su
   local -A offered=()
-  if [[ $1 == *+rcf ]]; then
-    for ((i = 0; i < domains; i++)); do
-      printf 'update NodeName=%s[%s-%s] AvailableFeatures=su%d,rail_healthy\n' "${node_prefix:-n}" \
-        "$(node_name $((i * size + 1)) | tr -dc 0-9)" "$(node_name $(((i + 1) * size)) | tr -dc 0-9)" $((i + 1))
-    done | scontrol >"$out/declare.out" 2>&1 || die "declaring rail_healthy failed ($out/declare.out)"
-  fi
+  [[ $1 != *+rcf ]] || declare_healthy
   while read -r name su; do
     [[ ,$su, != *,rail_healthy,* ]] || offered[$name]=1
   done < <(sinfo -h -N -o '%N %f')
@@ -311,6 +328,48 @@ probe_stop() {
   probe_pid=""
 }
 
+# ab_rounds TAG: --ab's rounds on the running cluster (its slurm.conf has JobSubmitPlugins=rail):
+# per arm, "ROUND ARM MS" lines in ab-TAG.txt (ARM: on or off). Each arm follows a reconfigure
+# that set JobSubmitPlugins (slurmctld reads slurm.conf again; 23.11 and later restart it) and
+# submits the same job sizes as the other arm of its round.
+ab_rounds() {
+  local tag=$1 r arm i n t0 t1 conf=$RAILGUARD_CLUSTER_DIR/slurm.conf
+  grep -q '^JobSubmitPlugins=rail$' "$conf" || die "--ab: $conf has no JobSubmitPlugins=rail line"
+  : >"$out/ab-$tag.txt"
+  for ((r = 1; r <= ab; r++)); do
+    for arm in $( ((r % 2)) && echo off on || echo on off); do
+      if [ "$arm" = off ]; then
+        sed -i 's/^JobSubmitPlugins=rail$/#JobSubmitPlugins=rail/' "$conf"
+      else
+        sed -i 's/^#JobSubmitPlugins=rail$/JobSubmitPlugins=rail/' "$conf"
+      fi
+      timeout 120 scontrol reconfigure >"$out/ab-reconf.err" 2>&1 ||
+        die "--ab round $r: scontrol reconfigure ($arm) failed: $(cat "$out/ab-reconf.err")"
+      t0=$SECONDS
+      until timeout 10 scontrol ping 2>/dev/null | grep -q 'is UP'; do
+        [ $((SECONDS - t0)) -lt 120 ] || die "--ab round $r: slurmctld does not answer after the reconfigure"
+        sleep 1
+      done
+      sleep 2
+      # Without job_submit/rail nothing gives rail_healthy back after the reconfigure (its
+      # keeper does), and topology/rail refuses multi-node jobs on a cluster with no healthy
+      # node: the off arm's nodes get it as a site without job_submit/rail would list it in
+      # slurm.conf's Features=, one update per domain.
+      [ "$arm" = on ] || declare_healthy active
+      for ((i = 0; i < ab_batch; i++)); do
+        n=${sizes[$(((r * ab_batch + i) % queue))]}
+        t0=${EPOCHREALTIME/./}
+        sbatch -N "$n" --exclusive -o /dev/null -t 60 --wrap true >/dev/null 2>>"$out/ab-$tag.err" ||
+          die "--ab round $r ($arm): sbatch of $n nodes was refused: $(tail -n 2 "$out/ab-$tag.err")"
+        t1=${EPOCHREALTIME/./}
+        [ "$i" -lt "$ab_warm" ] ||
+          echo "$r $arm $(((t1 - t0) / 1000)).$(((t1 - t0) % 1000 / 100))" >>"$out/ab-$tag.txt"
+      done
+    done
+    log "--ab round $r of $ab done"
+  done
+}
+
 # run_policy POLICY: the submission phase, then the cycles phase.
 run_policy() {
   local policy=$1 t0 pending done_cycles tag=${1//+/_}
@@ -334,6 +393,10 @@ run_policy() {
   grep 'railguard: job_submit/rail: submit stats' "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" \
     >"$out/submit-stats-$tag.log" || true
   cp "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" "$out/slurmctld-submit-$tag.log"
+  if [ "$ab" -gt 0 ] && [[ $policy == *+js ]]; then
+    log "$policy, submit: --ab: $ab rounds of $ab_batch sbatch with and without job_submit/rail"
+    ab_rounds "$tag"
+  fi
   rg_cluster_stop >/dev/null 2>&1 || true
 
   probe_stop
@@ -427,6 +490,39 @@ cell() { printf ' %15s' "$1"; }
     fi
   done
   echo
+  if [ "$ab" -gt 0 ]; then
+    # Per round, the arm with job_submit/rail's p50 less the one without; the median of
+    # those differences and their range, then each arm's p50 / p99 over all rounds.
+    printf '%-40s' "A/B sbatch: js on - off, p50 (ms)"
+    for p in "${policy_list[@]}"; do
+      f=$out/ab-${p//+/_}.txt
+      if [ -s "$f" ]; then
+        cell "$(awk '{ v[$1 " " $2, ++n[$1 " " $2]] = $3; r[$1] = 1 }
+          function med(k,   m, i, j, t, a) { m = n[k]; for (i = 1; i <= m; i++) a[i] = v[k, i]
+            for (i = 2; i <= m; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+            return a[int((m + 1) / 2)] }
+          END { for (k in r) d[++nd] = med(k " on") - med(k " off")
+            for (i = 2; i <= nd; i++) { t = d[i]; for (j = i - 1; j >= 1 && d[j] > t; j--) d[j + 1] = d[j]; d[j + 1] = t }
+            printf "%+.1f [%+.1f..%+.1f]", d[int((nd + 1) / 2)], d[1], d[nd] }' "$f")"
+      else
+        cell "-"
+      fi
+    done
+    echo
+    for arm in off on; do
+      printf '%-40s' "A/B sbatch js $arm: p50 / p99 (ms)"
+      for p in "${policy_list[@]}"; do
+        f=$out/ab-${p//+/_}.txt
+        if [ -s "$f" ]; then
+          awk -v a="$arm" '$2 == a { print $3 }' "$f" >"$out/ab-arm.ms"
+          cell "$(percentile 50 "$out/ab-arm.ms") / $(percentile 99 "$out/ab-arm.ms")"
+        else
+          cell "-"
+        fi
+      done
+      echo
+    done
+  fi
   printf '%-40s' "slurmctld RSS after the queue (MB)"
   for p in "${policy_list[@]}"; do
     cell "$(awk '{ printf "%.0f", $1 / 1024 }' "$out/rss-${p//+/_}.kb")"
@@ -449,11 +545,13 @@ cell() { printf ' %15s' "$1"; }
           function sort(a, n,   i, j, v) {
             for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
           }
-          # pass lock cpu changed holds most which (bench/keeper_stats.awk)
+          # pass lock cpu changed holds most which slow slow_node (bench/keeper_stats.awk)
           { if ((filter == "restore") != ($4 > 0)) next
             n++; p[n] = $1; l[n] = $2
             if ($5 != "-" && $5 > mh) mh = $5
             if ($6 != "-" && $6 > mm) mm = $6
+            if ($8 != "-" && $8 != "" && $8 > ms) { ms = $8; mn = $9 }
+            if ($8 != "-" && $8 != "" && $8 > 1) ns++
             if ($2 > ml || n == 1) { ml = $2; mc = $3; mw = $7 } }
           END { if (n == 0) { print "-"; exit }
                 sort(p, n); sort(l, n)
@@ -462,6 +560,7 @@ cell() { printf ' %15s' "$1"; }
                 else if (what == "pass") printf "%.2f / %.2f", p[int((n + 1) / 2)], p[n]
                 else if (what == "lock") printf "%.2f / %.2f / %.2f", l[int((n + 1) / 2)], l[int(0.99 * n + 0.99)], l[n]
                 else if (what == "which") printf "%s", mw
+                else if (what == "slow") { if (mn == "") print "-"; else printf "%.2f %s, %d >1", ms, mn, ns }
                 else printf "%s", mc }')"
       else
         cell "-"
@@ -473,6 +572,7 @@ cell() { printf ' %15s' "$1"; }
   keeper_row "keeper steady lock p50 / p99 / max (ms)" steady lock
   keeper_row "  the longest of them on CPU (ms)" steady cpu
   keeper_row "  the longest of them: which hold" steady which
+  keeper_row "  slowest 8 nodes of a look (ms), >1 ms" steady slow
   keeper_row "keeper restore pass / lock (ms)" restore restore
   keeper_row "  its holds / most nodes in one" restore holds
   keeper_row "  the longest hold on CPU (ms)" restore cpu
