@@ -46,10 +46,14 @@ constexpr char kStreamUsage[] =
 
 constexpr char kReportUsage[] =
     "usage: bench_placement report --topo YAML --stream FILE --run TITLE=JOBCOMP...\n"
-    "         [--fault TITLE=FILE]... [--baseline TITLE] [--verdict TITLE]... [--details]\n"
+    "         [--fault TITLE=FILE]... [--due-origin TITLE=TIME]... [--baseline TITLE]\n"
+    "         [--verdict TITLE]... [--details]\n"
     "  Prints one column per --run (jobcomp/filetxt file of that policy's run).\n"
     "  --fault TITLE=FILE  the fault injected into that run ('<YYYY-MM-DDTHH:MM:SS> <hostlist>'):\n"
     "                  jobs started on those nodes from that second on are counted\n"
+    "  --due-origin TITLE=YYYY-MM-DDTHH:MM:SS  that run was submitted ahead with --begin: its\n"
+    "                  stream's second 0; waits count from each job's due second, not its\n"
+    "                  SubmitTime\n"
     "  --baseline TITLE  the run the verdicts compare with (default: the first)\n"
     "  --verdict TITLE   a run that gets a verdict line (default: every run but the baseline)\n"
     "  --details       also list the multi-node jobs that fit one SU but spanned more, and\n"
@@ -329,7 +333,7 @@ bool TitleValue(const std::string& flag, const std::string& v, const char* what,
 
 int Report(int argc, char** argv) {
   std::string topo_path, stream_path, v, baseline;
-  std::vector<std::pair<std::string, std::string>> runs, faults;
+  std::vector<std::pair<std::string, std::string>> runs, faults, origins;
   std::vector<std::string> verdict_for;
   std::pair<std::string, std::string> tv;
   bool details = false;
@@ -348,6 +352,9 @@ int Report(int argc, char** argv) {
     } else if (a == "--fault") {
       if (!Value(argc, argv, &i, &v) || !TitleValue(a, v, "FAULT-FILE", &tv)) return 2;
       faults.push_back(tv);
+    } else if (a == "--due-origin") {
+      if (!Value(argc, argv, &i, &v) || !TitleValue(a, v, "YYYY-MM-DDTHH:MM:SS", &tv)) return 2;
+      origins.push_back(tv);
     } else if (a == "--baseline") {
       if (!Value(argc, argv, &i, &baseline)) return 2;
     } else if (a == "--verdict") {
@@ -377,6 +384,7 @@ int Report(int argc, char** argv) {
   std::vector<std::string> named = verdict_for;
   if (!baseline.empty()) named.push_back(baseline);
   for (const auto& f : faults) named.push_back(f.first);
+  for (const auto& o : origins) named.push_back(o.first);
   for (const std::string& title : named) {
     if (!known(title)) {
       std::fprintf(stderr, "bench_placement: '%s' names no --run; expected one of its titles\n",
@@ -390,6 +398,18 @@ int Report(int argc, char** argv) {
     bench::PolicyResult r;
     bench::Fault fault;
     bool has_fault = false;
+    int64_t origin = 0;
+    bool has_origin = false;
+    for (const auto& [ot, when] : origins) {
+      if (ot != title) continue;
+      if (!bench::ParseRecordTime(when, &origin)) {
+        std::fprintf(stderr,
+                     "bench_placement: --due-origin %s=%s; expected a time YYYY-MM-DDTHH:MM:SS\n",
+                     ot.c_str(), when.c_str());
+        return 2;
+      }
+      has_origin = true;
+    }
     for (const auto& [ft, fpath] : faults) {
       if (ft != title) continue;
       if (!railguard::ReadTextFile(fpath, railguard::kTraceInput, &text, &diags) ||
@@ -402,8 +422,8 @@ int Report(int argc, char** argv) {
     }
     if (!railguard::ReadTextFile(path, railguard::kTraceInput, &text, &diags) ||
         !bench::ParseJobComp(text, path, &records, &err) ||
-        !bench::Evaluate(stream, records, path, topo, title, &r, &err,
-                         has_fault ? &fault : nullptr)) {
+        !bench::Evaluate(stream, records, path, topo, title, &r, &err, has_fault ? &fault : nullptr,
+                         has_origin ? &origin : nullptr)) {
       std::fprintf(stderr, "bench_placement: %s\n",
                    err.empty() ? railguard::FormatDiags(diags).c_str() : err.c_str());
       return 1;

@@ -82,6 +82,10 @@ verdicts, and the plugins' cost.
                       its submissions)
   --fault-nodes N     nodes the fault degrades: the first N of the first SU (default 2)
   --no-fault          no fault
+  --closed-loop       submit every job at once, each with --begin at its stream second, and
+                      count its wait from that second (not from SubmitTime): the replay no
+                      longer depends on how fast this machine's sbatch keeps up with the
+                      stream (open loop, the default, lagged 1-3 s behind it at 26.05)
   --latency N         sbatch round trips per side for the job_submit latency (default 100
                       full, 40 quick; 0 skips it)
   --no-cost           skip the in-process plugin cost benchmark
@@ -105,10 +109,11 @@ log() { echo "placement.sh: $*" >&2; }
 quick=0 trace="" format=auto skip="" jobs="" compress="" load="" max_duration="" topo=""
 policies=tree,switches,rail latency="" cost=1 out="" long_queue=0 switch_wait=""
 rail_max_switch_wait="" fault=1 fault_at="" fault_nodes=2 slurm_version="" jobcomp=filetxt
-sched_params=""
+sched_params="" closed_loop=0
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1; shift ;;
+    --closed-loop) closed_loop=1; shift ;;
     --trace | --format | --skip | --jobs | --compress | --load | --max-duration | --topo | \
       --policies | --latency | --out | --build | --switch-wait | --rail-max-switch-wait | \
       --fault-at | --fault-nodes | --slurm-version | --sched-params)
@@ -349,8 +354,15 @@ set_healthy() {
 # submission lag (how late sbatch returned, in ms) in $out/submit-POLICY.txt.
 submit_stream() {
   local policy=$1 seq at dur nodes gpn gpus tmin _trace_id now_us due_us id_out lag_ms
-  local t0_us=${EPOCHREALTIME/./} max_lag=0 n=0 fault_us=-1
+  local t0_us=${EPOCHREALTIME/./} max_lag=0 n=0 fault_us=-1 origin=0 begin
   local -a shape
+  if [ "$closed_loop" = 1 ]; then
+    # The stream's second 0: far enough ahead for every sbatch (about 30 ms each here) to be
+    # in before the first job is due.
+    origin=$(((t0_us / 1000000) + 20 + $(wc -l <"$out/stream.txt") / 15))
+    t0_us=$((origin * 1000000))
+    printf '%(%Y-%m-%dT%H:%M:%S)T\n' "$origin" >"$out/origin-$policy.txt"
+  fi
   if [ "${#fault_list[@]}" -gt 0 ]; then
     fault_us=$(awk -v t="$fault_at" 'BEGIN { printf "%d", t * 1000000 }')
     fault_us=$((t0_us + fault_us))
@@ -359,14 +371,21 @@ submit_stream() {
   while read -r seq at dur nodes gpn gpus tmin _trace_id; do
     [[ $seq == '#'* ]] && continue
     due_us=$((t0_us + 10#${at/./} * 1000))
-    if [ "$fault_us" -ge 0 ] && [ "$due_us" -ge "$fault_us" ]; then
+    if [ "$closed_loop" = 0 ] && [ "$fault_us" -ge 0 ] && [ "$due_us" -ge "$fault_us" ]; then
       sleep_until "$fault_us"
       inject_fault "$policy"
       fault_us=-1
     fi
-    sleep_until "$due_us"
-    if [ "$nodes" -eq 1 ]; then shape=(-N1 --gpus="$gpus"); else
-      shape=(-N "$nodes" --gpus-per-node="$gpn")
+    if [ "$closed_loop" = 1 ]; then
+      # --begin takes whole seconds: the job's stream second, rounded up.
+      printf -v begin '%(%Y-%m-%dT%H:%M:%S)T' $((origin + (10#${at/./} + 999) / 1000))
+      shape=(--begin="$begin")
+    else
+      sleep_until "$due_us"
+      shape=()
+    fi
+    if [ "$nodes" -eq 1 ]; then shape+=(-N1 --gpus="$gpus"); else
+      shape+=(-N "$nodes" --gpus-per-node="$gpn")
       [ "$policy" != switches ] || shape+=("${switches_of[$seq]}")
     fi
     id_out=$(sbatch --parsable -J "rgb-$seq" -t "$tmin" -o /dev/null "${shape[@]}" \
@@ -374,6 +393,7 @@ submit_stream() {
       die "$policy: sbatch of stream job $seq (${shape[*]}) failed: $(cat "$out/sbatch.err")"
     now_us=${EPOCHREALTIME/./}
     lag_ms=$(((now_us - due_us) / 1000))
+    [ "$lag_ms" -ge 0 ] || lag_ms=0 # closed loop: submitted ahead of its time
     [ "$lag_ms" -le "$max_lag" ] || max_lag=$lag_ms
     echo "$seq ${id_out%%;*} $lag_ms" >>"$out/submit-$policy.txt"
     n=$((n + 1))
@@ -551,6 +571,7 @@ percentiles() {  # FILE: "p50 p99 mean" in ms of microsecond samples
   for p in "${policy_list[@]}"; do
     report+=(--run "${title[$p]}=$out/jobcomp-$p.txt")
     [ ! -s "$out/fault-$p.txt" ] || report+=(--fault "${title[$p]}=$out/fault-$p.txt")
+    [ ! -s "$out/origin-$p.txt" ] || report+=(--due-origin "${title[$p]}=$(cat "$out/origin-$p.txt")")
     case $p in rail | strict | prefer) report+=(--verdict "${title[$p]}") ;; esac
   done
   if [ -n "${seen_policy[switches]:-}" ]; then

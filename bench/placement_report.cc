@@ -146,9 +146,12 @@ bool ParseJobComp(std::string_view text, const std::string& name, std::vector<Jo
   return true;
 }
 
+bool ParseRecordTime(const std::string& text, int64_t* out) { return ParseTime(text, out); }
+
 bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>& records,
               const std::string& records_name, const topo::Topology& topo,
-              const std::string& policy, PolicyResult* out, std::string* err, const Fault* fault) {
+              const std::string& policy, PolicyResult* out, std::string* err, const Fault* fault,
+              const int64_t* due_origin) {
   *out = PolicyResult();
   out->policy = policy;
   out->fault = fault != nullptr;
@@ -187,14 +190,17 @@ bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>
     }
     ++out->jobs;
     if (r->state != "COMPLETED") ++out->not_completed;
-    if (!any || r->submit < first_submit) first_submit = r->submit;
+    // Due: origin + submit_at rounded up to a whole second (as --begin was given).
+    const int64_t due =
+        due_origin ? *due_origin + static_cast<int64_t>(std::ceil(j.submit_at)) : r->submit;
+    if (!any || due < first_submit) first_submit = due;
     if (!any || r->end > last_end) last_end = r->end;
     any = true;
     if (r->start < 0 || r->node_list.empty() || r->node_list == "(null)") {
       ++out->never_started;
       continue;
     }
-    const double wait = static_cast<double>(std::max<int64_t>(0, r->start - r->submit));
+    const double wait = static_cast<double>(std::max<int64_t>(0, r->start - due));
     waits.push_back(wait);
     std::vector<std::string> hosts;
     std::string herr;

@@ -71,6 +71,10 @@ struct Fault {
   std::vector<std::string> nodes;  // expanded
 };
 
+// A time as Slurm's records and the fault file write it, "YYYY-MM-DDTHH:MM:SS" (local time),
+// as seconds read as UTC, as JobRecord's times are; false when it is not of that form.
+bool ParseRecordTime(const std::string& text, int64_t* out);
+
 // Parses a fault file: one line "<YYYY-MM-DDTHH:MM:SS> <hostlist>" ('#' lines and blank lines
 // skipped). Every node must be in `topo`. Errors: "<name>:<line>: ...; expected ...".
 bool ParseFault(std::string_view text, const std::string& name, const topo::Topology& topo,
@@ -96,11 +100,15 @@ std::string SwitchesOption(uint32_t nodes, uint32_t su_nodes, uint32_t wait_seco
 // A record of a job that ran on a node `topo` does not list, or whose node list is not a
 // valid hostlist, is an error naming the record's line in `records_name`.
 // With `fault`, also counts the jobs started at or after fault->time on its nodes.
+// With `due_origin` (a run submitted ahead, each job with --begin at its time: the Unix second,
+// read as UTC like JobRecord's times, that was the stream's second 0), a job's wait counts from
+// when it was due, origin + its submit_at rounded up to a whole second (what --begin takes),
+// instead of from its SubmitTime, and the makespan from the origin.
 // REQUIRES: topo loaded and indexed; out and err are not null.
 bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>& records,
               const std::string& records_name, const topo::Topology& topo,
               const std::string& policy, PolicyResult* out, std::string* err,
-              const Fault* fault = nullptr);
+              const Fault* fault = nullptr, const int64_t* due_origin = nullptr);
 
 // The table, one row per number and one column per policy; the fault rows when any result
 // has a fault.

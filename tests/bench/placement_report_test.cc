@@ -129,6 +129,33 @@ TEST_F(Report, CountsSusWaitsAndMakespanPerPolicy) {
   EXPECT_EQ(r.split[0], "rgb-2 (2 nodes): n[008-009]");
 }
 
+// A run submitted ahead (placement.sh --closed-loop): every job went in at once with --begin
+// at its stream time, so SubmitTime says nothing about its wait; it counts from when the job
+// was due: the origin plus its stream time, rounded up to a whole second as --begin takes it.
+TEST_F(Report, WithADueOriginWaitsCountFromEachJobsDueSecond) {
+  std::vector<StreamJob> stream = {Job(1, 1), Job(2, 2)};
+  stream[0].submit_at = 0;
+  stream[1].submit_at = 4.2;  // due at origin + 5
+  const std::string text = Record(10, "rgb-1", "COMPLETED", "2026-01-01T09:59:30",
+                                  "2026-01-01T10:00:01", "2026-01-01T10:00:11", "n001") +
+                           Record(11, "rgb-2", "COMPLETED", "2026-01-01T09:59:30",
+                                  "2026-01-01T10:00:12", "2026-01-01T10:00:30", "n[001-002]");
+  int64_t origin = 0;
+  ASSERT_TRUE(ParseRecordTime("2026-01-01T10:00:00", &origin));
+  EXPECT_FALSE(ParseRecordTime("2026-01-01 10:00:00", &origin));
+  PolicyResult r;
+  std::string err;
+  ASSERT_TRUE(
+      Evaluate(stream, Records(text), "comp.txt", topo_, "rail", &r, &err, nullptr, &origin))
+      << err;
+  EXPECT_DOUBLE_EQ(r.mean_wait, (1 + 7) / 2.0);
+  EXPECT_EQ(r.p95_wait_multi, 7);
+  EXPECT_EQ(r.makespan, 30);
+  // Without the origin the same records count from SubmitTime: 31 and 42 s.
+  ASSERT_TRUE(Evaluate(stream, Records(text), "comp.txt", topo_, "rail", &r, &err)) << err;
+  EXPECT_DOUBLE_EQ(r.mean_wait, (31 + 42) / 2.0);
+}
+
 TEST_F(Report, AStreamJobWithoutARecordIsCountedAsLost) {
   PolicyResult r;
   std::string err;
