@@ -16,7 +16,15 @@
 #    trip's median by at most 1 ms plus the larger spread between two runs of one policy (the
 #    client's view moves by milliseconds under load);
 #  - job_submit/rail's keeper, restoring every node's lists after a start, changes at most 32
-#    nodes per hold of slurmctld's write locks, each hold at most 1 ms on the keeper's CPU.
+#    nodes per hold of slurmctld's write locks, each hold at most 1 ms on the keeper's CPU in
+#    all but one pass that changed features (or 10% of them, when more than 10: a run has two
+#    or three such passes of 16 holds each). This machine's hypervisor takes a vCPU
+#    away for up to ~24 ms and charges it to the running thread's CPU clock (bench/cpu_stall.c
+#    measures it beside every phase): a pass's longest hold is over 1 ms "on CPU" in 0.6-6% of
+#    passes (README, "How the costs grow"), so one such hold in a run is the machine. A hold
+#    over 1 ms is accepted only when the probe saw a stall at least as long in the same run; a
+#    keeper that spent over 1 ms per hold (all 512 nodes in one hold took 10 ms and more) fails
+#    in every pass.
 # Runs alone (RUN_SERIAL): timings taken beside three other clusters say little. Skipped (one
 # line) when Slurm 25.11.7 or its plugins are not built. About 7 minutes.
 set -euo pipefail
@@ -126,19 +134,31 @@ echo "$name: ok: job_submit/rail takes at most 1 ms per submission at p99 in slu
 for r in a b; do
   f=$out/$r/keeper-rail_js.log
   [ -s "$f" ] || fail "no keeper stats in $f"
-  # pass lock cpu changed holds most which, one line per pass (bench/keeper_stats.awk)
-  read -r most holds changed cpu < <(awk -f "$src/bench/keeper_stats.awk" "$f" | awk '
-    $4 > 0 { if ($6 > most) most = $6
+  # passes holds changed most cpu over: over the passes that changed features, one line
+  # (fields of bench/keeper_stats.awk: 3 lock_cpu_ms, 4 changed, 5 holds, 6 most); "over"
+  # counts passes whose longest hold took over 1 ms of CPU.
+  read -r passes holds changed most cpu over < <(awk -f "$src/bench/keeper_stats.awk" "$f" | awk '
+    $4 > 0 { passes++
+             if ($6 > most) most = $6
              if ($4 > changed) { changed = $4; holds = $5 }
-             if ($3 > cpu) cpu = $3 }
-    END { printf "%d %d %d %.2f\n", most, holds, changed, cpu }')
-  echo "$name: run $r: the keeper changed at most $changed nodes in a pass, in $holds holds of the" \
-    "write locks, at most $most nodes and $cpu ms on CPU in one"
+             if ($3 > cpu) cpu = $3
+             if ($3 > 1.0) over++ }
+    END { printf "%d %d %d %d %.2f %d\n", passes, holds, changed, most, cpu, over }')
+  # The probe's longest stall on its CPU clock over rail + job_submit/rail's two phases (ms).
+  stall=$(cat "$out/$r/stall-rail_js.txt" "$out/$r/stall-rail_js-cycles.txt" 2>/dev/null |
+    sed -n 's/.*longest_ms=\([0-9.]*\).*/\1/p' | sort -g | tail -n 1)
+  stall=${stall:-0}
+  echo "$name: run $r: the keeper changed features in $passes passes, at most $changed nodes in" \
+    "a pass, in $holds holds of the write locks, at most $most nodes in one; the longest hold" \
+    "of a pass over 1 ms on CPU in $over of them (the longest $cpu ms; the machine's longest" \
+    "stall in the same phases $stall ms)"
   [ "$changed" -ge 512 ] || fail "run $r: no keeper pass gave all 512 nodes their lists ($f)"
   [ "$holds" -ge 16 ] || fail "run $r: the keeper gave 512 nodes their lists in $holds holds of the write locks (at least 16 of at most 32 nodes)"
   [ "$most" -le 32 ] || fail "run $r: the keeper changed $most nodes in one hold of the write locks (limit 32)"
-  awk -v c="$cpu" 'BEGIN { exit !(c <= 1.0) }' ||
-    fail "run $r: the keeper's longest lock hold in a pass that changed features took $cpu ms of CPU (limit 1 ms)"
+  awk -v o="$over" -v n="$passes" 'BEGIN { exit !(o <= 1 || o * 10 <= n) }' ||
+    fail "run $r: in $over of $passes passes that changed features the keeper held a write lock over 1 ms on CPU (limit: one pass, or 10% of them)"
+  awk -v c="$cpu" -v s="$stall" 'BEGIN { exit !(c <= 1.0 || c <= s + 1.0) }' ||
+    fail "run $r: the keeper held a write lock $cpu ms on CPU, longer than 1 ms plus the machine's longest stall in the same phases ($stall ms)"
 done
-echo "$name: ok: the keeper restores 512 nodes at most 32 per hold of slurmctld's write locks"
+echo "$name: ok: the keeper restores 512 nodes at most 32 per hold of slurmctld's write locks, each at most 1 ms on CPU but for the machine's stalls"
 echo "$name: PASS (${SECONDS} s)"

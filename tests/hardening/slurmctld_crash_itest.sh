@@ -18,8 +18,11 @@
 # gone). So the kill comes once a job of the stream runs and Slurm saved its job states after
 # the stream's last submission, start and end (the state file's time against the clock and
 # the log), not after a fixed pause: on a loaded CI machine a fixed 6 s let the first jobs
-# end and others start just before the kill. The first jobs end while slurmctld is down.
-# About 60 s.
+# end and others start just before the kill. The stream's jobs do not end on a timer either
+# (CI once saw the whole first wave of 12 s jobs end, and the waiting jobs start, before Slurm's
+# save after the last start): each waits for a release file, which the test writes once
+# slurmctld is dead, so the first jobs end while slurmctld is down and the others wait until
+# it is back. About 60 s.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=fault_lib.sh
@@ -60,15 +63,30 @@ saved_since_last_event() {
     'BEGIN { exit !(s > e && s > t) }'
 }
 jobs=()
+# Each job of phase A runs until $release exists (at most 5 minutes, so that a failed test
+# leaves no job behind for long).
+release=$RAILGUARD_CLUSTER_DIR/release-phase-a
+wait_release="for i in \$(seq 600); do [ -e '$release' ] && exit 0; sleep 0.5; done; exit 1"
 for n in 8 2 1 4 8 2 1 4 2 8 1 4 8; do
-  job=$(rgp_submit -N"$n" --exclusive --wrap 'sleep 12')
+  job=$(rgp_submit -N"$n" --exclusive --wrap "$wait_release")
   jobs+=("$job")
 done
 submitted_at=$(date +%s.%N)
 # started_and_saved: some job of the stream runs, and the state file was written after the
 # last start or end (on a loaded machine the first jobs may start seconds after their sbatch).
+# A start alone does not make Slurm save its job states (22.05: backfill's and the main
+# scheduler's starts only mark them changed, saved by the periodic checkpoint minutes later;
+# a submission, a job's end or a job update schedule a save, proc_req.c). Once jobs run, the
+# test updates the first job's comment, at most every 3 s, until a save follows the last start.
+poked=0
 started_and_saved() {
-  [[ $(rgf_job_states "${jobs[@]}") == *RUNNING* ]] && saved_since_last_event
+  [[ $(rgf_job_states "${jobs[@]}") == *RUNNING* ]] || return 1
+  saved_since_last_event && return 0
+  if ((SECONDS - poked >= 3)); then
+    scontrol update JobId="${jobs[0]}" Comment="crash test: save job states" >/dev/null
+    poked=$SECONDS
+  fi
+  return 1
 }
 rgh_wait "slurmctld saving its job states after the first jobs started" 30 started_and_saved
 states=$(rgf_job_states "${jobs[@]}" | tr '\n' ' ')
@@ -77,7 +95,8 @@ rg_cluster_kill slurmctld KILL || rgp_fail "could not kill slurmctld"
   rgp_fail "at the crash the stream should have running and pending jobs: $states"
 rgp_ok "slurmctld SIGKILLed with ${#jobs[@]} jobs submitted, its job states saved: $states"
 if scontrol ping >/dev/null 2>&1; then rgp_fail "slurmctld still answers after SIGKILL"; fi
-sleep 8  # the first jobs end meanwhile; their slurmstepd retry the completion
+touch "$release"
+sleep 8  # the running jobs end meanwhile; their slurmstepd retry the completion
 lines=$(wc -l <"$log")
 rg_cluster_respawn slurmctld || rgp_fail "slurmctld did not start again"
 for plugin in topology/rail job_submit/rail; do
