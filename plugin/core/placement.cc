@@ -318,17 +318,20 @@ Decision DecideHeldOrNot(const JobFacts& job, const PlacementConfig& config,
       d.hold_nodes = nodes;
       // No node has the feature (a new cluster, or every node lost it): Slurm would refuse
       // the constraint, so the keeper adds it when it releases the job.
-      d.defer_feature = !job.feature_exists && constraint.kind == Constraint::kAdded;
+      d.defer_feature =
+          !job.feature_exists && constraint.kind == Constraint::kAdded && !job.topology_places;
       *hold_out = "held: " + few + " and this job needs " + job_nodes +
                   "; it waits, and railguard releases it when " + std::to_string(nodes) +
                   " are healthy (squeue shows the count)" +
                   (d.defer_feature ? " and adds the feature to its constraint" : "") + "; then ";
     }
-    if (constraint.kind == Constraint::kAdded && !d.defer_feature) {
+    if (constraint.kind == Constraint::kAdded && !d.defer_feature && !job.topology_places) {
       d.set_features = true;
       d.features = constraint.features;
     }
-    health_note = "healthy nodes only (feature " + feature + ")";
+    health_note = job.topology_places ? "healthy nodes only (topology/rail leaves nodes without " +
+                                            feature + " out)"
+                                      : "healthy nodes only (feature " + feature + ")";
   } else {
     health_note = "node health not required (healthy_feature is empty)";
   }
@@ -369,6 +372,13 @@ Decision DecideHeldOrNot(const JobFacts& job, const PlacementConfig& config,
     return d;
   }
 
+  if (job.topology_places && needed == 1) {
+    const std::string note = mode == PlacementMode::kStrict ? "" : " (prefer: as strict there)";
+    d.message = head + job_nodes + " in " + sus +
+                ": topology/rail keeps a job that fits one in one, however long it queues" + note +
+                "; " + health_note;
+    return d;
+  }
   const uint32_t bound = WaitBound(config, mode, nodes);
   const uint32_t wait = std::min(bound, job.max_switch_wait);
   d.set_switches = true;

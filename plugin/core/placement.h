@@ -42,6 +42,13 @@ struct JobFacts {
   bool feature_exists = true;
   // health.mode is observe: railguard requires no healthy feature (railcheck only records).
   bool observe_health = false;
+  // The topology plugin places the job by its own evaluation (topology/rail on Slurm 24.11
+  // and later, and the job not --contiguous): it leaves nodes without the healthy feature out
+  // of every multi-node job and keeps a job that fits one one-hop domain of its partition in
+  // one, however long it waits (plugin/topology_rail/topo_eval.c). Slurm's own handling of a
+  // --constraint and a --switches costs every waiting job memory and every backfill test time
+  // (bench/README, "2,000 waiting jobs"), so neither is set where the plugin does the same.
+  bool topology_places = false;
 };
 
 // What placement needs to know about the fabric, as the job's partition sees it.
@@ -113,7 +120,12 @@ struct Decision {
 //    (capped by Slurm at max_switch_wait: with kNeverExpiresWait or more it never lapses);
 //    a user's --switches is replaced; a job that needs more SUs than its limit is refused;
 //  - prefer: the same count with wait = WaitBound(), counted by Slurm from its first
-//    evaluation of the job; a user's --switches is kept; over the limit it may spread.
+//    evaluation of the job; a user's --switches is kept; over the limit it may spread;
+//  - `topology_places`: the healthy feature is required as above (the same refusals and
+//    holds) but not added to the job's --constraint, and a job that fits one domain gets no
+//    switch bound, strict or prefer (the topology plugin keeps it in one domain whatever it
+//    waited); the message says topology/rail does it. A job that needs more domains gets its
+//    bound as above (tree's evaluation keeps it to that many leaves).
 // The node count is the larger of min_nodes and max_nodes; without them, ceil(GPUs /
 // gpus_per_node) from --gpus or --gpus-per-task x --ntasks, ceil(ntasks / ntasks_per_node),
 // or ceil(ntasks x cpus_per_task / cpus_per_node).

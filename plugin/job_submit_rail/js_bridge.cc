@@ -251,6 +251,7 @@ extern "C" int rg_js_decide(const rg_js_facts_t* facts, rg_log_fn log, rg_js_dec
         job.may_hold = facts->may_hold != 0;
         job.feature_exists = facts->feature_exists != 0;
         job.observe_health = setup->config.health.mode == railguard::HealthMode::kObserve;
+        job.topology_places = facts->topology_places != 0;
         job.max_switch_wait =
             railguard::plugin::ParseMaxSwitchWait(facts->sched_params ? facts->sched_params : "");
         const std::shared_ptr<const railguard::topo::Topology> topo(setup, &setup->topology);

@@ -51,6 +51,8 @@ typedef struct {
   const char *sched_params; /* SchedulerParameters, for max_switch_wait */
   int may_hold; /* a submission: held, not refused, when too few nodes are healthy */
   int feature_exists; /* some node of the cluster has the healthy feature active now */
+  int topology_places; /* the topology plugin keeps the job on healthy nodes in one domain
+                        * (plugin/core/placement.h, JobFacts::topology_places) */
 } rg_js_facts_t;
 
 enum {

@@ -24,6 +24,7 @@
 #include "plugin/job_submit_rail/js_bridge.h"
 #include "plugin/job_submit_rail/js_domains.h"
 #include "plugin/job_submit_rail/js_parked.h"
+#include "plugin/job_submit_rail/js_slurm.h"
 #include "js_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
 // clang-format on
 
@@ -187,7 +188,13 @@ int rg_parked_apply(rg_parked_t *steps, int n) {
     if (!job_ptr || !IS_JOB_PENDING(job_ptr) || (job_ptr->priority != 0)) continue;
     switch (steps[i].step) {
       case RG_JS_PARKED_RELEASE:
-        /* Held while no node had the feature: first the constraint it was accepted without. */
+        /* Held while no node had the feature: first the constraint it was accepted without,
+         * unless the topology plugin keeps it off nodes without the feature. */
+        if (steps[i].features &&
+            rg_js_topology_places(job_ptr->details && job_ptr->details->contiguous)) {
+          free(steps[i].features);
+          steps[i].features = NULL;
+        }
         if (steps[i].features && !_parked_set_features(job_ptr, steps[i].features)) {
           error("%s %pJ stays held: Slurm does not accept the constraint %s", PREFIX, job_ptr,
                 steps[i].features);

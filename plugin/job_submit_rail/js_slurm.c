@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
@@ -59,6 +60,7 @@ typedef struct {
   char **spank_env;
   uint32_t spank_env_cnt;
   bool may_hold; /* a submission (see rg_js_facts_t) */
+  bool contiguous; /* --contiguous */
 } _job_view_t;
 
 static uint32_t _val32(uint32_t v) { return ((v == NO_VAL) || (v == INFINITE)) ? 0 : v; }
@@ -118,6 +120,35 @@ static bool _healthy_feature_exists(const char *feature) {
   return !feature || !feature[0] || !active_feature_list || rg_js_active_feature(feature, NULL);
 }
 
+/* Decided at init: the topology plugin changes only when slurmctld starts (from 23.11 a
+ * reconfigure starts a new slurmctld), and 22.05 has none that places (RG_PLACING_*). */
+static bool g_topology_rail_places; /* set once by rail_job_submit_init */
+
+bool rg_js_topology_places(bool contiguous) { return !contiguous && g_topology_rail_places; }
+
+/* Whether slurmctld places jobs with topology/rail: TopologyPlugin names it, on a release
+ * whose topology plugins evaluate nodes, and no topology.yaml beside slurm.conf where Slurm
+ * reads one (with one, 25.05 and later ignore TopologyPlugin: topology_g_init stats the file,
+ * and the file can name only Slurm's own plugins). Reads the file system: at init only. */
+static bool _topology_rail_loaded(void) {
+  const char *plugin = RG_PLACING_TOPOLOGY_PLUGIN;
+  struct stat st;
+  char *yaml;
+  bool yaml_there;
+
+  if (!plugin || !strstr(plugin, "topology/rail")) return false;
+  if (!RG_READS_TOPOLOGY_YAML) return true;
+  yaml = get_extra_conf_path("topology.yaml");
+  yaml_there = yaml && !stat(yaml, &st);
+  if (yaml_there)
+    info(
+        "%s %s exists, so Slurm places jobs by it and not by %s: multi-node jobs get the "
+        "healthy feature and --switches",
+        PREFIX, yaml, plugin);
+  xfree(yaml);
+  return !yaml_there;
+}
+
 /* Fills `f` from `v`: with `counted` the job's nodes counted per domain (js_domains.h) where
  * a setup is loaded, else one by one, the node arrays pointing into Slurm's node table. */
 static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f, bool counted) {
@@ -144,6 +175,7 @@ static void _facts_fill(const _job_view_t *v, rg_js_facts_t *f, bool counted) {
   f->sched_params = slurm_conf.sched_params;
   f->may_hold = v->may_hold;
   f->feature_exists = _healthy_feature_exists(feature);
+  f->topology_places = rg_js_topology_places(v->contiguous);
   if (nodes && counted && rg_js_count_domains(nodes, feature, f)) FREE_NULL_BITMAP(nodes);
   free(feature);
   if (!nodes) return;
@@ -195,6 +227,13 @@ extern int rail_job_submit_init(void) {
   free(path);
   if (rc < 0) return SLURM_ERROR;
   (void)rg_js_check_switch_wait(slurm_conf.sched_params, RG_PLACING_TOPOLOGY_PLUGIN, _log);
+  g_topology_rail_places = _topology_rail_loaded();
+  if (g_topology_rail_places)
+    info(
+        "%s topology/rail keeps multi-node jobs on healthy nodes and in the fewest one-hop "
+        "domains: they get no healthy-feature constraint, and no --switches when they fit one "
+        "domain (--contiguous jobs get both)",
+        PREFIX);
   rg_js_stats_init();
   rg_keeper_start();
   return SLURM_SUCCESS;
@@ -399,6 +438,7 @@ static int _job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err
   v.spank_env = job_desc->spank_job_env;
   v.spank_env_cnt = job_desc->spank_job_env_size;
   v.may_hold = true;
+  v.contiguous = (job_desc->contiguous != NO_VAL16) && job_desc->contiguous;
   {
     uint32_t nodes;
     bool together;
@@ -424,8 +464,8 @@ static bool _update_touches_placement(const job_desc_msg_t *u) {
   return u->features || (u->min_nodes != NO_VAL) || (u->max_nodes != NO_VAL) ||
          (u->req_switch != NO_VAL) || (u->wait4switch != NO_VAL) || (u->num_tasks != NO_VAL) ||
          (u->ntasks_per_node != NO_VAL16) || (u->cpus_per_task != NO_VAL16) || u->req_nodes ||
-         u->exc_nodes || u->partition || u->reservation || u->tres_per_job ||
-         u->tres_per_task;
+         u->exc_nodes || u->partition || u->reservation || u->tres_per_job || u->tres_per_task ||
+         (u->contiguous != NO_VAL16);
 }
 
 extern int rail_job_modify(job_desc_msg_t *job_desc, void *job_ptr_v, uint32_t submit_uid) {
@@ -463,6 +503,7 @@ extern int rail_job_modify(job_desc_msg_t *job_desc, void *job_ptr_v, uint32_t s
   v.tres_per_task = job_desc->tres_per_task ? job_desc->tres_per_task : job_ptr->tres_per_task;
   v.spank_env = job_ptr->spank_job_env;
   v.spank_env_cnt = job_ptr->spank_job_env_size;
+  v.contiguous = (job_desc->contiguous != NO_VAL16) ? job_desc->contiguous : det->contiguous;
   /* An update that sets the features to "" clears them: the decision then starts from none. */
   if (job_desc->features && !job_desc->features[0]) v.features = NULL;
   rc = _decide_and_apply(&v, job_desc, submit_uid, "an update of a pending job", &msg, &nodes,

@@ -4,6 +4,7 @@
 #ifndef RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_SLURM_H_
 #define RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_SLURM_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "slurm/slurm.h"
@@ -21,6 +22,12 @@ int rail_job_submit_fini(void);
  * to the user by sbatch/salloc/srun). Never fails for internal reasons: the job then goes
  * through unchanged. */
 int rail_job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg);
+
+/* Whether the topology plugin places a multi-node job by its own evaluation, healthy nodes
+ * and one domain (topology/rail on 24.11 and later, the job not `contiguous`): then neither
+ * the job's --constraint nor its --switches carry the healthy feature and the domain bound
+ * (plugin/core/placement.h, JobFacts::topology_places). */
+bool rg_js_topology_places(bool contiguous);
 
 /* Job updates are left alone: placement is decided once, at submission. */
 int rail_job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid);

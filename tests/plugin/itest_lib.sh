@@ -31,6 +31,12 @@ else
   rgp_railcheck_dir=$rgp_bin/healthcheck
   rgp_railctl=$rgp_bin/railctl
 fi
+# rgp_places: 1 when topology/rail (rgp_start's topology plugin) places jobs by its own
+# evaluation (Slurm 24.11 and later, built from source: rg_release set), so that
+# job_submit/rail asks Slurm for neither the healthy feature nor a switch bound on a job that
+# fits one SU (plugin/core/placement.h, JobFacts::topology_places); 0 on Debian's 22.05.
+rgp_places=0
+[ -z "$rgp_release" ] || rgp_places=1
 
 # rgp_fail MESSAGE: reports a failed check with the end of slurmctld's log, and exits 1.
 rgp_fail() {

@@ -392,6 +392,70 @@ TEST(Placement, TheFeatureNameComesFromTheConfigAndEmptyTurnsHealthOff) {
   EXPECT_TRUE(d.set_switches);
 }
 
+// topology/rail (24.11 on) keeps multi-node jobs off nodes without the feature and a job that
+// fits one domain in one by its own evaluation: the job gets neither the --constraint nor the
+// --switches whose handling costs Slurm memory per waiting job and time per backfill test.
+JobFacts Placed(JobFacts j) {
+  j.topology_places = true;
+  return j;
+}
+
+const char kPlacedHealthy[] =
+    "healthy nodes only (topology/rail leaves nodes without rail_healthy out)";
+
+TEST(Placement, WithTopologyRailAJobThatFitsOneSuGetsNoConstraintAndNoSwitches) {
+  Decision d = DecidePlacement(Placed(Strictly(Nodes(8))), Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_EQ(d.refuse, Decision::kAccept);
+  EXPECT_FALSE(d.set_switches);
+  EXPECT_FALSE(d.set_features);
+  EXPECT_EQ(d.nodes, 8u);
+  EXPECT_EQ(d.message,
+            std::string("railguard: strict placement: 8 nodes in 1 scalable unit: topology/rail "
+                        "keeps a job that fits one in one, however long it queues; ") +
+                kPlacedHealthy);
+  // Prefer is strict there: topology/rail does not spread a job that fits one domain.
+  d = DecidePlacement(Placed(Nodes(4)), Mode(PlacementMode::kPrefer), Dev4Su());
+  EXPECT_FALSE(d.set_switches);
+  EXPECT_EQ(d.message,
+            std::string("railguard: prefer placement: 4 nodes in 1 scalable unit: topology/rail "
+                        "keeps a job that fits one in one, however long it queues (prefer: as "
+                        "strict there); ") +
+                kPlacedHealthy);
+  // Without it (Slurm's topology plugins, 22.05, --contiguous) the job asks Slurm for both.
+  d = DecidePlacement(Strictly(Nodes(8)), Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_TRUE(d.set_switches);
+  EXPECT_TRUE(d.set_features);
+}
+
+TEST(Placement, WithTopologyRailALargerJobKeepsItsSwitchBoundButNoConstraint) {
+  Decision d = DecidePlacement(Placed(Strictly(Nodes(12))), Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_EQ(d.refuse, Decision::kAccept);
+  EXPECT_TRUE(d.set_switches);  // tree's evaluation keeps it to that many leaves
+  EXPECT_EQ(d.req_switch, 2u);
+  EXPECT_FALSE(d.set_features);
+  EXPECT_NE(d.message.find(kPlacedHealthy), std::string::npos);
+}
+
+TEST(Placement, WithTopologyRailTheHealthRulesAreTheSame) {
+  // A constraint that could not keep degraded nodes out is refused as with any plugin.
+  JobFacts job = Placed(Strictly(Nodes(2)));
+  job.features = "[rack1|rack2]|big";
+  EXPECT_EQ(DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su()).refuse,
+            Decision::kBadConstraint);
+  // Too few healthy nodes: held, released by the keeper, still without a constraint.
+  job = Placed(Strictly(Nodes(8)));
+  job.healthy_nodes = 5;
+  Decision d = DecidePlacement(job, Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_TRUE(d.hold);
+  EXPECT_EQ(d.hold_nodes, 8u);
+  EXPECT_FALSE(d.set_features);
+  EXPECT_FALSE(d.set_switches);
+  // A single-node job stays Slurm's business.
+  d = DecidePlacement(Placed(Nodes(1)), Mode(PlacementMode::kStrict), Dev4Su());
+  EXPECT_FALSE(d.set_switches);
+  EXPECT_TRUE(d.message.empty());
+}
+
 TEST(RequireFeature, CombinesWithinWhatSlurm2205Parses) {
   auto features = [](const char* user) { return RequireFeature(user, "ok").features; };
   auto kind = [](const char* user) { return RequireFeature(user, "ok").kind; };

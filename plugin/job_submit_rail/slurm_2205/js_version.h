@@ -21,4 +21,7 @@ typedef ListIterator rg_list_itr_t; /* 22.05: ListIterator is already a pointer 
  * none on 22.05 (topology plugins only build the switch table; --switches places). */
 #define RG_PLACING_TOPOLOGY_PLUGIN NULL
 
+/* Whether slurmctld reads a topology.yaml (25.05 on): not 22.05. */
+#define RG_READS_TOPOLOGY_YAML 0
+
 #endif /* RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_ */

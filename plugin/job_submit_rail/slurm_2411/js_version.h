@@ -24,4 +24,8 @@ typedef list_itr_t *rg_list_itr_t;   /* 24.11: ListIterator is gone */
  * on), for rg_js_check_switch_wait. */
 #define RG_PLACING_TOPOLOGY_PLUGIN (slurm_conf.topology_plugin)
 
+/* Whether slurmctld reads a topology.yaml beside slurm.conf, which then overrides
+ * TopologyPlugin (topology_g_init, 25.05 on; 24.11 reads no such file). */
+#define RG_READS_TOPOLOGY_YAML (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0))
+
 #endif /* RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_ */
