@@ -68,6 +68,7 @@ function(railguard_release_plugins series tree)
     SOURCES ${entries} topology_rail/topo_eval.c topology_rail/topo_domains.c
             topology_rail/topo_info.c
             topology_rail/topo_slurm.c topology_rail/topo_bridge.cc common/slurm_log.c
+            common/node_run.c
             ${slurm_eval})
   target_include_directories(topology_rail_${series} PRIVATE ${ver})
   target_compile_definitions(topology_rail_${series} PRIVATE SLURM_PLUGIN_DEBUG)
@@ -78,7 +79,7 @@ function(railguard_release_plugins series tree)
     SOURCES job_submit_rail/job_submit_rail.c job_submit_rail/js_slurm.c
             job_submit_rail/js_keeper.c job_submit_rail/js_parked.c job_submit_rail/js_stats.c job_submit_rail/js_domains.c
             job_submit_rail/js_bridge.cc
-            common/slurm_log.c)
+            common/slurm_log.c common/node_run.c)
   # js_version.h: a release without its own folder takes 24.11's (25.11 and 26.05 do).
   set(js_ver ${here}/job_submit_rail/slurm_${series})
   if(NOT EXISTS ${js_ver})

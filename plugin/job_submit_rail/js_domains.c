@@ -21,6 +21,7 @@
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "plugin/common/node_run.h"
 #include "plugin/job_submit_rail/js_bridge.h"
 #include "plugin/job_submit_rail/js_domains.h"
 #include "js_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
@@ -38,8 +39,8 @@ typedef struct {
   node_record_t **slots; /* node_record_table_ptr[0..node_count) then */
   int n;                 /* domains */
   bitstr_t **domain;     /* per domain, its node records */
-  int32_t *lo, *hi;      /* per domain whose records are slots lo..hi-1 and no other: that
-                          * range; else lo = -1 (counted over the whole bitmap) */
+  rg_node_run_t *run;    /* per domain, whether its records are one run of slots (counted
+                          * over that run's words only: plugin/common/node_run.h) */
   uint32_t *cpus;        /* per domain, the most CPUs of its nodes' config records */
   bitstr_t *rail;        /* every record on the rails */
 } _domains_t;
@@ -51,8 +52,7 @@ static _domains_t domains; /* domains_mu */
 static void _domains_clear(_domains_t *d) {
   for (int i = 0; i < d->n; i++) FREE_NULL_BITMAP(d->domain[i]);
   xfree(d->domain);
-  xfree(d->lo);
-  xfree(d->hi);
+  xfree(d->run);
   xfree(d->cpus);
   FREE_NULL_BITMAP(d->rail);
   xfree(d->slots);
@@ -101,8 +101,7 @@ static bool _domains_build(_domains_t *d, time_t now) {
   for (int k = 0; k < n; k++) d->domain[k] = bit_alloc(count);
   d->n = n;
   d->rail = bit_alloc(count);
-  d->lo = xcalloc(n + 1, sizeof(int32_t));
-  d->hi = xcalloc(n + 1, sizeof(int32_t));
+  d->run = xcalloc(n + 1, sizeof(rg_node_run_t));
   d->cpus = xcalloc(n + 1, sizeof(uint32_t));
   for (int i = 0; i < count; i++) {
     node_record_t *node_ptr = node_record_table_ptr[i];
@@ -115,14 +114,7 @@ static bool _domains_build(_domains_t *d, time_t now) {
   /* Nodes are usually numbered domain by domain, so that a domain's records are one run of
    * slots: counting a job's nodes there reads that run's words only, not the whole table's
    * (128 domains x 4,096 bits per submission otherwise). */
-  for (int k = 0; k < n; k++) {
-    int32_t first = bit_ffs(d->domain[k]), last = bit_fls(d->domain[k]);
-    d->lo[k] = -1;
-    if ((first >= 0) && (bit_set_count(d->domain[k]) == last - first + 1)) {
-      d->lo[k] = first;
-      d->hi[k] = last + 1;
-    }
-  }
+  for (int k = 0; k < n; k++) d->run[k] = rg_node_run_of(d->domain[k]);
   d->slots = xcalloc(count + 1, sizeof(node_record_t *));
   memcpy(d->slots, node_record_table_ptr, sizeof(node_record_t *) * (size_t)count);
   d->node_count = count;
@@ -179,9 +171,7 @@ bool rg_js_count_domains(bitstr_t *nodes, const char *feature, rg_js_facts_t *f)
   counts = xcalloc(domains.n + 1, sizeof(uint32_t));
   f->max_cpus = 0;
   for (int k = 0; k < domains.n; k++) {
-    counts[k] = (domains.lo[k] >= 0)
-                    ? (uint32_t)bit_set_count_range(nodes, domains.lo[k], domains.hi[k])
-                    : (uint32_t)bit_overlap(nodes, domains.domain[k]);
+    counts[k] = (uint32_t)rg_node_run_count(domains.run[k], domains.domain[k], nodes);
     if (counts[k] && (domains.cpus[k] > f->max_cpus)) f->max_cpus = domains.cpus[k];
   }
   on_rails = bit_copy(nodes);

@@ -61,16 +61,10 @@ static void _build(void) {
     if (i == rg_unmapped_leaf) continue;
     {
       rg_domain_t *d = &idx.domains[idx.n++];
-      const int first = bit_ffs(nodes), last = bit_fls(nodes);
 
       d->sw = i;
       d->size = bit_set_count(nodes);
-      d->first = -1;
-      d->end = -1;
-      if (first >= 0 && d->size == last - first + 1) {
-        d->first = first;
-        d->end = last + 1;
-      }
+      d->run = rg_node_run_of(nodes);
       if (!idx.all) idx.all = bit_alloc(bit_size(nodes));
       if (bit_size(idx.all) == bit_size(nodes)) bit_or(idx.all, nodes);
     }
@@ -86,12 +80,7 @@ const rg_domain_t *rg_domains(int *n) {
 }
 
 int rg_domain_count(const rg_domain_t *d, bitstr_t *map) {
-  bitstr_t *nodes = switch_record_table[d->sw].node_bitmap;
-
-  if (!map || !nodes) return 0;
-  /* One run of indexes inside the map: only its words. */
-  if (d->first >= 0 && d->end <= bit_size(map)) return bit_set_count_range(map, d->first, d->end);
-  return bit_overlap(nodes, map);
+  return rg_node_run_count(d->run, switch_record_table[d->sw].node_bitmap, map);
 }
 
 bool rg_domains_overlap_any(bitstr_t *map) {

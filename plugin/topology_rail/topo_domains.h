@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one-hop domains of topology/rail's switch table, indexed once per table (not per job
- * evaluation): which switch each is, its size, whether its nodes are one run of node indexes,
- * and per node its leaf's number. Counting a map's nodes in a domain whose nodes are one run
- * reads only the words of that run (bit_set_count_range), not the whole map: with 128 domains
- * of 32 nodes, one or two words per domain instead of 64 (Slurm is built without hardware
- * popcount, so every word counted is a libgcc call). Used in slurmctld's scheduling path
+ * evaluation): which switch each is, its size, whether its nodes are one run of node indexes
+ * (counted over that run's words only: plugin/common/node_run.h), and per node its leaf's
+ * number. Used in slurmctld's scheduling path
  * (under its locks): no I/O, no lock of its own. The index is built with the table
  * (rail_topo_build_config_and_index, under slurmctld's write locks); a call that finds the
  * table changed since (rg_topo_table_generation, its address) rebuilds it. Built for Slurm 24.11
@@ -14,13 +12,13 @@
 
 #include <stdint.h>
 
+#include "plugin/common/node_run.h"
 #include "src/common/bitstring.h"
 
 typedef struct {
-  int sw;    /* its index in switch_record_table */
-  int size;  /* its nodes */
-  int first; /* when its nodes are exactly the indexes [first, end): first; else -1 */
-  int end;
+  int sw;            /* its index in switch_record_table */
+  int size;          /* its nodes */
+  rg_node_run_t run; /* whether its nodes are one run of indexes (plugin/common/node_run.h) */
 } rg_domain_t;
 
 /* The domains of the current switch table, in table order (leaves, not the leaf of unmapped
