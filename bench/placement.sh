@@ -515,6 +515,10 @@ run_policy() {
   wait_done "$policy" "$(wc -l <"$out/submit-$policy.txt")"
   read -r load1 _ </proc/loadavg
   log "$policy: stream done after $((SECONDS - t0)) s"
+  # Which of Slurm's schedulers started the jobs, and how long their cycles took: a start that
+  # waits for the next backfill cycle (bf_interval) rather than the main scheduler's event-
+  # driven run adds seconds to every wait of a full cluster.
+  sdiag >"$out/sdiag-$policy.txt" 2>&1 || echo "sdiag failed" >>"$out/sdiag-$policy.txt"
   echo "$policy: host load average $load0 at the start, $load1 at the end;" \
     "sbatch returned at most $(sort -k3 -n "$out/submit-$policy.txt" | tail -n 1 |
       awk '{ print $3 }') ms after a job's time" >"$out/host-$policy.txt"
@@ -543,6 +547,28 @@ percentiles() {  # FILE: "p50 p99 mean" in ms of microsecond samples
   sort -n "$1" | awk '{ v[NR] = $1; s += $1 } END {
     i50 = int(NR * 0.50 + 0.999999); i99 = int(NR * 0.99 + 0.999999)
     printf "%.1f %.1f %.1f\n", v[i50] / 1000, v[i99] / 1000, s / NR / 1000 }'
+}
+
+# sdiag_line POLICY: the jobs each of Slurm's schedulers started in POLICY's run and their mean
+# cycles, from its saved sdiag (Slurm 22.05-26.05 print these labels).
+sdiag_line() {
+  [ -s "$out/sdiag-$1.txt" ] || return 0
+  awk -v p="$1" '
+    /^Main schedule statistics/ { sec = "main" }
+    /^Backfilling stats/ { sec = "bf" }
+    /^[[:space:]]*Jobs started:/ && !started { started = $NF }
+    /Total backfilled jobs \(since last slurm start\)/ { bf = $NF }
+    sec == "main" && /^[[:space:]]*Mean cycle:/ { main_mean = $NF }
+    sec == "main" && /^[[:space:]]*Total cycles:/ { main_n = $NF }
+    sec == "bf" && /^[[:space:]]*Mean cycle:/ { bf_mean = $NF }
+    sec == "bf" && /^[[:space:]]*Total cycles:/ { bf_n = $NF }
+    END {
+      if (started == "" || bf == "") { print p ": sdiag: no scheduler counts"; exit }
+      printf "%s: sdiag: %d jobs started, %d by the main scheduler and %d by backfill;", p,
+        started, started - bf, bf
+      printf " mean cycle main %s us (%s cycles), backfill %s us (%s cycles)\n", main_mean,
+        main_n, bf_mean, bf_n
+    }' "$out/sdiag-$1.txt"
 }
 
 {
@@ -581,6 +607,7 @@ percentiles() {  # FILE: "p50 p99 mean" in ms of microsecond samples
   fi
   "$bin/bench_placement" report "${report[@]}"
   for p in "${policy_list[@]}"; do cat "$out/host-$p.txt"; done
+  for p in "${policy_list[@]}"; do sdiag_line "$p"; done
   if [ -s "$out/latency-rail.txt" ]; then
     echo
     echo "== sbatch round trip on the live cluster (held 2-node jobs)," \

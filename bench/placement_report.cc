@@ -178,7 +178,7 @@ bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>
     by_seq[seq] = &r;
   }
 
-  std::vector<double> waits, waits_multi;
+  std::vector<double> waits, waits_multi, holds_over_run;
   std::vector<double> sus_multi;
   int64_t first_submit = 0, last_end = 0;
   bool any = false;
@@ -202,6 +202,9 @@ bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>
     }
     const double wait = static_cast<double>(std::max<int64_t>(0, r->start - due));
     waits.push_back(wait);
+    if (r->state == "COMPLETED") {
+      holds_over_run.push_back(static_cast<double>(r->end - r->start) - j.duration);
+    }
     std::vector<std::string> hosts;
     std::string herr;
     if (!ExpandHostlist(r->node_list, &hosts, &herr)) {
@@ -248,6 +251,7 @@ bool Evaluate(const std::vector<StreamJob>& stream, const std::vector<JobRecord>
   out->mean_wait_multi = Mean(waits_multi);
   out->p95_wait_multi = Percentile(waits_multi, 0.95);
   out->makespan = any ? static_cast<double>(last_end - first_submit) : 0;
+  out->mean_hold_over_run = Mean(holds_over_run);
   return true;
 }
 
@@ -277,6 +281,8 @@ std::string FormatTable(const std::vector<PolicyResult>& results) {
   row("p95 wait, multi-node jobs (s)",
       [](const PolicyResult& r) { return Fmt("%.0f", r.p95_wait_multi); });
   row("makespan (s)", [](const PolicyResult& r) { return Fmt("%.0f", r.makespan); });
+  row("held beyond run time, mean (s)",
+      [](const PolicyResult& r) { return Fmt("%.2f", r.mean_hold_over_run); });
   if (std::any_of(results.begin(), results.end(), [](const PolicyResult& r) { return r.fault; })) {
     auto count = [](bool fault, int n) { return fault ? std::to_string(n) : std::string("-"); };
     row("jobs started after the fault",

@@ -49,6 +49,10 @@ struct PolicyResult {
   double mean_wait_multi = 0;    // the same two for multi-node jobs only
   double p95_wait_multi = 0;
   double makespan = 0;             // first submission to last end, seconds
+  // Seconds a COMPLETED job held its nodes beyond the time it ran (EndTime - StartTime less
+  // its stream duration), mean: launch and teardown (slurmd, slurmstepd, SPANK plugins),
+  // which on one host simulating every node share its CPUs with the whole cluster.
+  double mean_hold_over_run = 0;
   std::vector<std::string> split;  // "rgb-<seq> (<nodes> nodes): <node list>" for each
                                    // multi-node job that fit one SU but spanned more
   int foreign_records = 0;         // records not named rgb-<seq> (ignored)

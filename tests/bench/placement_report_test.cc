@@ -125,6 +125,7 @@ TEST_F(Report, CountsSusWaitsAndMakespanPerPolicy) {
   EXPECT_EQ(r.p95_wait, 10);
   EXPECT_EQ(r.p95_wait_multi, 10);
   EXPECT_EQ(r.makespan, 40);
+  EXPECT_DOUBLE_EQ(r.mean_hold_over_run, 0);  // the TIMEOUT job's 38 s do not count
   ASSERT_EQ(r.split.size(), 1u);
   EXPECT_EQ(r.split[0], "rgb-2 (2 nodes): n[008-009]");
 }
@@ -151,6 +152,8 @@ TEST_F(Report, WithADueOriginWaitsCountFromEachJobsDueSecond) {
   EXPECT_DOUBLE_EQ(r.mean_wait, (1 + 7) / 2.0);
   EXPECT_EQ(r.p95_wait_multi, 7);
   EXPECT_EQ(r.makespan, 30);
+  // rgb-2 ran 10 s but held its nodes from 10:00:12 to 10:00:30.
+  EXPECT_DOUBLE_EQ(r.mean_hold_over_run, (0 + 8) / 2.0);
   // Without the origin the same records count from SubmitTime: 31 and 42 s.
   ASSERT_TRUE(Evaluate(stream, Records(text), "comp.txt", topo_, "rail", &r, &err)) << err;
   EXPECT_DOUBLE_EQ(r.mean_wait, (31 + 42) / 2.0);
