@@ -12,6 +12,7 @@
 #include "plugin/common/bridge.h"
 #include "plugin/core/job_options.h"
 #include "plugin/core/nccl.h"
+#include "plugin/core/nccl_cache.h"
 
 namespace {
 
@@ -27,10 +28,15 @@ constexpr char kMarkerEnv[] = "RAILGUARD_NCCL_IB_HCA";
 // What this process learned; one SPANK stack per process, so plain globals suffice.
 struct State {
   std::string conf_path;                   // config= argument of plugstack.conf
+  std::string cache_dir = railguard::plugin::kDefaultNcclCacheDir;  // cache=, "" = none
   std::string placement;                   // --rail-placement, "" = not given
   std::string max_sus;                     // --rail-max-sus, "" = not given
   std::string hetjob;                      // --rail-hetjob, "" = not given
-  std::shared_ptr<const RailSetup> setup;  // slurmstepd only
+  // slurmstepd only: the located railguard.yaml, and either the NCCL_IB_HCA cache text
+  // (nccl_cache.h) found fresh or the setup loaded when it was not.
+  std::string located;
+  std::string cache_text;
+  std::shared_ptr<const RailSetup> setup;
 };
 
 State& Get() {
@@ -83,12 +89,52 @@ struct spank_option option_table[] = {
      1, kOptHetjob, OptionCallback},
 };
 
+// slurmstepd, once per step: the cache file when it is fresh; else railguard.yaml and its
+// topology, and then a new cache file for the steps that follow. The identities are taken
+// before each file is read, so that a file changed during the load leaves a cache that the
+// next step finds stale.
 void LoadTopology(State& s) {
+  using railguard::FileIdentity;
+  using railguard::IdentityOf;
+  namespace rp = railguard::plugin;
+  s.located = railguard::LocateConfig(s.conf_path);
+  std::string cache_file, why;
+  if (!s.cache_dir.empty()) {
+    cache_file = rp::NcclCachePath(s.cache_dir, s.located);
+    std::string text, unused;
+    if (rp::ReadNcclCache(s.cache_dir, cache_file, &text, &why)) {
+      if (rp::LookupNcclCache(text, s.located, "", IdentityOf, &unused) !=
+          rp::NcclCacheAnswer::kStale) {
+        s.cache_text = std::move(text);
+        return;
+      }
+    } else if (!why.empty()) {
+      slurm_verbose("railguard: spank: %s", why.c_str());
+    }
+  }
   railguard::Diags diags;
-  s.setup = railguard::LoadRailSetup(railguard::LocateConfig(s.conf_path), &diags);
-  if (s.setup) return;
-  // slurmstepd: the step goes on without NCCL_IB_HCA; say why once per step.
-  for (const railguard::Diag& d : diags) slurm_error("railguard: spank: %s", d.ToString().c_str());
+  auto setup = std::make_shared<RailSetup>();
+  const FileIdentity config_id = IdentityOf(s.located);
+  FileIdentity topology_id;
+  if (railguard::LoadSetupConfig(s.located, &setup->config, &diags)) {
+    topology_id = IdentityOf(setup->config.topology_path);
+    if (railguard::LoadSetupTopology(setup->config.topology_path, &setup->topology, &diags)) {
+      s.setup = std::move(setup);
+    }
+  }
+  if (!s.setup) {
+    // slurmstepd: the step goes on without NCCL_IB_HCA; say why once per step.
+    for (const railguard::Diag& d : diags) {
+      slurm_error("railguard: spank: %s", d.ToString().c_str());
+    }
+    return;
+  }
+  if (cache_file.empty()) return;
+  const std::string text = rp::FormatNcclCache(s.located, config_id, s.setup->config.topology_path,
+                                               topology_id, s.setup->topology);
+  if (!text.empty() && !rp::WriteNcclCache(s.cache_dir, cache_file, text, &why)) {
+    slurm_verbose("railguard: spank: NCCL_IB_HCA cache not kept: %s", why.c_str());
+  }
 }
 
 }  // namespace
@@ -100,10 +146,14 @@ extern "C" int rg_spank_init(spank_t sp, int ac, char** av) {
       const std::string arg = av[i];
       if (arg.rfind("config=", 0) == 0 && arg.size() > 7) {
         s.conf_path = arg.substr(7);
+      } else if (arg.rfind("cache=", 0) == 0 && arg.size() > 6 && arg[6] == '/') {
+        s.cache_dir = arg.substr(6);
+      } else if (arg == "cache=none") {
+        s.cache_dir.clear();
       } else {
         slurm_error(
             "railguard: spank: unknown plugstack.conf argument '%s'; expected "
-            "config=PATH",
+            "config=PATH, cache=/ABSOLUTE/FOLDER or cache=none",
             arg.c_str());
       }
     }
@@ -145,7 +195,7 @@ extern "C" int rg_spank_init_post_opt(spank_t sp, int /*ac*/, char** /*av*/) {
 extern "C" int rg_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/) {
   return CatchAll(-1, [&] {
     const State& s = Get();
-    if (!spank_remote(sp) || !s.setup) return 0;
+    if (!spank_remote(sp) || (!s.setup && s.cache_text.empty())) return 0;
     char node[256];
     char have[1024];
     char ours[1024];
@@ -158,10 +208,19 @@ extern "C" int rg_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/) {
       slurm_verbose("railguard: spank: NCCL_IB_HCA=%s set by the job; left as is", have);
       return 0;
     }
-    const std::optional<std::string> hca = railguard::plugin::NcclIbHca(s.setup->topology, node);
+    std::optional<std::string> hca;
+    if (s.setup) {
+      hca = railguard::plugin::NcclIbHca(s.setup->topology, node);
+    } else {
+      std::string value;
+      if (railguard::plugin::LookupNcclCache(s.cache_text, s.located, node, nullptr, &value) ==
+          railguard::plugin::NcclCacheAnswer::kListed) {
+        hca = std::move(value);
+      }
+    }
     if (!hca) {
-      slurm_verbose("railguard: spank: node %s is not in %s; NCCL_IB_HCA not set", node,
-                    s.setup->config.topology_path.c_str());
+      slurm_verbose("railguard: spank: node %s is not in the topology of %s; NCCL_IB_HCA not set",
+                    node, s.located.c_str());
       return 0;
     }
     for (const char* name : {"NCCL_IB_HCA", kMarkerEnv}) {
@@ -178,6 +237,7 @@ extern "C" int rg_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/) {
 extern "C" int rg_spank_exit(spank_t /*sp*/, int /*ac*/, char** /*av*/) {
   return CatchAll(-1, [] {
     Get().setup.reset();
+    Get().cache_text.clear();
     return 0;
   });
 }

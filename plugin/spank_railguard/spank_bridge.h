@@ -11,10 +11,11 @@
 extern "C" {
 #endif
 
-/* Reads the plugstack.conf arguments (config=PATH); registers --rail-placement and
- * --rail-max-sus in sbatch, salloc, srun and slurmstepd; in slurmstepd also loads the config
- * (config=PATH, else railguard.yaml found by the rule of config/locate.h) and the rail
- * topology it names, once per step. Problems are logged; the step goes on. */
+/* Reads the plugstack.conf arguments (config=PATH, cache=DIR|none); registers
+ * --rail-placement and --rail-max-sus in sbatch, salloc, srun and slurmstepd; in slurmstepd,
+ * once per step, reads every node's NCCL_IB_HCA from the cache file of the config
+ * (plugin/core/nccl_cache.h) while it is fresh, else loads the config and the rail topology it
+ * names and rewrites that file. Problems are logged; the step goes on. */
 int rg_spank_init(spank_t sp, int ac, char **av);
 
 /* In sbatch, salloc and srun: passes the options given to the job's control environment

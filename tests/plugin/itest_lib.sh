@@ -150,8 +150,10 @@ rgp_write_configs() {
     fi
   } >"$rgp_tmp/railguard.yaml"
   echo "topology: $rgp_src/etc/dev-4su.yaml" >"$rgp_tmp/spank-railguard.yaml"
+  # cache=: the test's own NCCL_IB_HCA cache folder (the default /run/railguard is shared by
+  # every cluster on the host).
   echo "optional $rgp_plugins/spank_railguard.so config=$rgp_tmp/spank-railguard.yaml" \
-    >"$rgp_tmp/plugstack.conf"
+    "cache=$rgp_tmp/nccl-cache" >"$rgp_tmp/plugstack.conf"
   cat >"$rgp_tmp/extra.conf" <<EOF
 JobSubmitPlugins=rail
 SchedulerParameters=bf_interval=2,max_switch_wait=31536000

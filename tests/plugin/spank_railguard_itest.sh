@@ -38,6 +38,25 @@ rgp_expect_eq "NCCL_IB_HCA of the batch script" "$(sed -n 's/^batch //p' <<<"$ou
 rgp_expect_eq "NCCL_IB_HCA of the steps in the batch script" \
   "$(sed -n 's/^step [^ ]* //p' <<<"$out" | sort -u)" "$hca"
 rgp_ok "a batch script and its steps get NCCL_IB_HCA"
+
+# The steps above left one cache file (plugstack.conf's cache=); a step after the topology
+# changed (an admin renamed a NIC) gets the new name, not the cached one.
+cached=$(find "$rgp_tmp/nccl-cache" -name 'nccl-*' -type f 2>/dev/null | wc -l)
+rgp_expect_eq "NCCL_IB_HCA cache files after the first steps" "$cached" 1
+grep -q "^node	n017	$hca\$" "$rgp_tmp"/nccl-cache/nccl-* ||
+  rgp_fail "the cache does not give n017 $hca: $(head -c 600 "$rgp_tmp"/nccl-cache/nccl-*)"
+sed 's/\bmlx5_0\b/mlx5_20/' "$rgp_src/etc/dev-4su.yaml" >"$rgp_tmp/dev-4su-renamed.yaml"
+echo "topology: $rgp_tmp/dev-4su-renamed.yaml" >"$rgp_tmp/spank-railguard.yaml"
+out=$(srun -N1 -t 5 printenv NCCL_IB_HCA 2>"$rgp_tmp/srun.err") ||
+  rgp_fail "srun -N1 after the topology change failed: $(cat "$rgp_tmp/srun.err")"
+rgp_expect_eq "NCCL_IB_HCA after the NIC was renamed" "$out" "=mlx5_20${hca#=mlx5_0}"
+# The same file rewritten in place (same inode, same size, a later mtime): seen too.
+sed 's/\bmlx5_20\b/mlx5_21/' "$rgp_tmp/dev-4su-renamed.yaml" >"$rgp_tmp/edited.yaml"
+cat "$rgp_tmp/edited.yaml" >"$rgp_tmp/dev-4su-renamed.yaml"
+out=$(srun -N1 -t 5 printenv NCCL_IB_HCA 2>"$rgp_tmp/srun.err") ||
+  rgp_fail "srun -N1 after the topology edit failed: $(cat "$rgp_tmp/srun.err")"
+rgp_expect_eq "NCCL_IB_HCA after the topology was edited in place" "$out" "=mlx5_21${hca#=mlx5_0}"
+rgp_ok "steps read the NCCL_IB_HCA cache, and a changed topology replaces it"
 rgp_expect_eq "Switches of the 2-node batch job without --rail-placement" \
   "$(rgp_job "$job" Switches)" "1@365-00:00:00"
 rgp_ok "a job without --rail-placement gets the default, strict"
