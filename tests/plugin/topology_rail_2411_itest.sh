@@ -9,7 +9,8 @@
 #   - the degraded node serves a single-node job;
 #   - best fit: a job goes to the fullest SU that holds it;
 #   - a job that fits one SU waits for one rather than spreading over two, then runs in one;
-#   - a job that can never fit one SU (--nodelist over two, its partition) runs on two.
+#   - a job that can never fit one SU (--nodelist over two, its partition) runs on two;
+#   - job steps (slurmstepd) do not read the rail topology.
 # Skips with one line when Slurm 24.11.5 ($rg_release) or its plugins are not built.
 set -euo pipefail
 # The release under test: 24.11.5 here; the *_2511_itest.sh run this file with 25.11.7.
@@ -76,4 +77,12 @@ wait_state "$h" RUNNING
 ok "jobs that can never fit one SU run on the fewest: a --nodelist over two SUs, 6 nodes of a partition with 4 per SU"
 
 scancel -u "$(id -un)"
+# slurmstepd loads the topology plugin at every job step from 24.11 on (22.05 does not),
+# for its message fan-out only: the steps above must not have read railguard.yaml and the
+# topology there (slurmd logs its steps' lines with the step's [JOBID.STEP]).
+step_loads=$(grep -hE '\[[0-9]+\.(batch|extern|[0-9]+)\].*topology/rail: loaded' \
+  "$RAILGUARD_CLUSTER_DIR"/nodes/*/slurmd.log || true)
+[ -z "$step_loads" ] ||
+  fail "job steps read the rail topology in slurmstepd: $(head -n 2 <<<"$step_loads")"
+ok "job steps leave the rail topology unread (slurmstepd)"
 echo "$name: PASS ($checks checks, ${SECONDS} s)"
