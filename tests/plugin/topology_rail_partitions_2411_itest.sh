@@ -10,7 +10,13 @@
 #     asked every multi-node job for the healthy feature: they waited forever);
 #   - an 8-node job of the GPU partition runs in one SU, of healthy nodes;
 #   - in a partition of both kinds, a multi-node job keeps to the rail nodes, a single-node
-#     job may use a CPU node.
+#     job may use a CPU node;
+#   - with TopologyParam=RoutePart, slurmctld fans its messages out through topology/rail by
+#     partition (Slurm's common_topo.c, built into the plugin, reads slurmctld's partition
+#     list): slurmctld still runs at the end. Before, the plugin's export map hid the
+#     `part_list` and `idle_node_bitmap` that common_topo.c defines for programs other than
+#     slurmctld, so the plugin read its own empty copies and slurmctld crashed at its first
+#     message to several nodes.
 # Slurm 25.05+ could give partitions different topologies in topology.yaml, but that file
 # names only the built-in block, flat and tree plugins (see plugin/README.md), so topology/rail
 # scopes itself by partition. Skips with one line when the release or its plugins are not built.
@@ -24,6 +30,7 @@ cat >>"$tmp/extra.conf" <<'CONF'
 PartitionName=gpu Nodes=n[001-024] State=UP
 PartitionName=cpu Nodes=n[025-032] State=UP
 PartitionName=mixed Nodes=n[017-032] State=UP
+TopologyParam=RoutePart
 CONF
 start_release
 
@@ -76,4 +83,11 @@ wait_state "$one" RUNNING
 ok "mixed partition: an 8-node job takes su3's GPU nodes, a 2-node job waits rather than use CPU nodes, a single-node job runs on CPU node $(job_field "$one" NodeList)"
 
 scancel -u "$(id -un)"
+# The cancelled jobs' kill requests go to several nodes at once: through the RoutePart split.
+for j in "$m" "$m2" "$one"; do wait_state "$j" CANCELLED; done
+sleep 2
+scontrol ping | grep -q 'is UP' || fail "slurmctld is not answering after the jobs' kill messages: $(scontrol ping 2>&1)"
+grep -q 'TopologyParam *= *RoutePart' < <(scontrol show config) ||
+  fail "slurmctld does not run with TopologyParam=RoutePart"
+ok "TopologyParam=RoutePart: slurmctld still up after its messages to several nodes went out by partition"
 echo "$name: PASS ($checks checks, ${SECONDS} s)"
