@@ -24,12 +24,14 @@ static struct {
   int n;
   bitstr_t *all; /* every domain's nodes */
   uint32_t *leaf_of;
-  int nodes; /* entries of leaf_of */
+  int32_t *domain_of; /* per node index, its domain's index in `domains`; -1: none */
+  int nodes;          /* entries of leaf_of and domain_of */
 } idx;
 
 void rg_domains_free(void) {
   xfree(idx.domains);
   xfree(idx.leaf_of);
+  xfree(idx.domain_of);
   FREE_NULL_BITMAP(idx.all);
   idx.n = 0;
   idx.nodes = 0;
@@ -55,9 +57,14 @@ static void _build(void) {
     if (!idx.leaf_of) {
       idx.nodes = bit_size(nodes);
       idx.leaf_of = xcalloc(idx.nodes, sizeof(uint32_t));
+      idx.domain_of = xcalloc(idx.nodes, sizeof(int32_t));
+      for (int k = 0; k < idx.nodes; k++) idx.domain_of[k] = -1;
     }
     for (int k = 0; next_node_bitmap(nodes, &k); k++)
-      if (k < idx.nodes && !idx.leaf_of[k]) idx.leaf_of[k] = (uint32_t)leaf;
+      if (k < idx.nodes && !idx.leaf_of[k]) {
+        idx.leaf_of[k] = (uint32_t)leaf;
+        if (i != rg_unmapped_leaf) idx.domain_of[k] = idx.n;
+      }
     if (i == rg_unmapped_leaf) continue;
     {
       rg_domain_t *d = &idx.domains[idx.n++];
@@ -102,4 +109,12 @@ const uint32_t *rg_leaf_number_of_nodes(int *n) {
   rg_domains(&domains);
   *n = idx.nodes;
   return idx.leaf_of;
+}
+
+const rg_domain_t *rg_domain_of_node(int node_idx) {
+  int n;
+
+  rg_domains(&n);
+  if (!n || (node_idx < 0) || (node_idx >= idx.nodes) || (idx.domain_of[node_idx] < 0)) return NULL;
+  return &idx.domains[idx.domain_of[node_idx]];
 }

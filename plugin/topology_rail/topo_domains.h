@@ -36,6 +36,10 @@ bool rg_domains_overlap_any(bitstr_t *map);
  * unmapped nodes included; 0 = none), *n entries; NULL with *n = 0 when there is no table. */
 const uint32_t *rg_leaf_number_of_nodes(int *n);
 
+/* The domain of node index `node_idx` (its first leaf's, as rg_leaf_number_of_nodes), NULL
+ * when it is in none (an unmapped node, an index past the table's) or there is no table. */
+const rg_domain_t *rg_domain_of_node(int node_idx);
+
 /* Frees the index (plugin fini). */
 void rg_domains_free(void);
 

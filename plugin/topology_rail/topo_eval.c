@@ -22,6 +22,7 @@
 #include "src/interfaces/topology.h"
 #include "src/plugins/topology/common/common_topo.h"
 #include "src/plugins/topology/tree/eval_nodes_tree.h"
+#include "src/slurmctld/slurmctld.h"
 #include "plugin/topology_rail/topo_bridge.h"
 #include "plugin/topology_rail/topo_domains.h"
 #include "plugin/topology_rail/topo_eval.h"
@@ -198,6 +199,12 @@ extern int rail_topo_eval_nodes(topology_eval_t *topo_eval) {
       switch_record_cnt && !job_ptr->details->contiguous &&
       _rail_partition(job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap : NULL);
   return common_topo_choose_nodes(topo_eval);
+}
+
+extern bool rail_topo_in_unused_domain(int node_idx) {
+  const rg_domain_t *d = rg_domain_of_node(node_idx);
+
+  return d && idle_node_bitmap && (rg_domain_count(d, idle_node_bitmap) == d->size);
 }
 
 extern void rail_topo_eval_fini(void) { rg_domains_free(); }

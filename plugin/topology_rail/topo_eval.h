@@ -21,6 +21,12 @@
  * Slurm's result. */
 int rail_topo_eval_nodes(topology_eval_t *topo_eval);
 
+/* Whether node index `node_idx` sits in a one-hop domain none of whose nodes runs or ends a
+ * job (all in slurmctld's idle_node_bitmap): a domain a job of its size could still take
+ * whole. False for a node of no domain (unmapped, or no switch table). Under slurmctld's node
+ * lock, as every evaluation. */
+bool rail_topo_in_unused_domain(int node_idx);
+
 /* rail_topo_build_config, then the domain index of the new table (topo_domains.h), built
  * here, where slurmctld holds its write locks, rather than by the first evaluation after it:
  * evaluations, fragmentation and ranks may run side by side under read locks, and only

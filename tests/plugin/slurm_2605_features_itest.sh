@@ -13,8 +13,12 @@
 #   - task ranks follow the domains: in a 16-node job over su1 and su2, ranks 0-7 run on su1's
 #     nodes n[009-016], before su2's n[001-008] (topology/rail's node ranking orders the node
 #     table by domain; 26.05's topology_p_get_rank reports the same order);
-#   - single-node jobs take the fullest domain with room (topology_p_allow_one_node is false:
-#     no fast path around the plugin).
+#   - single-node jobs take Slurm's one-node fast path (topology_p_allow_one_node is true) and
+#     still go beside running jobs: with a job in su4 (n[025-032], last in Slurm's node order),
+#     a single-node job runs in su4, not on n009 (su1's first node, first in Slurm's order and
+#     in an unused domain: what Slurm's fast path alone would take); with no job anywhere but an Exclusive=TOPO domain, a
+#     second single-node job joins the first (topology_p_eval_node refuses nodes of unused
+#     domains in Slurm's first pass).
 # Skips with one line when Slurm 26.05.3 or its plugins are not built.
 set -euo pipefail
 rg_release=${rg_release:-26.05.3}
@@ -88,9 +92,23 @@ s2=$(sbatch --parsable -N1 -o /dev/null --wrap 'sleep 300') || fail "sbatch -N1 
 wait_state "$s2" RUNNING
 [ "$(domain_of "$(job_field "$s2" NodeList)")" = "$sdom" ] ||
   fail "single-node job $s2 runs in $(domain_of "$(job_field "$s2" NodeList)"), not beside $s in $sdom (best fit)"
-ok "a second single-node job joins the first in $sdom (best fit through topology/rail, no fast path)"
+ok "a second single-node job joins the first in $sdom (one-node fast path, unused domains refused first)"
 scancel -u "$(id -un)"
 for j in "$x" "$s" "$s2"; do
+  while [ -n "$(squeue -h -j "$j" -o %T 2>/dev/null)" ]; do sleep 0.5; done
+done
+
+# --- single-node jobs beside running jobs, through the fast path -------------------------------
+b=$(sbatch --parsable -N2 -w 'n[031-032]' -o /dev/null --wrap 'sleep 300') ||
+  fail "sbatch of the 2-node job in su4 refused"
+wait_state "$b" RUNNING
+o=$(sbatch --parsable -N1 -o /dev/null --wrap 'sleep 300') || fail "sbatch -N1 refused"
+wait_state "$o" RUNNING
+[ "$(domain_of "$(job_field "$o" NodeList)")" = su4 ] ||
+  fail "single-node job $o runs on $(job_field "$o" NodeList) ($(domain_of "$(job_field "$o" NodeList)")), not in su4 beside job $b; every other domain is unused"
+ok "a single-node job runs on $(job_field "$o" NodeList) in su4 beside job $b, not in an unused domain"
+scancel -u "$(id -un)"
+for j in "$b" "$o"; do
   while [ -n "$(squeue -h -j "$j" -o %T 2>/dev/null)" ]; do sleep 0.5; done
 done
 

@@ -15,16 +15,20 @@
 #include "topo_version.h"
 // clang-format on
 
-/* No fast path for jobs of one node: they go through rail_topo_eval_nodes as on 25.11, which
- * puts them into the fullest domain that has room (tree's best fit over the leaves), so that
- * whole domains stay free for multi-node jobs. Slurm's fast path would take any node. */
+/* Jobs of one node take Slurm's fast path (cons_tres's _get_one_res), as under tree and block:
+ * no resource evaluation of every node and no tree evaluation per job. Slurm walks the nodes
+ * that can run the job in its own order (weight, then GPUs near the job's cores) and takes
+ * the first topology_p_eval_node accepts. */
 extern bool topology_p_allow_one_node(void *tctx) {
   (void)tctx;
-  return false;
+  return true;
 }
 
-/* Whether one node can serve the job: Slurm's common test, as tree and block use it. */
+/* In Slurm's first pass, a node of a domain where no job runs is refused: a one-node job goes
+ * beside other jobs, and whole domains stay free for multi-node jobs. Slurm makes the second
+ * pass only when the first found no node; there any node its common test accepts serves. */
 extern int topology_p_eval_node(topology_eval_t *topo_eval, int node_idx) {
+  if (topo_eval->first_pass && rail_topo_in_unused_domain(node_idx)) return SLURM_ERROR;
   return common_test_node(topo_eval, node_idx);
 }
 
