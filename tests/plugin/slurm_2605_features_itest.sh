@@ -16,9 +16,9 @@
 #   - single-node jobs take Slurm's one-node fast path (topology_p_allow_one_node is true) and
 #     still go beside running jobs: with a job in su4 (n[025-032], last in Slurm's node order),
 #     a single-node job runs in su4, not on n009 (su1's first node, first in Slurm's order and
-#     in an unused domain: what Slurm's fast path alone would take); with no job anywhere but an Exclusive=TOPO domain, a
-#     second single-node job joins the first (topology_p_eval_node refuses nodes of unused
-#     domains in Slurm's first pass).
+#     in an unused domain: what Slurm's fast path alone would take); with no job anywhere but
+#     an Exclusive=TOPO domain, a second single-node job joins the first
+#     (topology_p_eval_node refuses nodes of unused domains in Slurm's first pass).
 # Skips with one line when Slurm 26.05.3 or its plugins are not built.
 set -euo pipefail
 rg_release=${rg_release:-26.05.3}
