@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +11,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <thread>
 
 namespace railguard {
@@ -46,12 +50,35 @@ bool WriteInPlace(const std::string& path, std::string_view text, FileError* err
   return true;
 }
 
+// Removes the leftovers "<prefix><pid>" of writers that crashed between create and rename: one
+// named after this process or after no process on this host (no other writer can own it), or
+// one not touched for kStaleTempSeconds (a writer on another host of a shared folder). A
+// younger one of a live pid may be a concurrent writer's (two job steps refreshing one cache,
+// a Prolog beside a HealthCheckProgram) between its create and its rename: removing it made
+// that writer's rename fail.
+constexpr int kStaleTempSeconds = 60;
+
+// True when `suffix` is a pid no process on this host has.
+bool NoSuchProcess(const char* suffix) {
+  char* end = nullptr;
+  errno = 0;
+  const long pid = std::strtol(suffix, &end, 10);
+  if (errno != 0 || end == suffix || *end != '\0' || pid <= 0 || pid > INT32_MAX) return false;
+  return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
 void RemoveStaleTemps(const std::string& dir, const std::string& prefix) {
   DIR* d = opendir(dir.c_str());
   if (!d) return;
+  const std::string mine = prefix + std::to_string(getpid());
+  const time_t now = time(nullptr);
   while (struct dirent* e = readdir(d)) {
-    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
-      unlinkat(dirfd(d), e->d_name, 0);
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
+    struct stat st;
+    const bool stale = e->d_name == mine || NoSuchProcess(e->d_name + prefix.size()) ||
+                       (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                        now - st.st_mtime >= kStaleTempSeconds);
+    if (stale) unlinkat(dirfd(d), e->d_name, 0);
   }
   closedir(d);
 }

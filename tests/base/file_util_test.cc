@@ -4,9 +4,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -99,14 +102,55 @@ TEST(ReplaceFile, FollowsALinkToASpecialFileAsDevStdoutIsAndKeepsTheLink) {
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
 }
 
+// Sets the modification time of `path` `seconds` into the past.
+void Age(const std::string& path, int seconds) {
+  const struct timespec t[2] = {{time(nullptr) - seconds, 0}, {time(nullptr) - seconds, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), t, 0), 0) << path;
+}
+
 TEST(ReplaceFile, ReplacesARegularFileAndRemovesStaleTemporaries) {
   ScratchDir tmp;
   Put(tmp / "state.json", "old\n");
-  Put(tmp / ".state.json.tmp.99999", "half");
+  Put(tmp / ".state.json.tmp.99999", "half");  // a writer that crashed two minutes ago
+  Age(tmp / ".state.json.tmp.99999", 120);
+  const std::string own = tmp / (".state.json.tmp." + std::to_string(getpid()));
+  Put(own, "half");  // an earlier process with this pid: O_EXCL would refuse it
   FileError err;
   ASSERT_TRUE(ReplaceFile(tmp / "state.json", "new\n", &err)) << err.Message();
   EXPECT_EQ(Slurp(tmp / "state.json"), "new\n");
   EXPECT_FALSE(std::filesystem::exists(tmp / ".state.json.tmp.99999"));
+  EXPECT_FALSE(std::filesystem::exists(own));
+}
+
+// A writer killed a moment ago (SIGKILL between create and rename): its pid is gone, so its
+// temporary goes at the next write, however young.
+TEST(ReplaceFile, RemovesTheTemporaryOfAWriterThatIsGone) {
+  ScratchDir tmp;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  const std::string gone = tmp / (".cache.tmp." + std::to_string(child));
+  Put(gone, "half");
+  FileError err;
+  ASSERT_TRUE(ReplaceFile(tmp / "cache", "new\n", &err)) << err.Message();
+  EXPECT_FALSE(std::filesystem::exists(gone));
+}
+
+// Two job steps on one node refresh the same cache at once: the second writer must not remove
+// the first one's temporary file between its create and its rename (the first's rename then
+// failed with "No such file or directory").
+TEST(ReplaceFile, LeavesAConcurrentWritersTemporaryAlone) {
+  ScratchDir tmp;
+  Put(tmp / "cache", "old\n");
+  const std::string theirs = tmp / (".cache.tmp." + std::to_string(getppid()));
+  Put(theirs, "in progress");
+  FileError err;
+  ASSERT_TRUE(ReplaceFile(tmp / "cache", "mine\n", &err)) << err.Message();
+  EXPECT_EQ(Slurp(tmp / "cache"), "mine\n");
+  ASSERT_TRUE(std::filesystem::exists(theirs));
+  ASSERT_EQ(std::rename(theirs.c_str(), (tmp / "cache").c_str()), 0);  // their rename
+  EXPECT_EQ(Slurp(tmp / "cache"), "in progress");
 }
 
 TEST(ReplaceFile, AFailedCreateNamesTheTemporaryAndKeepsTheOldFile) {
