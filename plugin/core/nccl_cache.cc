@@ -132,23 +132,46 @@ NcclCacheAnswer LookupNcclCache(const std::string& text, const std::string& conf
     return NcclCacheAnswer::kStale;
   }
   const std::string_view body = all.substr(pos, end + 1 - pos);
+  // The value of a node line: "" when the line is not "node<TAB>NAME<TAB>VALUE" with a
+  // non-empty NAME and VALUE.
+  constexpr std::string_view kNode = "node\t";
+  auto value_of = [&](std::string_view l, std::string_view* name) -> std::string_view {
+    if (l.substr(0, kNode.size()) != kNode) return {};
+    const size_t tab = l.find('\t', kNode.size());
+    if (tab == std::string_view::npos || tab == kNode.size()) return {};
+    *name = l.substr(kNode.size(), tab - kNode.size());
+    const std::string_view v = l.substr(tab + 1);
+    return v.find('\t') == std::string_view::npos ? v : std::string_view();
+  };
+  auto answer_of = [&](std::string_view v) {
+    if (v == "-") return NcclCacheAnswer::kNotListed;
+    *value = std::string(v);
+    return NcclCacheAnswer::kListed;
+  };
+  std::string_view name;
+  if (!identity) {
+    // Found fresh earlier in this step (every node line checked then): the node's own line,
+    // found directly (the file holds every node of the topology; a step wants one).
+    const std::string key = "\n" + std::string(kNode) + node + '\t';
+    const size_t at = all.substr(0, end + 1).find(key);
+    if (node.empty() || at == std::string_view::npos) return NcclCacheAnswer::kNotListed;
+    size_t from = at + 1;
+    if (!NextLine(all, &from, &line)) return NcclCacheAnswer::kStale;
+    const std::string_view v = value_of(line, &name);
+    return v.empty() ? NcclCacheAnswer::kStale : answer_of(v);
+  }
   uint64_t seen = 0;
   NcclCacheAnswer answer = NcclCacheAnswer::kNotListed;
+  bool found = false;
   size_t at = 0;
   while (at < body.size()) {
     if (!NextLine(body, &at, &line)) return NcclCacheAnswer::kStale;
-    const std::vector<std::string_view> f = Fields(line);
-    if (f.size() != 3 || f[0] != "node" || f[1].empty() || f[2].empty()) {
-      return NcclCacheAnswer::kStale;
-    }
+    const std::string_view v = value_of(line, &name);
+    if (v.empty()) return NcclCacheAnswer::kStale;
     ++seen;
-    if (answer == NcclCacheAnswer::kNotListed && f[1] == node) {
-      if (f[2] != "-") {
-        *value = std::string(f[2]);
-        answer = NcclCacheAnswer::kListed;
-      } else {
-        answer = NcclCacheAnswer::kNotListed;
-      }
+    if (!found && name == node) {
+      found = true;
+      answer = answer_of(v);
     }
   }
   return seen == count ? answer : NcclCacheAnswer::kStale;

@@ -43,8 +43,10 @@ enum class NcclCacheAnswer {
 using IdentityFn = FileIdentity (*)(const std::string& path);
 
 // Looks `node` up in cache `text`, made from `config_path`; fresh only while `identity` of
-// the recorded config and topology files equals what the text recorded (`identity` null:
-// not checked again, for a text found fresh earlier in the same step).
+// the recorded config and topology files equals what the text recorded, and every node line
+// is whole. `identity` null: for a text found fresh by an earlier call in the same step;
+// the files and the other node lines are not checked again, the node's line is found
+// directly.
 NcclCacheAnswer LookupNcclCache(const std::string& text, const std::string& config_path,
                                 const std::string& node, IdentityFn identity, std::string* value);
 

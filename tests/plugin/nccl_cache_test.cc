@@ -87,6 +87,34 @@ TEST_F(NcclCache, IsStaleOnceEitherFileChangesOrIsAnotherOne) {
             NcclCacheAnswer::kListed);
 }
 
+// The step's second lookup (its node, after the step's start found the text fresh) finds the
+// node's line directly: the same answer as the full check for every node, none for a name
+// that only begins another's, "-" or a name the topology lacks.
+TEST_F(NcclCache, ASecondLookupInTheStepGivesWhatTheFirstGave) {
+  std::string unused;
+  std::string text = text_;
+  const size_t at = text.find("node\tn003\t") + 10;
+  text.replace(at, text.find('\n', at) - at, "-");  // n003 has no NICs in the topology
+  ASSERT_EQ(Lookup(text, "", &unused), NcclCacheAnswer::kNotListed);
+  for (const topo::ScalableUnit& su : topo_.sus) {
+    for (const std::string& node : su.nodes) {
+      std::string full = "?", direct = "?";
+      const NcclCacheAnswer a = Lookup(text, node, &full);
+      EXPECT_EQ(LookupNcclCache(text, "/etc/slurm/railguard.yaml", node, nullptr, &direct), a)
+          << node;
+      EXPECT_EQ(direct, full) << node;
+    }
+  }
+  std::string value = "untouched";
+  EXPECT_EQ(Lookup(text, "n003", &value), NcclCacheAnswer::kNotListed);
+  for (const char* node : {"n003", "n00", "n0011", "login1", ""}) {
+    EXPECT_EQ(LookupNcclCache(text, "/etc/slurm/railguard.yaml", node, nullptr, &value),
+              NcclCacheAnswer::kNotListed)
+        << node;
+  }
+  EXPECT_EQ(value, "untouched");
+}
+
 TEST_F(NcclCache, NeverTrustsACutOrMalformedFile) {
   std::string value;
   const size_t end = text_.rfind("end\t");
