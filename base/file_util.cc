@@ -51,11 +51,13 @@ bool WriteInPlace(const std::string& path, std::string_view text, FileError* err
 }
 
 // Removes the leftovers "<prefix><pid>" of writers that crashed between create and rename: one
-// named after this process or after no process on this host (no other writer can own it), or
-// one not touched for kStaleTempSeconds (a writer on another host of a shared folder). A
-// younger one of a live pid may be a concurrent writer's (two job steps refreshing one cache,
-// a Prolog beside a HealthCheckProgram) between its create and its rename: removing it made
-// that writer's rename fail.
+// named after this process or after a pid no process on this host has (a writer killed a
+// moment ago), or one not touched for kStaleTempSeconds (its pid reused since). A younger one
+// of a live pid may be a concurrent writer's (two job steps refreshing one cache, a Prolog
+// beside a HealthCheckProgram) between its create and its rename: removing it made that
+// writer's rename fail. Pids are this host's: in a folder that several hosts write the same
+// file in, another host's writer could still lose its temporary (railguard's state and cache
+// files are per host).
 constexpr int kStaleTempSeconds = 60;
 
 // True when `suffix` is a pid no process on this host has.
