@@ -51,33 +51,46 @@ bool WriteInPlace(const std::string& path, std::string_view text, FileError* err
 }
 
 // Removes the leftovers "<prefix><pid>" of writers that crashed between create and rename: one
-// named after this process or after a pid no process on this host has (a writer killed a
-// moment ago), or one not touched for kStaleTempSeconds (its pid reused since). A younger one
-// of a live pid may be a concurrent writer's (two job steps refreshing one cache, a Prolog
-// beside a HealthCheckProgram) between its create and its rename: removing it made that
-// writer's rename fail. Pids are this host's: in a folder that several hosts write the same
-// file in, another host's writer could still lose its temporary (railguard's state and cache
-// files are per host).
+// named after this process, or after a pid that no process on this host has or whose process
+// runs another program than this one (a writer killed a moment ago, its pid perhaps taken
+// since by a compiler or a shell), or one not touched for kStaleTempSeconds. A younger one of
+// a live process of this program may be a concurrent writer's (two job steps refreshing one
+// cache, a Prolog beside a HealthCheckProgram) between its create and its rename: removing it
+// made that writer's rename fail. Pids are this host's: in a folder that several hosts write
+// the same file in, another host's writer could still lose its temporary (railguard's state
+// and cache files are per host).
 constexpr int kStaleTempSeconds = 60;
 
-// True when `suffix` is a pid no process on this host has.
-bool NoSuchProcess(const char* suffix) {
+// The target of the /proc/<pid>/exe link ("self" for this process), or "" when unreadable.
+std::string ExeOf(const std::string& pid) {
+  char buf[4096];
+  const ssize_t n = readlink(("/proc/" + pid + "/exe").c_str(), buf, sizeof(buf));
+  return n > 0 && static_cast<size_t>(n) < sizeof(buf) ? std::string(buf, static_cast<size_t>(n))
+                                                       : std::string();
+}
+
+// True when `suffix` is a pid that no process on this host has, or whose process runs another
+// program than `self_exe` (when both links are readable).
+bool NotAWriter(const char* suffix, const std::string& self_exe) {
   char* end = nullptr;
   errno = 0;
   const long pid = std::strtol(suffix, &end, 10);
   if (errno != 0 || end == suffix || *end != '\0' || pid <= 0 || pid > INT32_MAX) return false;
-  return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  if (kill(static_cast<pid_t>(pid), 0) != 0) return errno == ESRCH;
+  const std::string exe = ExeOf(std::to_string(pid));
+  return !exe.empty() && !self_exe.empty() && exe != self_exe;
 }
 
 void RemoveStaleTemps(const std::string& dir, const std::string& prefix) {
   DIR* d = opendir(dir.c_str());
   if (!d) return;
   const std::string mine = prefix + std::to_string(getpid());
+  const std::string self_exe = ExeOf("self");
   const time_t now = time(nullptr);
   while (struct dirent* e = readdir(d)) {
     if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
     struct stat st;
-    const bool stale = e->d_name == mine || NoSuchProcess(e->d_name + prefix.size()) ||
+    const bool stale = e->d_name == mine || NotAWriter(e->d_name + prefix.size(), self_exe) ||
                        (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                         now - st.st_mtime >= kStaleTempSeconds);
     if (stale) unlinkat(dirfd(d), e->d_name, 0);

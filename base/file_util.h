@@ -96,8 +96,9 @@ std::string ReadFailureMessage(const std::string& path, const ReadResult& r, siz
 enum class TempName {
   kSuffix,  // "<path>.tmp.<pid>"; no clean-up of older ones
   kHidden,  // "<dir>/.<name>.tmp.<pid>"; leftovers "<dir>/.<name>.tmp.*" are removed first
-            // when named after this process or a pid no process here has, or untouched for
-            // 60 s (a younger one of a live pid may be a concurrent writer's)
+            // when named after this process, after a pid no process here has or one running
+            // another program, or untouched for 60 s (a younger one of a live process of this
+            // program may be a concurrent writer's)
 };
 
 // Replaces `path` with `text` so that a crash leaves the old file or the new one, whole:

@@ -139,18 +139,45 @@ TEST(ReplaceFile, RemovesTheTemporaryOfAWriterThatIsGone) {
 
 // Two job steps on one node refresh the same cache at once: the second writer must not remove
 // the first one's temporary file between its create and its rename (the first's rename then
-// failed with "No such file or directory").
+// failed with "No such file or directory"). The first is a live process of the same program.
 TEST(ReplaceFile, LeavesAConcurrentWritersTemporaryAlone) {
   ScratchDir tmp;
   Put(tmp / "cache", "old\n");
-  const std::string theirs = tmp / (".cache.tmp." + std::to_string(getppid()));
+  int gate[2];
+  ASSERT_EQ(pipe(gate), 0);
+  const pid_t writer = fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {  // the other writer: alive until the test closes the pipe
+    char c;
+    close(gate[1]);
+    (void)!read(gate[0], &c, 1);
+    _exit(0);
+  }
+  close(gate[0]);
+  const std::string theirs = tmp / (".cache.tmp." + std::to_string(writer));
   Put(theirs, "in progress");
   FileError err;
-  ASSERT_TRUE(ReplaceFile(tmp / "cache", "mine\n", &err)) << err.Message();
+  const bool wrote = ReplaceFile(tmp / "cache", "mine\n", &err);
+  const bool kept = std::filesystem::exists(theirs);
+  close(gate[1]);
+  ASSERT_EQ(waitpid(writer, nullptr, 0), writer);
+  ASSERT_TRUE(wrote) << err.Message();
   EXPECT_EQ(Slurp(tmp / "cache"), "mine\n");
-  ASSERT_TRUE(std::filesystem::exists(theirs));
+  ASSERT_TRUE(kept);
   ASSERT_EQ(std::rename(theirs.c_str(), (tmp / "cache").c_str()), 0);  // their rename
   EXPECT_EQ(Slurp(tmp / "cache"), "in progress");
+}
+
+// A writer killed a moment ago whose pid another program took since (CI's machine reuses pids
+// within a minute): its temporary goes at the next write. Here the pid is this test's parent
+// (ctest or a shell), a live process of another program.
+TEST(ReplaceFile, RemovesTheTemporaryOfAPidNowRunningAnotherProgram) {
+  ScratchDir tmp;
+  const std::string stale = tmp / (".cache.tmp." + std::to_string(getppid()));
+  Put(stale, "half");
+  FileError err;
+  ASSERT_TRUE(ReplaceFile(tmp / "cache", "new\n", &err)) << err.Message();
+  EXPECT_FALSE(std::filesystem::exists(stale));
 }
 
 TEST(ReplaceFile, AFailedCreateNamesTheTemporaryAndKeepsTheOldFile) {

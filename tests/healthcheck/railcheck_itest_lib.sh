@@ -36,15 +36,19 @@ rgh_fixtures() {
 }
 
 # rgh_node_tree NODE [make_sysfs.py OPTIONS...]: gives NODE a tree of its own, healthy or
-# with the faults given (--fault rate-down:3).
+# with the faults given (--fault rate-down:3). NODE's root stays a link, renamed over in one
+# step to a new tree: a HealthCheckProgram run in between sees the old tree or the new one.
+# (Removing the old tree before moving the new one in left a moment with no tree; on CI's
+# loaded machine a run fell into it and drained the node with "rail0 mlx5_0 missing (+8
+# more)".) Old trees stay until the test's folder goes: a run may still be reading one.
 rgh_node_tree() {
-  local node=$1
+  local node=$1 tree
   shift
-  rm -rf "${rgh_sys:?}/$node.new"
-  python3 "$rgh_make_sysfs" "$rgh_sys/$node.new" --node "$node" "$@" ||
+  tree=$node.tree$(date +%s%N)
+  python3 "$rgh_make_sysfs" "$rgh_sys/$tree" --node "$node" "$@" ||
     rgp_fail "make_sysfs.py $* failed"
-  rm -rf "${rgh_sys:?}/$node"
-  mv "$rgh_sys/$node.new" "$rgh_sys/$node"
+  ln -sfn "$tree" "$rgh_sys/$node.link" && mv -T "$rgh_sys/$node.link" "$rgh_sys/$node" ||
+    rgp_fail "could not point $rgh_sys/$node at $tree"
 }
 
 # rgh_set NODE REL TEXT: replaces one file of NODE's own tree atomically (readers never see
