@@ -70,27 +70,27 @@ std::string ExeOf(const std::string& pid) {
 }
 
 // True when `suffix` is a pid that no process on this host has, or whose process runs another
-// program than `self_exe` (when both links are readable).
-bool NotAWriter(const char* suffix, const std::string& self_exe) {
+// program than this one (when both links are readable).
+bool NotAWriter(const char* suffix) {
   char* end = nullptr;
   errno = 0;
   const long pid = std::strtol(suffix, &end, 10);
   if (errno != 0 || end == suffix || *end != '\0' || pid <= 0 || pid > INT32_MAX) return false;
   if (kill(static_cast<pid_t>(pid), 0) != 0) return errno == ESRCH;
   const std::string exe = ExeOf(std::to_string(pid));
-  return !exe.empty() && !self_exe.empty() && exe != self_exe;
+  const std::string self = exe.empty() ? std::string() : ExeOf("self");
+  return !exe.empty() && !self.empty() && exe != self;
 }
 
 void RemoveStaleTemps(const std::string& dir, const std::string& prefix) {
   DIR* d = opendir(dir.c_str());
   if (!d) return;
   const std::string mine = prefix + std::to_string(getpid());
-  const std::string self_exe = ExeOf("self");
   const time_t now = time(nullptr);
   while (struct dirent* e = readdir(d)) {
     if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
     struct stat st;
-    const bool stale = e->d_name == mine || NotAWriter(e->d_name + prefix.size(), self_exe) ||
+    const bool stale = e->d_name == mine || NotAWriter(e->d_name + prefix.size()) ||
                        (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                         now - st.st_mtime >= kStaleTempSeconds);
     if (stale) unlinkat(dirfd(d), e->d_name, 0);

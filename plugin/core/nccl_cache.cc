@@ -131,7 +131,6 @@ NcclCacheAnswer LookupNcclCache(const std::string& text, const std::string& conf
       (identity && (identity(config_path) != config || identity(topo_path) != topology))) {
     return NcclCacheAnswer::kStale;
   }
-  const std::string_view body = all.substr(pos, end + 1 - pos);
   // The value of a node line: "" when the line is not "node<TAB>NAME<TAB>VALUE" with a
   // non-empty NAME and VALUE.
   constexpr std::string_view kNode = "node\t";
@@ -160,6 +159,7 @@ NcclCacheAnswer LookupNcclCache(const std::string& text, const std::string& conf
     const std::string_view v = value_of(line, &name);
     return v.empty() ? NcclCacheAnswer::kStale : answer_of(v);
   }
+  const std::string_view body = all.substr(pos, end + 1 - pos);
   uint64_t seen = 0;
   NcclCacheAnswer answer = NcclCacheAnswer::kNotListed;
   bool found = false;

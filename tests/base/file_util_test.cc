@@ -122,19 +122,27 @@ TEST(ReplaceFile, ReplacesARegularFileAndRemovesStaleTemporaries) {
   EXPECT_FALSE(std::filesystem::exists(own));
 }
 
+// True when a write of "<dir>/cache" removes a young "<dir>/.cache.tmp.<pid>".
+bool AWriteRemovesTheTemporaryOf(pid_t pid) {
+  ScratchDir tmp;
+  const std::string temp = tmp / (".cache.tmp." + std::to_string(pid));
+  Put(temp, "half");
+  FileError err;
+  if (!ReplaceFile(tmp / "cache", "new\n", &err)) {
+    ADD_FAILURE() << err.Message();
+    return false;
+  }
+  return !std::filesystem::exists(temp);
+}
+
 // A writer killed a moment ago (SIGKILL between create and rename): its pid is gone, so its
 // temporary goes at the next write, however young.
 TEST(ReplaceFile, RemovesTheTemporaryOfAWriterThatIsGone) {
-  ScratchDir tmp;
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) _exit(0);
   ASSERT_EQ(waitpid(child, nullptr, 0), child);
-  const std::string gone = tmp / (".cache.tmp." + std::to_string(child));
-  Put(gone, "half");
-  FileError err;
-  ASSERT_TRUE(ReplaceFile(tmp / "cache", "new\n", &err)) << err.Message();
-  EXPECT_FALSE(std::filesystem::exists(gone));
+  EXPECT_TRUE(AWriteRemovesTheTemporaryOf(child));
 }
 
 // Two job steps on one node refresh the same cache at once: the second writer must not remove
@@ -172,12 +180,7 @@ TEST(ReplaceFile, LeavesAConcurrentWritersTemporaryAlone) {
 // within a minute): its temporary goes at the next write. Here the pid is this test's parent
 // (ctest or a shell), a live process of another program.
 TEST(ReplaceFile, RemovesTheTemporaryOfAPidNowRunningAnotherProgram) {
-  ScratchDir tmp;
-  const std::string stale = tmp / (".cache.tmp." + std::to_string(getppid()));
-  Put(stale, "half");
-  FileError err;
-  ASSERT_TRUE(ReplaceFile(tmp / "cache", "new\n", &err)) << err.Message();
-  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(AWriteRemovesTheTemporaryOf(getppid()));
 }
 
 TEST(ReplaceFile, AFailedCreateNamesTheTemporaryAndKeepsTheOldFile) {
