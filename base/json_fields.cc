@@ -11,8 +11,21 @@ bool ParseJsonFile(std::string_view text, const std::string& file, JsonValue* ro
   return false;
 }
 
+bool ParseJsonFile(std::string_view text, const std::string& file, JsonValue* root, Diags* errors,
+                   const JsonItemStream& stream) {
+  JsonError jerr;
+  if (ParseJson(text, root, &jerr, JsonLimits(), stream)) return true;
+  errors->push_back({file, jerr.line, jerr.column, jerr.message});
+  return false;
+}
+
 bool JsonFieldReader::Error(const JsonValue& at, const std::string& what) {
   if (errors_->size() < max_errors_) errors_->push_back({file_, at.line, at.column, what});
+  return false;
+}
+
+bool JsonFieldReader::AddError(const Diag& d) {
+  if (errors_->size() < max_errors_) errors_->push_back(d);
   return false;
 }
 

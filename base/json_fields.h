@@ -15,6 +15,10 @@ namespace railguard {
 // Parses `text` (the contents of `file`) as one JSON value into `*root`. On a syntax error,
 // appends one Diag naming file, line and column to `*errors` and returns false.
 bool ParseJsonFile(std::string_view text, const std::string& file, JsonValue* root, Diags* errors);
+// As ParseJsonFile, streaming the items of one top-level array to `stream.sink`
+// (base/json_reader.h's JsonItemStream).
+bool ParseJsonFile(std::string_view text, const std::string& file, JsonValue* root, Diags* errors,
+                   const JsonItemStream& stream);
 
 // Reads members of JSON objects of one file. Each call that finds a member missing or of the
 // wrong form appends a Diag (at most `max_errors` in all, so hostile input stays cheap) and
@@ -26,6 +30,9 @@ class JsonFieldReader {
 
   // Appends "file:line:column: what" at `at`. Always returns false.
   bool Error(const JsonValue& at, const std::string& what);
+  // Appends `d` as it is (a problem found by another reader of the same file), within the
+  // same limit. Always returns false.
+  bool AddError(const Diag& d);
 
   // Member `key` of object `o` as a string; when `nullable`, null or absent gives "".
   bool String(const JsonValue& o, const char* key, std::string* out, bool nullable = false);

@@ -72,8 +72,9 @@ std::string Shown(unsigned char c) {
 
 class Parser {
  public:
-  Parser(std::string_view text, const JsonLimits& limits, JsonError* err)
-      : s_(text), limits_(limits), err_(err) {}
+  Parser(std::string_view text, const JsonLimits& limits, JsonError* err,
+         const JsonItemStream* stream = nullptr)
+      : s_(text), limits_(limits), err_(err), stream_(stream) {}
 
   bool ParseDocument(JsonValue* out) {
     if (s_.size() > limits_.max_bytes)
@@ -203,8 +204,12 @@ class Parser {
       if (!At(':', "':'")) return false;
       ++pos_;
       SkipSpace();
+      const bool streamed =
+          stream_ && depth == 1 && key == stream_->member && pos_ < s_.size() && s_[pos_] == '[';
       v->members.emplace_back(std::move(key), JsonValue());
-      if (!ParseValue(&v->members.back().second, depth)) return false;
+      if (!(streamed ? StreamArray(&v->members.back().second, depth + 1)
+                     : ParseValue(&v->members.back().second, depth)))
+        return false;
       if (!Next('}', &more)) return false;
     }
     return true;
@@ -217,6 +222,22 @@ class Parser {
       SkipSpace();
       v->items.emplace_back();
       if (!ParseValue(&v->items.back(), depth)) return false;
+      if (!Next(']', &more)) return false;
+    }
+    return true;
+  }
+
+  // As ParseArray, handing each item to stream_->sink instead of keeping it.
+  bool StreamArray(JsonValue* v, int depth) {
+    v->line = line_;
+    v->column = static_cast<int>(pos_ - line_start_) + 1;
+    bool more = false;
+    if (!Enter(v, JsonValue::Type::kArray, depth, ']', &more)) return false;
+    while (more) {
+      SkipSpace();
+      JsonValue item;
+      if (!ParseValue(&item, depth)) return false;
+      stream_->sink(std::move(item));
       if (!Next(']', &more)) return false;
     }
     return true;
@@ -341,6 +362,7 @@ class Parser {
   std::string_view s_;
   JsonLimits limits_;
   JsonError* err_;
+  const JsonItemStream* stream_;
   size_t pos_ = 0;
   size_t line_start_ = 0;
   int line_ = 1;
@@ -399,6 +421,13 @@ const char* JsonTypeName(JsonValue::Type type) {
 bool ParseJson(std::string_view text, JsonValue* out, JsonError* err, const JsonLimits& limits) {
   *out = JsonValue();
   Parser p(text, limits, err);
+  return p.ParseDocument(out);
+}
+
+bool ParseJson(std::string_view text, JsonValue* out, JsonError* err, const JsonLimits& limits,
+               const JsonItemStream& stream) {
+  *out = JsonValue();
+  Parser p(text, limits, err, &stream);
   return p.ParseDocument(out);
 }
 

@@ -171,7 +171,8 @@ class SweepReader : public JsonFieldReader {
   SweepReader(std::string file, Diags* errors, SweepParts parts)
       : JsonFieldReader(std::move(file), errors), all_(parts == SweepParts::kAll) {}
 
-  bool Document(const JsonValue& root, SweepDocument* d) {
+  // `streamed_errors`: the problems of links read as the file was parsed.
+  bool Document(const JsonValue& root, SweepDocument* d, const Diags& streamed_errors) {
     const JsonValue* links = root.is_object() ? root.Find("links") : nullptr;
     if (!links || !links->is_array())
       return Error(links ? *links : root,
@@ -186,7 +187,7 @@ class SweepReader : public JsonFieldReader {
       d->complete = complete->boolean;
     }
     Summary(root, &d->summary);
-    Each(*links, &d->links, &SweepReader::Link);
+    for (const Diag& e : streamed_errors) AddError(e);
     if (!all_) return true;
     Each(*missing, &d->missing, &SweepReader::Missing);
     if (const JsonValue* a = OptionalArray(root, "grid")) Each(*a, &d->grid, &SweepReader::GridRow);
@@ -197,6 +198,15 @@ class SweepReader : public JsonFieldReader {
       if (Traffic(*t, &traffic)) d->traffic = std::move(traffic);
     }
     return true;
+  }
+
+  // One item of "links"; false (with the problem reported) when it is not a link.
+  bool Link(const JsonValue& l, SweepLink* out) {
+    if (!IsObject(l, "link")) return false;
+    if (all_ && !LinkMembers(l, out)) return false;
+    const bool a = End(l, "a", &out->a);
+    const bool b = End(l, "b", &out->b);
+    return a && b;
   }
 
  private:
@@ -263,14 +273,6 @@ class SweepReader : public JsonFieldReader {
                             std::pair{"smps", &s->smps}, std::pair{"mads", &s->mads}})
       if (v->Find(key)) Int(*v, key, 0, kMaxCount, out);
     if (v->Find("seconds")) Number(*v, "seconds", &s->seconds);
-  }
-
-  bool Link(const JsonValue& l, SweepLink* out) {
-    if (!IsObject(l, "link")) return false;
-    if (all_ && !LinkMembers(l, out)) return false;
-    const bool a = End(l, "a", &out->a);
-    const bool b = End(l, "b", &out->b);
-    return a && b;
   }
 
   bool LinkMembers(const JsonValue& l, SweepLink* out) {
@@ -434,10 +436,19 @@ std::string SweepDocumentToJson(const SweepDocument& d) {
 bool ParseSweepDocument(std::string_view text, const std::string& filename, SweepParts parts,
                         SweepDocument* out, Diags* errors) {
   const size_t before = errors->size();
+  // The links are read one at a time as the parser reaches them, never kept as a tree; their
+  // problems are held until the document's shape is known to be right (a file that is not a
+  // sweep gets that one message), then reported in the place they always had.
+  Diags link_errors;
+  SweepReader links_reader(filename, &link_errors, parts);
+  JsonItemStream links{"links", [&](JsonValue&& item) {
+                         SweepLink l;
+                         if (links_reader.Link(item, &l)) out->links.push_back(std::move(l));
+                       }};
   JsonValue root;
-  if (!ParseJsonFile(text, filename, &root, errors)) return false;
+  if (!ParseJsonFile(text, filename, &root, errors, links)) return false;
   SweepReader r(filename, errors, parts);
-  return r.Document(root, out) && errors->size() == before;
+  return r.Document(root, out, link_errors) && errors->size() == before;
 }
 
 bool LoadSweepDocument(const std::string& path, SweepParts parts, SweepDocument* out,

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace railguard::report {
 namespace report_json_reader_test {
@@ -109,6 +110,39 @@ TEST(JsonReader, Utf8HelpersReplaceOnlyInvalidBytes) {
                       "b\xC3\xA9"),
             "a\xEF\xBF\xBD"
             "b\xC3\xA9");
+}
+
+TEST(JsonReader, StreamsTheItemsOfOneTopLevelArrayWithoutKeepingThem) {
+  std::vector<std::string> seen;
+  JsonItemStream stream{"links", [&](JsonValue&& item) {
+                          seen.push_back(std::to_string(item.line) + ":" +
+                                         std::to_string(item.column) + " " +
+                                         (item.is_object() ? item.Find("n")->text : "?"));
+                        }};
+  JsonValue v;
+  JsonError e;
+  // A nested "links" and one in a deeper object are ordinary arrays.
+  ASSERT_TRUE(
+      ParseJson("{\"x\": {\"links\": [1]},\n \"links\": [{\"n\": \"a\"},\n"
+                "  {\"n\": \"b\", \"links\": [2]}], \"y\": 3}",
+                &v, &e, JsonLimits(), stream))
+      << e.message;
+  EXPECT_EQ(seen, (std::vector<std::string>{"2:12 a", "3:3 b"}));
+  ASSERT_TRUE(v.Find("links") && v.Find("links")->is_array());
+  EXPECT_TRUE(v.Find("links")->items.empty());
+  EXPECT_EQ(v.Find("x")->Find("links")->items.size(), 1u);
+  EXPECT_EQ(v.Find("y")->number, 3);
+  // A syntax error after the first item: the parse fails where it is, the item before it was
+  // handed on.
+  seen.clear();
+  EXPECT_FALSE(ParseJson("{\"links\": [{\"n\": \"a\"}, {\"n\": }]}", &v, &e, JsonLimits(), stream));
+  EXPECT_EQ(std::to_string(e.line) + ":" + std::to_string(e.column), "1:30");
+  EXPECT_EQ(seen, (std::vector<std::string>{"1:12 a"}));
+  // Not an array: kept as it is.
+  seen.clear();
+  ASSERT_TRUE(ParseJson("{\"links\": 5}", &v, &e, JsonLimits(), stream));
+  EXPECT_TRUE(seen.empty());
+  EXPECT_EQ(v.Find("links")->number, 5);
 }
 
 }  // namespace report_json_reader_test
