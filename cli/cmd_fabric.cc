@@ -29,7 +29,7 @@ const char kSweepUsage[] =
     "         [--baseline SWEEP.json | --previous SWEEP.json | --state-dir DIR]\n"
     "         [--config railguard.yaml]\n"
     "         [--ca NAME] [--ca-port N] [--max-in-flight N] [--mad-timeout MS]\n"
-    "         [--switch-timeout MS] [--deadline MS]\n"
+    "         [--switch-timeout MS] [--deadline MS] [--rediscover-after S]\n"
     "Discovers the InfiniBand fabric through libibnetdisc, reads PortCounters (and\n"
     "PortCountersExtended where the PMA supports it) of every switch and HCA port through\n"
     "libibmad, and maps every link onto TOPO.yaml: host/rail <-> leaf/port, leaf <-> spine/port.\n"
@@ -55,6 +55,11 @@ const char kSweepUsage[] =
     "  --switch-timeout MS  all queries of one node, 1..600000 (default: 2000); a node that\n"
     "                       does not answer in time leaves the rest of its ports unread\n"
     "  --deadline MS        the counter phase, 1..3600000 (default: 60000)\n"
+    "  --rediscover-after S with --state-dir or --previous: reuse that sweep's discovery\n"
+    "                       until it is S seconds old, 0..604800 (default: 900; 0: discover\n"
+    "                       every time); discovers at once when this port's LID or the SM's\n"
+    "                       LID changed, a node does not answer, or a port's LinkDowned or\n"
+    "                       LinkErrorRecovery counter moved\n"
     "Exit: 0 complete and no findings, 1 findings, a partial sweep or an error, 2 usage error.\n";
 
 }  // namespace
@@ -73,7 +78,8 @@ int FabricSweep(int argc, char** argv) {
                    {"max-in-flight", 0, true},
                    {"mad-timeout", 0, true},
                    {"switch-timeout", 0, true},
-                   {"deadline", 0, true}});
+                   {"deadline", 0, true},
+                   {"rediscover-after", 0, true}});
   if (h.done()) return h.exit_code();
   if (int rc = h.ExpectOne("TOPO.yaml")) return rc;
   const Args& args = h.args();
@@ -88,7 +94,8 @@ int FabricSweep(int argc, char** argv) {
                           {"max-in-flight", 1, 64, &opts.max_in_flight},
                           {"mad-timeout", 1, 60000, &opts.mad_timeout_ms},
                           {"switch-timeout", 1, 600000, &opts.switch_timeout_ms},
-                          {"deadline", 1, 3600000, &opts.deadline_ms}};
+                          {"deadline", 1, 3600000, &opts.deadline_ms},
+                          {"rediscover-after", 0, 604800, &opts.rediscover_after_s}};
   for (const IntFlag& f : ints) {
     if (args.Has(f.name) && !ParseDigits(args.Get(f.name), f.lo, f.hi, f.out, 9))
       return h.UsageError(std::string("invalid --") + f.name + " '" + args.Get(f.name) +
@@ -136,7 +143,7 @@ int FabricSweep(int argc, char** argv) {
   if (!previous_file.empty()) {
     const std::string& file = previous_file;
     Diags diags;
-    if (!fabric::LoadSweepBaseline(file, &previous, &diags)) {
+    if (!fabric::LoadSweepBaseline(file, &previous, &diags, /*with_discovery=*/true)) {
       ReportFileErrors(file, diags, "; nothing swept");
       return 1;
     }
@@ -156,7 +163,11 @@ int FabricSweep(int argc, char** argv) {
   std::unique_ptr<fabric::FabricSource> source = fabric::MakeIbmadSource(mad);
   fabric::Sweep sweep;
   std::string err;
-  if (!fabric::RunSweep(source.get(), opts, &sweep, &err)) return h.Fail(err);
+  const fabric::KeptDiscovery* kept = previous.discovery ? &*previous.discovery : nullptr;
+  if (!fabric::RunSweep(source.get(), opts, &sweep, &err, kept)) return h.Fail(err);
+  // Without a kept discovery RunSweep can only say there was none; say why.
+  if (!previous_file.empty() && !kept)
+    sweep.discovery_reason = previous_file + ": " + previous.no_discovery;
   std::optional<fabric::Traffic> traffic;
   if (window.previous) {
     window.seconds = sweep.time - previous.time;

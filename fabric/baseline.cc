@@ -2,6 +2,12 @@
 // Reading a fabric baseline back from sweep JSON.
 #include "fabric/baseline.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
 #include "wire/sweep_json.h"
 
 namespace railguard::fabric {
@@ -21,7 +27,93 @@ void Take(const wire::SweepDocument& d, SweepBaseline* out) {
       if (e->counters_read) out->ports[{e->guid, e->port}] = e->counters;
 }
 
+std::string GuidText(uint64_t guid) {
+  char s[24];
+  std::snprintf(s, sizeof(s), "0x%016llx", static_cast<unsigned long long>(guid));
+  return s;
+}
+
 }  // namespace
+
+bool KeptDiscoveryOf(const wire::SweepDocument& d, KeptDiscovery* out, std::string* why) {
+  if (d.summary.discovery_kind.empty()) {
+    *why = "it records no discovery (written by an older railctl)";
+    return false;
+  }
+  std::unordered_map<uint64_t, size_t> index;
+  std::vector<SweptNode> nodes;
+  std::vector<std::vector<int>> lids;  // per node: each port's LID, in `ports` order
+  for (const wire::SweepLink& l : d.links) {
+    for (const auto& [e, peer] : {std::pair{&l.a, &l.b}, std::pair{&l.b, &l.a}}) {
+      if (!e->node_known) {
+        *why = "the end " + GuidText(e->guid) + " port " + std::to_string(e->port) +
+               " has no \"switch\" and \"description\"";
+        return false;
+      }
+      auto [it, added] = index.emplace(e->guid, nodes.size());
+      if (added) {
+        SweptNode n;
+        n.guid = e->guid;
+        n.is_switch = e->is_switch;
+        n.description = e->description;
+        n.lid = e->is_switch ? e->lid : 0;
+        nodes.push_back(std::move(n));
+        lids.emplace_back();
+      }
+      SweptNode& n = nodes[it->second];
+      if (n.is_switch != e->is_switch || n.description != e->description ||
+          (n.is_switch && n.lid != e->lid)) {
+        *why = GuidText(e->guid) + " is described two ways (switch or not, description, LID)";
+        return false;
+      }
+      for (const SweptPort& p : n.ports) {
+        if (p.port == e->port) {
+          *why = GuidText(e->guid) + " port " + std::to_string(e->port) + " is on two links";
+          return false;
+        }
+      }
+      SweptPort p;
+      p.port = e->port;
+      p.peer_guid = peer->guid;
+      p.peer_port = peer->port;
+      p.link = {e->width_active, e->width_enabled, e->width_supported,
+                e->speed_active, e->speed_enabled, e->speed_supported};
+      p.counters_read = e->counters_read;
+      p.extended = e->extended_counters;
+      std::copy(e->counters.begin(), e->counters.end(), p.counters);
+      if (e->counters_read) {
+        n.pma_known = true;
+        n.pma_extended = e->extended_counters;
+      }
+      n.ports.push_back(p);
+      lids[it->second].push_back(e->lid);
+    }
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    SweptNode& n = nodes[i];
+    std::vector<size_t> order(n.ports.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return n.ports[a].port < n.ports[b].port; });
+    std::vector<SweptPort> ports;
+    for (size_t k : order) {
+      ports.push_back(n.ports[k]);
+      if (!n.is_switch) n.port_lids.push_back(lids[i][k]);
+    }
+    n.ports = std::move(ports);
+    n.num_ports = n.ports.empty() ? 0 : n.ports.back().port;
+    if (!n.is_switch && !n.port_lids.empty()) n.lid = n.port_lids.front();
+  }
+  std::sort(nodes.begin(), nodes.end(), [](const SweptNode& a, const SweptNode& b) {
+    if (a.is_switch != b.is_switch) return a.is_switch;
+    return a.guid < b.guid;
+  });
+  out->nodes = std::move(nodes);
+  out->time = d.summary.discovery_time;
+  out->local_lid = d.summary.local_lid;
+  out->sm_lid = d.summary.sm_lid;
+  return true;
+}
 
 bool ParseSweepBaseline(std::string_view text, const std::string& filename, SweepBaseline* out,
                         Diags* errors) {
@@ -32,10 +124,17 @@ bool ParseSweepBaseline(std::string_view text, const std::string& filename, Swee
   return true;
 }
 
-bool LoadSweepBaseline(const std::string& path, SweepBaseline* out, Diags* errors) {
+bool LoadSweepBaseline(const std::string& path, SweepBaseline* out, Diags* errors,
+                       bool with_discovery) {
   wire::SweepDocument d;
-  if (!wire::LoadSweepDocument(path, wire::SweepParts::kCounters, &d, errors)) return false;
+  const wire::SweepParts parts =
+      with_discovery ? wire::SweepParts::kDiscovery : wire::SweepParts::kCounters;
+  if (!wire::LoadSweepDocument(path, parts, &d, errors)) return false;
   Take(d, out);
+  if (with_discovery) {
+    KeptDiscovery kept;
+    if (KeptDiscoveryOf(d, &kept, &out->no_discovery)) out->discovery = std::move(kept);
+  }
   return true;
 }
 

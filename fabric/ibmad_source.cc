@@ -116,6 +116,24 @@ class IbmadSource : public FabricSource {
     return true;
   }
 
+  bool LocalPort(int* lid, int* sm_lid, std::string* err) override {
+    std::vector<char> ca(opts_.ca.begin(), opts_.ca.end());
+    ca.push_back('\0');
+    umad_port_t port;
+    std::memset(&port, 0, sizeof(port));
+    const int rc = umad_get_port(opts_.ca.empty() ? nullptr : ca.data(), opts_.ca_port, &port);
+    if (rc < 0) {
+      *err = "libibumad cannot read port " + std::to_string(opts_.ca_port) + " of " +
+             (opts_.ca.empty() ? std::string("the default HCA") : opts_.ca) + ": " +
+             std::strerror(-rc);
+      return false;
+    }
+    *lid = static_cast<int>(port.base_lid);
+    *sm_lid = static_cast<int>(port.sm_lid);
+    umad_release_port(&port);
+    return true;
+  }
+
   bool Open(std::string* err) override {
     int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS};
     std::vector<char> ca(opts_.ca.begin(), opts_.ca.end());

@@ -87,6 +87,9 @@ wire::SweepEnd EndOf(const Sweep& sweep, const End& e, const std::string& name) 
   out.extended_counters = p.extended;
   out.counters_read = p.counters_read;
   if (p.counters_read) std::copy(p.counters, p.counters + kCounterCount, out.counters.begin());
+  out.node_known = true;  // so that the next sweep can keep this discovery
+  out.is_switch = n.is_switch;
+  out.description = n.description;
   return out;
 }
 
@@ -125,6 +128,11 @@ wire::SweepDocument DocumentOf(const topo::Topology& topo, const Sweep& sweep,
   d.summary.mads = sweep.mads;
   d.summary.seconds = sweep.seconds;
   d.summary.time = sweep.time;
+  d.summary.discovery_kind = sweep.kept ? "kept" : "new";
+  d.summary.discovery_time = sweep.discovered;
+  d.summary.discovery_reason = sweep.discovery_reason;
+  d.summary.local_lid = sweep.local_lid;
+  d.summary.sm_lid = sweep.sm_lid;
   const auto g = Grid(topo, r);
   for (size_t s = 0; s < topo.sus.size(); ++s) {
     wire::SweepGridRow row{topo.sus[s].name, {}};
@@ -184,6 +192,8 @@ std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const Fab
                 sweep.mads, sweep.seconds,
                 sweep.partial ? "PARTIAL (some nodes did not answer)" : "complete");
   std::string o = head;
+  o +=
+      std::string("discovery: ") + (sweep.kept ? "kept " : "new: ") + sweep.discovery_reason + "\n";
   size_t w = 6;
   for (const topo::Rail& rail : topo.rails) w = std::max(w, rail.name.size() + 1);
   o += Cell("SU", 8);

@@ -14,11 +14,13 @@ namespace railguard::fabric {
 // "su1 rail0 n001 mlx5_0 port 1 <-> su1-rail0 port 1": where a link is, as findings say it.
 std::string LinkWhere(const topo::Topology& topo, const MappedLink& l);
 
-// The text report: a summary line that says "complete" or "PARTIAL", the grid of SUs x rails
-// (each cell "ok", or how many of that leaf's links have findings or HCAs are missing; "?"
-// added when some of its counters were not read), the findings but "unread" ones, the HCAs
-// the topology expects and the sweep did not find, and every node that did not answer with
-// the reason; with `traffic`, its section (fabric/traffic.h) at the end.
+// The text report: a summary line that says "complete" or "PARTIAL", a line that says whether
+// the discovery was new or kept and why ("discovery: kept from a discovery 120 s old", "discovery:
+// new: no earlier discovery to keep"), the grid of SUs x rails (each cell "ok", or how many of that
+// leaf's links have findings or HCAs are missing; "?" added when some of its counters were not
+// read), the findings but "unread" ones, the HCAs the topology expects and the sweep did not find,
+// and every node that did not answer with the reason; with `traffic`, its section
+// (fabric/traffic.h) at the end.
 std::string RenderText(const topo::Topology& topo, const Sweep& sweep, const FabricReport& r,
                        const Traffic* traffic = nullptr);
 

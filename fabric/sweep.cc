@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
+#include <unordered_map>
 
 namespace railguard::fabric {
 
@@ -77,6 +79,7 @@ class CounterPhase {
  private:
   void Begin(int node) {
     SweptNode& n = sweep_->nodes[node];
+    if (n.status == NodeStatus::kAnswered) return;  // read before (a kept discovery's phase)
     if (n.ports.empty()) {
       n.status = NodeStatus::kAnswered;
       return;
@@ -89,6 +92,10 @@ class CounterPhase {
     Active a;
     a.node = node;
     a.node_start = Clock::now();
+    if (n.pma_known) {
+      a.attr = PmaAttr::kPortCounters;
+      a.extended = n.pma_extended;
+    }
     if (Issue(&a)) active_.push_back(a);
   }
 
@@ -129,6 +136,8 @@ class CounterPhase {
     switch (a.attr) {
       case PmaAttr::kClassPortInfo:
         a.extended = r.capmask & (kPmaExtWidthSupported | kPmaExtWidthNoIetf);
+        n.pma_known = true;
+        n.pma_extended = a.extended;
         a.attr = PmaAttr::kPortCounters;
         a.entry = 0;
         break;
@@ -198,28 +207,165 @@ class CounterPhase {
   uint32_t next_tid_ = 1;
 };
 
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The discovered nodes as a sweep keeps them: no routers, switches first, each kind by GUID.
+void Arrange(std::vector<SweptNode>* nodes) {
+  nodes->erase(
+      std::remove_if(nodes->begin(), nodes->end(), [](const SweptNode& n) { return n.is_router; }),
+      nodes->end());
+  std::stable_sort(nodes->begin(), nodes->end(), [](const SweptNode& a, const SweptNode& b) {
+    if (a.is_switch != b.is_switch) return a.is_switch;
+    return a.guid < b.guid;
+  });
+}
+
+// How a node is named in a reason.
+std::string NodeName(const SweptNode& n) {
+  char guid[24];
+  std::snprintf(guid, sizeof(guid), "0x%016llx", static_cast<unsigned long long>(n.guid));
+  return (n.description.empty() ? std::string() : "'" + n.description + "' ") + "(" + guid + ")";
+}
+
+// Why counters read at the kept discovery's LIDs say the cabling may have changed, or "".
+// REQUIRES: `now` holds `kept`'s nodes in the same order.
+std::string ChangeSeen(const KeptDiscovery& kept, const Sweep& now) {
+  for (size_t i = 0; i < now.nodes.size(); ++i) {
+    const SweptNode& n = now.nodes[i];
+    const SweptNode& k = kept.nodes[i];
+    if (n.status != NodeStatus::kAnswered) return NodeName(n) + " did not answer: " + n.error;
+    for (size_t e = 0; e < n.ports.size(); ++e) {
+      const SweptPort& p = n.ports[e];
+      const SweptPort& q = k.ports[e];
+      if (!p.counters_read || !q.counters_read) continue;
+      for (int c : {kLinkDowned, kLinkErrorRecovery}) {
+        if (p.counters[c] != q.counters[c])
+          return std::string(kCounterNames[c]) + " of " + NodeName(n) + " port " +
+                 std::to_string(p.port) + " went from " + std::to_string(q.counters[c]) + " to " +
+                 std::to_string(p.counters[c]);
+      }
+    }
+  }
+  return "";
+}
+
+// Takes into `fresh` (a new discovery's nodes) the counters `read` holds for the same node at
+// the same LIDs; a node all of whose ports it has is answered (not read again).
+void TakeCounters(const std::vector<SweptNode>& read, std::vector<SweptNode>* fresh) {
+  std::unordered_map<uint64_t, const SweptNode*> by_guid;
+  for (const SweptNode& n : read)
+    if (n.status == NodeStatus::kAnswered) by_guid[n.guid] = &n;
+  for (SweptNode& n : *fresh) {
+    auto it = by_guid.find(n.guid);
+    if (it == by_guid.end()) continue;
+    const SweptNode& o = *it->second;
+    if (o.is_switch != n.is_switch || (n.is_switch && o.lid != n.lid)) continue;
+    size_t taken = 0;
+    for (size_t e = 0; e < n.ports.size(); ++e) {
+      for (size_t f = 0; f < o.ports.size(); ++f) {
+        const SweptPort& q = o.ports[f];
+        if (q.port != n.ports[e].port || !q.counters_read) continue;
+        const int lid_n = n.is_switch || e >= n.port_lids.size() ? n.lid : n.port_lids[e];
+        const int lid_o = o.is_switch || f >= o.port_lids.size() ? o.lid : o.port_lids[f];
+        if (lid_n != lid_o) break;
+        std::copy(q.counters, q.counters + kCounterCount, n.ports[e].counters);
+        n.ports[e].extended = q.extended;
+        n.ports[e].counters_read = true;
+        ++taken;
+        break;
+      }
+    }
+    n.pma_known = o.pma_known;
+    n.pma_extended = o.pma_extended;
+    if (taken == n.ports.size()) n.status = NodeStatus::kAnswered;
+  }
+}
+
+// Why `kept` is not used, or "" when it is.
+std::string WhyNotKept(const KeptDiscovery* kept, const SweepOptions& opts, double now,
+                       bool local_known, const Sweep& out) {
+  if (!kept) return "no earlier discovery to keep";
+  if (opts.rediscover_after_s <= 0) return "discovery on every sweep (rediscover after 0 s)";
+  const double age = now - kept->time;
+  char text[160];
+  if (age < 0) {
+    std::snprintf(text, sizeof(text), "the kept discovery is %.0f s in the future", -age);
+    return text;
+  }
+  if (age >= opts.rediscover_after_s) {
+    std::snprintf(text, sizeof(text), "the kept discovery is %.0f s old (rediscover after %d s)",
+                  age, opts.rediscover_after_s);
+    return text;
+  }
+  if (!local_known) return "this port's LID and its SM's LID are unknown";
+  if (out.local_lid != kept->local_lid)
+    return "this port's LID changed from " + std::to_string(kept->local_lid) + " to " +
+           std::to_string(out.local_lid);
+  if (out.sm_lid != kept->sm_lid)
+    return "the SM's LID changed from " + std::to_string(kept->sm_lid) + " to " +
+           std::to_string(out.sm_lid) + " (a new SM may have given out new LIDs)";
+  return "";
+}
+
 }  // namespace
 
-bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::string* err) {
+bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::string* err,
+              const KeptDiscovery* kept) {
   const Clock::time_point start = Clock::now();
   *out = Sweep();
-  if (!source->Discover(&out->nodes, &out->smps, err)) return false;
-  out->nodes.erase(std::remove_if(out->nodes.begin(), out->nodes.end(),
-                                  [](const SweptNode& n) { return n.is_router; }),
-                   out->nodes.end());
-  std::stable_sort(out->nodes.begin(), out->nodes.end(),
-                   [](const SweptNode& a, const SweptNode& b) {
-                     if (a.is_switch != b.is_switch) return a.is_switch;
-                     return a.guid < b.guid;
-                   });
-  if (!source->Open(err)) return false;
-  out->time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-                  .count();
-  CounterPhase(source, opts, out, Clock::now()).Run();  // the deadline is the phase's own
-  for (const SweptNode& n : out->nodes) {
-    out->mads += n.mads;
-    if (n.status != NodeStatus::kAnswered) out->partial = true;
+  std::string local_err;
+  const bool local_known = source->LocalPort(&out->local_lid, &out->sm_lid, &local_err);
+  if (!local_known) out->local_lid = out->sm_lid = 0;
+  const double now = UnixNow();
+  std::string why_new = WhyNotKept(kept, opts, now, local_known, *out);
+  std::vector<SweptNode> read;  // counters read at the kept discovery's LIDs
+  bool opened = false;
+  if (why_new.empty()) {
+    out->nodes = kept->nodes;
+    for (SweptNode& n : out->nodes) {
+      n.status = NodeStatus::kNotReached;
+      n.error.clear();
+      n.mads = 0;
+      for (SweptPort& p : n.ports) {
+        p.counters_read = p.extended = false;
+        std::fill(p.counters, p.counters + kCounterCount, 0);
+      }
+    }
+    if (!source->Open(err)) return false;
+    opened = true;
+    out->time = UnixNow();
+    CounterPhase(source, opts, out, Clock::now()).Run();
+    for (const SweptNode& n : out->nodes) out->mads += n.mads;
+    const std::string change = ChangeSeen(*kept, *out);
+    if (change.empty()) {
+      char text[96];
+      std::snprintf(text, sizeof(text), "from a discovery %.0f s old", now - kept->time);
+      out->kept = true;
+      out->discovered = kept->time;
+      out->discovery_reason = text;
+    } else {
+      why_new = change;
+      read = std::move(out->nodes);
+      out->nodes.clear();
+    }
   }
+  if (!out->kept) {
+    out->discovered = UnixNow();
+    out->discovery_reason = why_new;
+    if (!source->Discover(&out->nodes, &out->smps, err)) return false;
+    Arrange(&out->nodes);
+    if (!opened) {
+      if (!source->Open(err)) return false;
+      out->time = UnixNow();
+    }
+    TakeCounters(read, &out->nodes);
+    CounterPhase(source, opts, out, Clock::now()).Run();  // the deadline is the phase's own
+    for (const SweptNode& n : out->nodes) out->mads += n.mads;
+  }
+  for (const SweptNode& n : out->nodes)
+    if (n.status != NodeStatus::kAnswered) out->partial = true;
   out->seconds = MsSince(start) / 1000.0;
   return true;
 }

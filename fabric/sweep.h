@@ -2,7 +2,9 @@
 // A fabric sweep: every switch and HCA port's link state and PMA counters, gathered through a
 // FabricSource (libibnetdisc + libibmad in ibmad_source.h, a fake in tests) with a bounded
 // number of MADs in flight over one MAD handle and a time limit per node, so one mute switch
-// makes the result partial instead of hanging the sweep.
+// makes the result partial instead of hanging the sweep. A sweep may reuse an earlier sweep's
+// discovery (KeptDiscovery): discovery is most of a sweep's MADs, and a fabric's cabling
+// changes far less often than its counters.
 #pragma once
 
 #include <cstdint>
@@ -84,6 +86,8 @@ struct SweptNode {
   std::string error;           // why the node is not kAnswered
   int mads = 0;                // PMA queries sent to it
   std::vector<int> port_lids;  // HCA: the LID of each entry of `ports`; switch: empty
+  bool pma_known = false;      // whether the PMA has PortCountersExtended is known (a kept
+  bool pma_extended = false;   // discovery's): the counter phase skips ClassPortInfo
 };
 
 // The gathered fabric.
@@ -95,6 +99,11 @@ struct Sweep {
   double time = 0;               // Unix time (s) the counter phase began: what the rates
                                  // between two sweeps are over (fabric/traffic.h)
   bool partial = false;          // some node is not kAnswered
+  bool kept = false;             // the discovery was an earlier sweep's (smps 0)
+  double discovered = 0;         // Unix time of the discovery used
+  std::string discovery_reason;  // kept: "from a discovery 120 s old"; new: why ("no earlier
+                                 // discovery to keep", "LinkDownedCounter of ... went from 0 to 1")
+  int local_lid = 0, sm_lid = 0;  // the sending port's LID and its SM's LID (0: unknown)
 
   // Index of the node with `guid`, or -1.
   int FindNode(uint64_t guid) const;
@@ -133,6 +142,18 @@ class FabricSource {
   // Waits up to `timeout_ms` for one reply: 1 with `*r` set, 0 when none came, -1 with `*err`
   // on a receive error. Replies may come in any order; a late one may carry an old tid.
   virtual int Receive(int timeout_ms, PmaReply* r, std::string* err) = 0;
+  // The LID of the port MADs go out of and the LID of its subnet manager, without a MAD.
+  // false + `*err` when they cannot be read.
+  virtual bool LocalPort(int* lid, int* sm_lid, std::string* err) = 0;
+};
+
+// A discovery an earlier sweep made, with that sweep's counters (fabric/baseline.h reads it
+// from the sweep JSON).
+struct KeptDiscovery {
+  std::vector<SweptNode> nodes;   // as RunSweep left them: switches first; ports with their link
+                                  // state and, where that sweep read them, counters
+  double time = 0;                // Unix time of the discovery
+  int local_lid = 0, sm_lid = 0;  // the sending port's LID and its SM's LID then
 };
 
 struct SweepOptions {
@@ -140,6 +161,7 @@ struct SweepOptions {
   int mad_timeout_ms = 500;      // one query
   int switch_timeout_ms = 2000;  // all queries of one node
   int deadline_ms = 60000;       // the counter phase; nodes not started by then are skipped
+  int rediscover_after_s = 900;  // a kept discovery at least this old is not used; 0: never
 };
 
 // Capability bits of PMA ClassPortInfo (IBA 16.1.3.1, Table 146): PortCountersExtended with
@@ -152,6 +174,16 @@ constexpr uint16_t kPmaExtWidthNoIetf = 1 << 10;
 // fails or whose queries take longer than switch_timeout_ms is kTimedOut and its remaining
 // ports are left unread; nodes not begun by deadline_ms are kNotReached; either makes the
 // sweep partial. Returns false with `*err` only when discovery or Open fails.
-bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::string* err);
+//
+// With `kept`, discovery is skipped when the kept one is younger than rediscover_after_s and
+// the sending port's LID and its SM's LID are still what they were (a new SM may have given
+// out new LIDs): the counters are read at the kept LIDs (ClassPortInfo only where the kept
+// sweep did not read it). Discovery then runs after all when what was read says the cabling may
+// have changed: a node did not answer, or a port's LinkDownedCounter or
+// LinkErrorRecoveryCounter is not what the kept sweep read (the link went down, retrained, or
+// its counters were reset). Counters already read from a node whose LIDs the new discovery
+// confirms are kept; the rest are read. `out->discovery_reason` says which way it went.
+bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::string* err,
+              const KeptDiscovery* kept = nullptr);
 
 }  // namespace railguard::fabric

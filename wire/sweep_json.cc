@@ -41,20 +41,25 @@ Json EndJson(const SweepEnd& e) {
     counters = Json::object();
     for (int c = 0; c < kSweepCounterCount; ++c) counters[kSweepCounterNames[c]] = e.counters[c];
   }
-  return {{"name", e.name},
-          {"guid", GuidText(e.guid)},
-          {"port", e.port},
-          {"lid", e.lid},
-          {"width",
-           {{"active", e.width_active},
-            {"enabled", e.width_enabled},
-            {"supported", e.width_supported}}},
-          {"speed",
-           {{"active", e.speed_active},
-            {"enabled", e.speed_enabled},
-            {"supported", e.speed_supported}}},
-          {"extended_counters", e.extended_counters},
-          {"counters", counters}};
+  Json end = {{"name", e.name},
+              {"guid", GuidText(e.guid)},
+              {"port", e.port},
+              {"lid", e.lid},
+              {"width",
+               {{"active", e.width_active},
+                {"enabled", e.width_enabled},
+                {"supported", e.width_supported}}},
+              {"speed",
+               {{"active", e.speed_active},
+                {"enabled", e.speed_enabled},
+                {"supported", e.speed_supported}}},
+              {"extended_counters", e.extended_counters},
+              {"counters", counters}};
+  if (e.node_known) {  // what a later sweep needs to reuse this discovery
+    end["switch"] = e.is_switch;
+    end["description"] = e.description;
+  }
+  return end;
 }
 
 Json FindingJson(const SweepFinding& f) {
@@ -156,6 +161,12 @@ Json TopJson(const SweepDocument& d) {
                   {"mads", d.summary.mads},
                   {"seconds", d.summary.seconds}};
   if (d.summary.time >= 0) summary["time"] = d.summary.time;
+  if (!d.summary.discovery_kind.empty())
+    summary["discovery"] = {{"kind", d.summary.discovery_kind},
+                            {"time", d.summary.discovery_time},
+                            {"reason", d.summary.discovery_reason},
+                            {"local_lid", d.summary.local_lid},
+                            {"sm_lid", d.summary.sm_lid}};
   Json out = {{"complete", d.complete}, {"summary", summary},       {"grid", grid},
               {"findings", findings},   {"unanswered", unanswered}, {"missing", missing},
               {"links", kLinksMark}};
@@ -169,7 +180,9 @@ constexpr char kTimeProblem[] =
 class SweepReader : public JsonFieldReader {
  public:
   SweepReader(std::string file, Diags* errors, SweepParts parts)
-      : JsonFieldReader(std::move(file), errors), all_(parts == SweepParts::kAll) {}
+      : JsonFieldReader(std::move(file), errors),
+        all_(parts == SweepParts::kAll),
+        state_(parts != SweepParts::kCounters) {}
 
   // `streamed_errors`: the problems of links read as the file was parsed.
   bool Document(const JsonValue& root, SweepDocument* d, const Diags& streamed_errors) {
@@ -268,11 +281,35 @@ class SweepReader : public JsonFieldReader {
       else
         Error(*time, kTimeProblem);
     }
+    if (const JsonValue* x = state_ ? v->Find("discovery") : nullptr) Discovery(*x, s);
     if (!all_) return;
     for (auto [key, out] : {std::pair{"switches", &s->switches}, std::pair{"hcas", &s->hcas},
                             std::pair{"smps", &s->smps}, std::pair{"mads", &s->mads}})
       if (v->Find(key)) Int(*v, key, 0, kMaxCount, out);
     if (v->Find("seconds")) Number(*v, "seconds", &s->seconds);
+  }
+
+  // "summary": {"discovery"}: all of its members, or (with the problem reported) none.
+  void Discovery(const JsonValue& v, SweepSummary* s) {
+    SweepSummary d;
+    if (!IsObject(v, "\"discovery\"") || !String(v, "kind", &d.discovery_kind)) return;
+    if (d.discovery_kind != "new" && d.discovery_kind != "kept") {
+      Error(*v.Find("kind"),
+            "bad \"kind\" '" + d.discovery_kind + "'; expected \"new\" or \"kept\"");
+      return;
+    }
+    if (!Number(v, "time", &d.discovery_time) || !String(v, "reason", &d.discovery_reason) ||
+        !Int(v, "local_lid", 0, 65535, &d.local_lid) || !Int(v, "sm_lid", 0, 65535, &d.sm_lid))
+      return;
+    if (!(d.discovery_time >= 0)) {
+      Error(*v.Find("time"), "bad \"time\"; expected the discovery's Unix time, a number >= 0");
+      return;
+    }
+    s->discovery_kind = d.discovery_kind;
+    s->discovery_time = d.discovery_time;
+    s->discovery_reason = d.discovery_reason;
+    s->local_lid = d.local_lid;
+    s->sm_lid = d.sm_lid;
   }
 
   bool LinkMembers(const JsonValue& l, SweepLink* out) {
@@ -318,7 +355,8 @@ class SweepReader : public JsonFieldReader {
     if (!Object(v, l, which)) return false;
     if (all_ && !String(*v, "name", &e->name)) return false;
     if (!Guid(*v, &e->guid) || !Int(*v, "port", 1, 254, &e->port)) return false;
-    if (all_ && !LinkState(*v, e)) return false;
+    if (state_ && !LinkState(*v, e)) return false;
+    if (state_ && !Node(*v, e)) return false;
     return Counters(*v, e);
   }
 
@@ -332,6 +370,17 @@ class SweepReader : public JsonFieldReader {
            String(*s, "active", &e->speed_active) && String(*s, "enabled", &e->speed_enabled) &&
            String(*s, "supported", &e->speed_supported) &&
            Bool(v, "extended_counters", &e->extended_counters);
+  }
+
+  // "switch" and "description": both or neither (sweeps written before them).
+  bool Node(const JsonValue& v, SweepEnd* e) {
+    const JsonValue* sw = v.Find("switch");
+    const JsonValue* desc = v.Find("description");
+    if (!sw && !desc) return true;
+    if (!Bool(v, "switch", &e->is_switch) || !String(v, "description", &e->description))
+      return false;
+    e->node_known = true;
+    return true;
   }
 
   bool Counters(const JsonValue& v, SweepEnd* e) {
@@ -418,6 +467,7 @@ class SweepReader : public JsonFieldReader {
   }
 
   const bool all_;
+  const bool state_;  // each end's link state and node (kAll, kDiscovery)
 };
 
 }  // namespace

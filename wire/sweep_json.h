@@ -5,7 +5,8 @@
 // (report/sweep_input.h). One object, two-space indented, each link on one line:
 //   {"complete": true,
 //    "summary": {"switches", "hcas", "links", "findings", "unread", "unanswered", "smps",
-//                "mads", "seconds", "time"},
+//                "mads", "seconds", "time",
+//                "discovery": {"kind": "new" | "kept", "time", "reason", "local_lid", "sm_lid"}},
 //    "grid": [{"su": "su1", "rails": [{"rail": "rail0", "links": 9, "bad": 1, "unread": 0}]}],
 //    "findings": [{"kind", "side", "message", "link": index into "links"}],
 //    "unanswered": [{"name", "guid", "lid", "status", "error"}],
@@ -14,12 +15,16 @@
 //               "a": {"name": "n001 mlx5_0", "guid": "0x0c42a10300000100", "port": 1, "lid": 35,
 //                     "width": {"active": 4, "enabled": 4, "supported": 12},
 //                     "speed": {"active": "HDR", "enabled": "HDR", "supported": "HDR"},
-//                     "extended_counters": true, "counters": {"SymbolErrorCounter": 0, ...}},
+//                     "extended_counters": true, "counters": {"SymbolErrorCounter": 0, ...},
+//                     "switch": false, "description": "n001 mlx5_0"},
 //               "b": {...}, "findings": [{"kind", "side", "message"}], "traffic": {...}}],
 //    "traffic": {"seconds", "previous_time", "grid", "spines"}}
 // "counters" is null for an end the sweep did not read; "traffic" (on each link and at the
-// top) only with --previous. The summary's links, findings, unread and unanswered and the
-// top-level "findings" follow from the rest: the writer computes them, the reader skips them.
+// top) only with --previous. "switch" and "description" (the node's NodeDescription) and the
+// summary's "discovery" are what a later sweep needs to reuse this one's discovery
+// (fabric/sweep.h's KeptDiscovery); sweeps written before them lack them. The summary's links,
+// findings, unread and unanswered and the top-level "findings" follow from the rest: the writer
+// computes them, the reader skips them.
 #pragma once
 
 #include <array>
@@ -71,6 +76,9 @@ struct SweepEnd {
   bool extended_counters = false;  // data counters from PortCountersExtended (64-bit)
   bool counters_read = false;      // false: "counters" is null and `counters` is all 0
   SweepCounters counters{};        // by kSweepCounterNames
+  bool node_known = false;         // "switch" and "description" were written (read)
+  bool is_switch = false;
+  std::string description;  // NodeDescription as discovery read it
 };
 
 // One finding of the sweep on a link (fabric/judge.h's LinkFinding).
@@ -157,6 +165,11 @@ struct SweepSummary {
   double seconds = 0;      // wall time of the sweep
   double time = -1;        // Unix time the counter phase began; -1: none (sweeps written
                            // before it had one), and the writer then leaves it out
+  // The discovery the sweep used; written when `discovery_kind` is not empty.
+  std::string discovery_kind;     // "new" (discovered by this sweep) or "kept" (an earlier one's)
+  double discovery_time = -1;     // Unix time of that discovery
+  std::string discovery_reason;   // why it was new or kept ("kept discovery 1203 s old ...")
+  int local_lid = 0, sm_lid = 0;  // the sending port's LID and its SM's LID at the time
 };
 
 struct SweepDocument {
@@ -176,20 +189,25 @@ std::string SweepDocumentToJson(const SweepDocument& d);
 
 // How much of a sweep a reader needs.
 enum class SweepParts {
-  kAll,       // everything the writer writes
-  kCounters,  // summary.time and each link end's guid, port and counters only (baselines);
-              // nothing else is required or read
+  kAll,        // everything the writer writes
+  kCounters,   // summary.time and each link end's guid, port and counters only (baselines);
+               // nothing else is required or read
+  kDiscovery,  // kCounters, summary.discovery, and each end's lid, width, speed,
+               // extended_counters, switch and description (a kept discovery); the link's own
+               // members are not read
 };
 
 // Parses `text` (`filename` names it in diagnostics) into `*out`. Required: "links" (an
 // array of objects with ends "a" and "b", each with "guid" ("0x" + 16 hex digits), "port"
 // (1..254) and "counters" (null, or every name of kSweepCounterNames as a non-negative
 // integer)); with kAll also "complete", "missing", each link's kind, su, rail, host, hca
-// (string or null) and findings, each end's name, lid, width and speed (active, enabled,
-// supported) and extended_counters. Optional: "summary" and each of its members (older sweeps
-// have no time), and with kAll "grid", "unanswered" and "traffic" (each checked whole when
-// present). Unknown members are ignored (newer writers). A problem in a link's own members
-// ends that link, one in an end ends that end. Problems go to `*errors` as
+// (string or null) and findings; with kAll and kDiscovery each end's lid, width and speed
+// (active, enabled, supported) and extended_counters, with kAll its name. Optional: "summary"
+// and each of its members (older sweeps have no time); with kAll and kDiscovery an end's
+// "switch" with "description" (both or neither) and "summary": {"discovery"} (all its members
+// when present); with kAll "grid", "unanswered" and "traffic" (each checked whole when present).
+// Unknown members are ignored (newer writers). A problem in a link's own members ends that
+// link, one in an end ends that end. Problems go to `*errors` as
 // "file:line:column: <what>; expected <form>" (at most 20); true when there was none.
 bool ParseSweepDocument(std::string_view text, const std::string& filename, SweepParts parts,
                         SweepDocument* out, Diags* errors);

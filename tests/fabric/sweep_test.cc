@@ -15,11 +15,13 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "fabric/baseline.h"
 #include "fabric/ibmad_source.h"
 #include "fabric/judge.h"
 #include "fabric/render.h"
 #include "tests/fabric/tiny_fabric.h"
 #include "topo/topology_yaml.h"
+#include "wire/sweep_json.h"
 
 namespace railguard::fabric {
 namespace fabric_sweep_test {
@@ -34,9 +36,19 @@ class FakeSource : public FabricSource {
   bool Discover(std::vector<SweptNode>* nodes, int* smps, std::string*) override {
     *nodes = nodes_;
     *smps = 7;
+    ++discoveries;
     return true;
   }
   bool Open(std::string*) override { return true; }
+  bool LocalPort(int* lid, int* sm_lid, std::string* err) override {
+    if (local_lid < 0) {
+      *err = "no port";
+      return false;
+    }
+    *lid = local_lid;
+    *sm_lid = sm_lid_;
+    return true;
+  }
   bool Send(const PmaRequest& q, int, std::string*) override {
     sent.push_back(q);
     outstanding.insert(q.tid);
@@ -66,6 +78,8 @@ class FakeSource : public FabricSource {
   }
 
   std::set<int> mute, mute_ext;  // LIDs that never answer (anything / PortCountersExtended)
+  int local_lid = 1, sm_lid_ = 1;  // what LocalPort says; local_lid < 0: it fails
+  int discoveries = 0;
   uint16_t capmask = 0;
   int delay_ms = 0;
   std::map<std::pair<int, int>, std::vector<uint64_t>> counters;  // (lid, port) -> values
@@ -187,6 +201,174 @@ TEST(FabricSweep, DataCountersComeFromPortCountersExtendedWhenThePmaHasIt) {
   const SweptPort& p = s.nodes[0].ports[0];
   EXPECT_TRUE(p.extended);
   EXPECT_EQ(p.counters[kXmitData], 1ull << 40);
+}
+
+// The discovery `s` recorded, read back as the next sweep reads it: through the sweep JSON.
+KeptDiscovery KeptOf(const Sweep& s) {
+  const topo::Topology t = Tiny();
+  const std::string json = RenderJson(t, s, JudgeSweep(t, s));
+  wire::SweepDocument d;
+  Diags errors;
+  EXPECT_TRUE(
+      wire::ParseSweepDocument(json, "last-sweep.json", wire::SweepParts::kDiscovery, &d, &errors))
+      << FormatDiags(errors);
+  KeptDiscovery kept;
+  std::string why;
+  EXPECT_TRUE(KeptDiscoveryOf(d, &kept, &why)) << why;
+  return kept;
+}
+
+// A first sweep of the tiny fabric with extended counters, and its kept discovery.
+struct FirstSweep {
+  FakeSource src{TinyFabric()};
+  Sweep first;
+  KeptDiscovery kept;
+  FirstSweep() {
+    src.capmask = kPmaExtWidthSupported;
+    src.counters[{2, 1}] = WithCounter(kSymbolErrors, 42);
+    std::string err;
+    EXPECT_TRUE(RunSweep(&src, SweepOptions(), &first, &err)) << err;
+    kept = KeptOf(first);
+    src.sent.clear();
+  }
+  Sweep Again(const SweepOptions& opts = SweepOptions()) {
+    Sweep s;
+    std::string err;
+    EXPECT_TRUE(RunSweep(&src, opts, &s, &err, &kept)) << err;
+    return s;
+  }
+};
+
+TEST(FabricKeptDiscovery, ASweepKeepsTheLastDiscoveryAndReadsOnlyCounters) {
+  FirstSweep f;
+  EXPECT_FALSE(f.first.kept);
+  EXPECT_EQ(f.first.discovery_reason, "no earlier discovery to keep");
+  EXPECT_EQ(f.kept.nodes.size(), 7u);
+  f.src.counters[{2, 1}] = WithCounter(kSymbolErrors, 50);
+  const Sweep s = f.Again();
+  EXPECT_TRUE(s.kept);
+  EXPECT_EQ(f.src.discoveries, 1);
+  EXPECT_EQ(s.smps, 0);
+  // No ClassPortInfo: PortCounters and PortCountersExtended of the 12 linked ports only.
+  EXPECT_EQ(s.mads, 2 * 12);
+  for (const PmaRequest& q : f.src.sent) EXPECT_NE(q.attr, PmaAttr::kClassPortInfo);
+  EXPECT_DOUBLE_EQ(s.discovered, f.first.discovered);
+  EXPECT_EQ(s.discovery_reason.rfind("from a discovery ", 0), 0u) << s.discovery_reason;
+  EXPECT_FALSE(s.partial);
+  // The same fabric as a new discovery sees it, with this sweep's counters.
+  ASSERT_EQ(s.nodes.size(), f.first.nodes.size());
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    const SweptNode &a = s.nodes[i], &b = f.first.nodes[i];
+    EXPECT_EQ(a.guid, b.guid);
+    EXPECT_EQ(a.description, b.description);
+    EXPECT_EQ(a.lid, b.lid);
+    EXPECT_EQ(a.port_lids, b.port_lids);
+    ASSERT_EQ(a.ports.size(), b.ports.size());
+    for (size_t e = 0; e < a.ports.size(); ++e) {
+      EXPECT_EQ(a.ports[e].peer_guid, b.ports[e].peer_guid);
+      EXPECT_EQ(a.ports[e].link.speed_active, b.ports[e].link.speed_active);
+      EXPECT_TRUE(a.ports[e].counters_read && a.ports[e].extended);
+    }
+  }
+  EXPECT_EQ(s.nodes[s.FindNode(LeafGuid(0))].ports[0].counters[kSymbolErrors], 50u);
+  // The judgement and the text are the same as after a discovery.
+  const topo::Topology t = Tiny();
+  const std::string text = RenderText(t, s, JudgeSweep(t, s));
+  EXPECT_NE(text.find("\ndiscovery: kept from a discovery "), std::string::npos) << text;
+  EXPECT_NE(text.find("SymbolErrorCounter 50 on the leaf side"), std::string::npos) << text;
+}
+
+TEST(FabricKeptDiscovery, ALinkThatWentDownOrRetrainedMakesTheSweepDiscoverAgain) {
+  for (int counter : {kLinkDowned, kLinkErrorRecovery}) {
+    FirstSweep f;
+    f.src.counters[{10, 1}] = WithCounter(counter, 1);  // the first HCA's port
+    const Sweep s = f.Again();
+    EXPECT_FALSE(s.kept);
+    EXPECT_EQ(f.src.discoveries, 2);
+    EXPECT_EQ(s.smps, 7);
+    EXPECT_EQ(s.discovery_reason, std::string(kCounterNames[counter]) +
+                                      " of 'h1 mlx5_0' (0x0000000000001000) port 1 went from 0 "
+                                      "to 1");
+    // The counters read at the kept LIDs stand (the new discovery has every node at the same
+    // LIDs): nothing is read twice.
+    EXPECT_EQ(s.mads, 2 * 12);
+    EXPECT_FALSE(s.partial);
+    EXPECT_EQ(s.nodes[s.FindNode(HcaGuid(0, 0))].ports[0].counters[counter], 1u);
+  }
+}
+
+TEST(FabricKeptDiscovery, ANodeThatDoesNotAnswerAtItsKeptLidMakesTheSweepDiscoverAgain) {
+  FirstSweep f;
+  f.src.mute.insert(11);  // h2 mlx5_0, gone or at another LID
+  SweepOptions opts;
+  opts.mad_timeout_ms = 20;
+  const Sweep s = f.Again(opts);
+  EXPECT_FALSE(s.kept);
+  EXPECT_EQ(f.src.discoveries, 2);
+  EXPECT_NE(s.discovery_reason.find("did not answer"), std::string::npos) << s.discovery_reason;
+  // Only the mute node is asked again, from ClassPortInfo on, as a newly discovered node, and
+  // it is still mute: the sweep is partial and names it. 22 queries to the others, one
+  // PortCounters and one ClassPortInfo to it.
+  EXPECT_TRUE(s.partial);
+  EXPECT_EQ(s.nodes[s.FindNode(HcaGuid(1, 0))].status, NodeStatus::kTimedOut);
+  EXPECT_EQ(s.mads, 22 + 1 + 1);
+}
+
+TEST(FabricKeptDiscovery, AnOldDiscoveryOrANewSmLidIsNotKept) {
+  {
+    FirstSweep f;
+    f.kept.time -= 1000;
+    SweepOptions opts;
+    opts.rediscover_after_s = 900;
+    const Sweep s = f.Again(opts);
+    EXPECT_FALSE(s.kept);
+    EXPECT_EQ(f.src.discoveries, 2);
+    EXPECT_EQ(s.discovery_reason, "the kept discovery is 1000 s old (rediscover after 900 s)");
+    EXPECT_EQ(s.mads, 7 + 2 * 12);  // a sweep as without a kept discovery
+  }
+  {
+    FirstSweep f;
+    f.src.sm_lid_ = 5;
+    const Sweep s = f.Again();
+    EXPECT_FALSE(s.kept);
+    EXPECT_EQ(s.discovery_reason,
+              "the SM's LID changed from 1 to 5 (a new SM may have given out new LIDs)");
+  }
+  {
+    FirstSweep f;
+    SweepOptions opts;
+    opts.rediscover_after_s = 0;
+    EXPECT_EQ(f.Again(opts).discovery_reason, "discovery on every sweep (rediscover after 0 s)");
+  }
+  {
+    FirstSweep f;
+    f.src.local_lid = -1;
+    EXPECT_EQ(f.Again().discovery_reason, "this port's LID and its SM's LID are unknown");
+  }
+}
+
+TEST(FabricKeptDiscovery, ASweepThatRecordsNoDiscoveryOrContradictsItselfIsNotKept) {
+  FirstSweep f;
+  const topo::Topology t = Tiny();
+  wire::SweepDocument d;
+  Diags errors;
+  ASSERT_TRUE(wire::ParseSweepDocument(RenderJson(t, f.first, JudgeSweep(t, f.first)), "s.json",
+                                       wire::SweepParts::kDiscovery, &d, &errors));
+  KeptDiscovery kept;
+  std::string why;
+  wire::SweepDocument old = d;
+  old.summary.discovery_kind.clear();
+  EXPECT_FALSE(KeptDiscoveryOf(old, &kept, &why));
+  EXPECT_EQ(why, "it records no discovery (written by an older railctl)");
+  wire::SweepDocument bare = d;
+  bare.links[0].b.node_known = false;
+  EXPECT_FALSE(KeptDiscoveryOf(bare, &kept, &why));
+  EXPECT_NE(why.find("has no \"switch\" and \"description\""), std::string::npos) << why;
+  wire::SweepDocument two = d;
+  two.links[1].a.description = "someone else";
+  two.links[1].a.guid = two.links[0].a.guid;
+  EXPECT_FALSE(KeptDiscoveryOf(two, &kept, &why));
+  EXPECT_NE(why.find("is described two ways"), std::string::npos) << why;
 }
 
 Sweep Swept(FakeSource* src) {

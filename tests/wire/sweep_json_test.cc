@@ -39,7 +39,8 @@ SweepEnd EndNamed(const std::string& name, uint64_t guid, int port, bool read) {
 SweepDocument Sample() {
   SweepDocument d;
   d.complete = false;
-  d.summary = {3, 4, 3139, 1565, 0.505, 1764600000.25};
+  d.summary = {3,  4, 3139, 1565, 0.505, 1764600000.25, "kept", 1764590000.5, "kept discovery",
+               12, 1};
   d.grid = {{"su1", {{"rail0", 2, 1, 1}, {"rail1", 1, 0, 0}}}};
   d.unanswered = {{"su1-rail0", 0x200, 2, "timed-out", "PortCounters of port 2 timed out"}};
   d.missing = {{"su1", "rail1", "h2", "mlx5_3"}};
@@ -51,6 +52,9 @@ SweepDocument Sample() {
   host.hca = "mlx5_0";
   host.a = EndNamed("h1 mlx5_0", 0x0c42a10300000100ull, 1, true);
   host.b = EndNamed("su1-rail0", 0x200, 1, false);
+  host.a.node_known = host.b.node_known = host.b.is_switch = true;
+  host.a.description = "h1 mlx5_0";
+  host.b.description = "MF0;su1-rail0:MQM8700/U1";
   host.findings = {{"width", "leaf", "width 1X < 4X (leaf side)"},
                    {"unread", "leaf", "counters of su1-rail0 port 1 not read: timed out"}};
   host.traffic = SweepLinkTraffic{25e9, 0.5, 100, {true, 12.5e9, 0, 0, 0.5, true}, {}};
@@ -126,6 +130,21 @@ TEST(SweepJson, WhatIsWrittenReadsBackToTheSameDocument) {
   EXPECT_EQ(l.a.counters[1], 1000u);
   EXPECT_EQ(l.a.counters[kSweepCounterCount - 1], 18446744073709551615ull);
   EXPECT_FALSE(l.b.counters_read);
+  EXPECT_TRUE(l.b.node_known && l.b.is_switch && !l.a.is_switch);
+  EXPECT_EQ(l.b.description, "MF0;su1-rail0:MQM8700/U1");
+  EXPECT_FALSE(back.links[1].a.node_known);  // not written: the end has no node facts
+  EXPECT_EQ(back.summary.discovery_kind, "kept");
+  EXPECT_DOUBLE_EQ(back.summary.discovery_time, 1764590000.5);
+  EXPECT_EQ(back.summary.local_lid, 12);
+  EXPECT_EQ(back.summary.sm_lid, 1);
+  // kDiscovery reads the same node facts and link states, not the link's own members.
+  SweepDocument kept;
+  ASSERT_TRUE(ParseSweepDocument(text, "s.json", SweepParts::kDiscovery, &kept, &d))
+      << FormatDiags(d);
+  EXPECT_EQ(kept.links[0].kind, "");
+  EXPECT_EQ(kept.links[0].b.description, "MF0;su1-rail0:MQM8700/U1");
+  EXPECT_EQ(kept.links[0].a.width_supported, 12);
+  EXPECT_EQ(kept.summary.discovery_reason, "kept discovery");
   ASSERT_EQ(l.findings.size(), 2u);
   EXPECT_EQ(l.findings[1].kind, "unread");
   ASSERT_TRUE(l.traffic);
@@ -209,6 +228,25 @@ TEST(SweepJson, TheCountersPartNeedsOnlyGuidPortAndCounters) {
   EXPECT_DOUBLE_EQ(d.summary.time, 17);
   EXPECT_EQ(FormatDiags(ParseErrors(text)),
             "s.json:1:1: no \"missing\" array; expected an array\n");
+}
+
+TEST(SweepJson, BadDiscoveryFactsNameFileLineColumnAndTheExpectedForm) {
+  const std::string end = EndText(kGood, "1");
+  const std::string link = LinkText(end, end.substr(0, end.size() - 1) + R"(, "switch": 1})");
+  const std::string text =
+      "{\"complete\": true, \"missing\": [],\n\"summary\": {\"discovery\": {\"kind\": \"old\", "
+      "\"time\": 1, \"reason\": \"\", \"local_lid\": 1, \"sm_lid\": 1}},\n\"links\": [\n" +
+      link + "]}";
+  EXPECT_EQ(FormatDiags(ParseErrors(text, SweepParts::kDiscovery)),
+            "s.json:2:35: bad \"kind\" 'old'; expected \"new\" or \"kept\"\n"
+            "s.json:4:" +
+                Where(link, "1}").substr(2) +
+                ": bad or missing \"switch\"; expected true or false\n");
+  // kCounters reads neither.
+  SweepDocument d;
+  Diags errors;
+  EXPECT_TRUE(ParseSweepDocument(text, "s.json", SweepParts::kCounters, &d, &errors))
+      << FormatDiags(errors);
 }
 
 TEST(SweepJson, BadInputNamesFileLineColumnAndTheExpectedForm) {
