@@ -314,6 +314,17 @@ class Parser {
         AppendUtf8(cp, out);
         continue;
       }
+      if (c < 0x80) {  // a run of plain ASCII goes in at once
+        size_t end = pos_ + 1;
+        while (end < s_.size()) {
+          const unsigned char d = static_cast<unsigned char>(s_[end]);
+          if (d < 0x20 || d >= 0x80 || d == '"' || d == '\\') break;
+          ++end;
+        }
+        out->append(s_.data() + pos_, end - pos_);
+        pos_ = end;
+        continue;
+      }
       const size_t len = Utf8SequenceLength(s_, pos_);
       if (len == 0) return Fail("invalid UTF-8 " + Shown(c) + " in a string");
       out->append(s_.data() + pos_, len);

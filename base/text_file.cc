@@ -43,6 +43,9 @@ bool ReadBounded(int fd, bool named, const std::string& name, const InputKind& k
     }
   }
   out->clear();
+  // A regular file's size is known: one allocation instead of doubling to it.
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    out->reserve(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), kind.max_bytes) + 1);
   char buf[1 << 16];
   for (;;) {
     const size_t want = std::min(sizeof buf, kind.max_bytes + 1 - out->size());

@@ -30,6 +30,8 @@ in the same run, and prints wall time, MADs sent and peak memory of each, side b
   --cores N           core switches joining the planes into one subnet (default 4)
   --runs K            runs of each tool (default 3; the table shows the median)
   --in-flight LIST    railctl's --max-in-flight values, comma-separated (default 8,32)
+  --no-kept           leave out the kept-discovery row (railctl fabric sweep --state-dir,
+                      the way a timer runs it: each sweep keeps the one before's discovery)
   --quick             4 SUs x 8 nodes x 8 rails, 1 run: a check that the script works
   --keep DIR          keep the layout, the netfile and every output in DIR
   -h, --help          this text
@@ -38,7 +40,7 @@ EOF
 }
 
 die() { echo "fabric_sweep.sh: $*" >&2; exit 2; }
-sus=128 nodes=32 rails=8 spr=9 cores=4 runs=3 in_flight=8,32 keep=""
+sus=128 nodes=32 rails=8 spr=9 cores=4 runs=3 in_flight=8,32 keep="" kept=1
 while [ $# -gt 0 ]; do
   case $1 in
     --sus) sus=${2:?}; shift ;;
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
     --in-flight) in_flight=${2:?}; shift ;;
     --quick) sus=4 nodes=8 rails=8 spr=1 cores=1 runs=1 ;;
     --keep) keep=${2:?}; shift ;;
+    --no-kept) kept=0 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
   esac
@@ -155,22 +158,37 @@ run() {
     >>"$work/runs.txt"
 }
 
-: >"$work/runs.txt"
 IFS=, read -r -a flights <<<"$in_flight"
+kept_flight=${flights[-1]}
+if [ "$kept" = 1 ]; then
+  # The state a sweep timer leaves: one sweep before the measured ones, whose discovery each
+  # measured --state-dir sweep keeps (and records again for the next).
+  rm -rf "$work/state" && mkdir "$work/state"
+  log "priming $work/state: one railctl fabric sweep --state-dir (not measured)"
+  rg_fabric_run "$bin/railctl" fabric sweep "$work/fabric.yaml" --json --state-dir "$work/state" \
+    --max-in-flight "$kept_flight" --rediscover-after 86400 >/dev/null 2>"$work/prime.err" ||
+    [ $? = 1 ] || die "the priming sweep failed: $(tail -n 3 "$work/prime.err")"
+fi
+: >"$work/runs.txt"
 for ((k = 1; k <= runs; k++)); do
   for f in "${flights[@]}"; do
     log "run $k/$runs: railctl fabric sweep --max-in-flight $f"
     run "railctl-$f" "$bin/railctl" fabric sweep "$work/fabric.yaml" --json --max-in-flight "$f"
   done
+  if [ "$kept" = 1 ]; then
+    log "run $k/$runs: railctl fabric sweep --state-dir (kept discovery) --max-in-flight $kept_flight"
+    run railctl-kept "$bin/railctl" fabric sweep "$work/fabric.yaml" --json \
+      --state-dir "$work/state" --max-in-flight "$kept_flight" --rediscover-after 86400
+  fi
   log "run $k/$runs: ibqueryerrors"
   run ibqueryerrors ibqueryerrors --skip-sl
 done
 
 # The railctl sweep's own account of the last run (ports, SMPs, PMA MADs, complete or not).
-python3 - "$work" "$switches" "$cas" "$up_s" "$runs" "${flights[@]}" <<'EOF'
+python3 - "$work" "$switches" "$cas" "$up_s" "$runs" "$kept" "${flights[@]}" <<'EOF'
 import json, statistics, sys
-work, switches, cas, up_s, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
-flights = sys.argv[6:]
+work, switches, cas, up_s, runs, kept = sys.argv[1:7]
+flights = sys.argv[7:]
 rows = {}
 for line in open(f"{work}/runs.txt"):
     name, wall, mads, rss, rc = line.split()
@@ -180,7 +198,9 @@ def med(name, i):
 print(f"\nfabric: {switches} switches, {cas} HCAs; ibsim + opensm up and idle in {up_s} s; "
       f"{runs} run(s) each, median shown\n")
 print(f"{'tool':34} {'wall s':>8} {'min..max s':>13} {'MADs sent':>10} {'peak RSS MiB':>13}  result")
-order = [f"railctl-{f}" for f in flights] + ["ibqueryerrors"]
+order = [f"railctl-{f}" for f in flights] + (["railctl-kept"] if kept == "1" else []) + \
+    ["ibqueryerrors"]
+iqe = statistics.median(r[0] for r in rows["ibqueryerrors"])
 for name in order:
     walls = [r[0] for r in rows[name]]
     mads = rows[name][-1][1]
@@ -188,12 +208,16 @@ for name in order:
     rcs = sorted({r[3] for r in rows[name]})
     if name.startswith("railctl"):
         f = name.split("-")[1]
-        label = f"railctl fabric sweep (in flight {f})"
+        label = f"railctl fabric sweep (in flight {f})" if f != "kept" else \
+            f"railctl, kept discovery ({flights[-1]})"
         try:
             d = json.load(open(f"{work}/{name}.out"))
             s = d["summary"]
+            disc = s.get("discovery", {}).get("kind", "?")
             result = (f"{'complete' if d['complete'] else 'PARTIAL'}; {s['links']} links; "
-                      f"{s.get('smps')} SMPs + {s.get('mads')} PMA; exit {','.join(map(str, rcs))}")
+                      f"{s.get('smps')} SMPs + {s.get('mads')} PMA; discovery {disc}; "
+                      f"{statistics.median(walls) / iqe:.2f}x ibqueryerrors; "
+                      f"exit {','.join(map(str, rcs))}")
         except Exception as e:  # a failed run: say so, with its exit code
             result = f"no JSON ({e.__class__.__name__}); exit {','.join(map(str, rcs))}"
     else:

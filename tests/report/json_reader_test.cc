@@ -112,6 +112,19 @@ TEST(JsonReader, Utf8HelpersReplaceOnlyInvalidBytes) {
             "b\xC3\xA9");
 }
 
+TEST(JsonReader, StringsMixingAsciiRunsEscapesAndUtf8DecodeWhole) {
+  JsonValue v;
+  JsonError e;
+  ASSERT_TRUE(ParseJson("\"MF0;su1-rail3:MQM8700/U1 t\xC3\xBCr \\\"x\\\" \\u00e9 end\"", &v, &e))
+      << e.message;
+  EXPECT_EQ(v.text, "MF0;su1-rail3:MQM8700/U1 t\xC3\xBCr \"x\" \xC3\xA9 end");
+  // A control character or invalid byte after a run is still found where it is.
+  EXPECT_FALSE(ParseJson("\"abcdef\x01\"", &v, &e));
+  EXPECT_EQ(e.column, 8);
+  EXPECT_FALSE(ParseJson("\"abcdef\xFF\"", &v, &e));
+  EXPECT_EQ(e.column, 8);
+}
+
 TEST(JsonReader, StreamsTheItemsOfOneTopLevelArrayWithoutKeepingThem) {
   std::vector<std::string> seen;
   JsonItemStream stream{"links", [&](JsonValue&& item) {
