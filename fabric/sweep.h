@@ -105,7 +105,8 @@ struct Sweep {
                                  // discovery to keep", "LinkDownedCounter of ... went from 0 to 1")
   int local_lid = 0, sm_lid = 0;  // the sending port's LID and its SM's LID (0: unknown)
 
-  // Index of the node with `guid`, or -1.
+  // Index of the node with `guid`, or -1. O(log n) in RunSweep's order (below); a scan for a
+  // GUID that is not there or nodes in another order.
   int FindNode(uint64_t guid) const;
 };
 
