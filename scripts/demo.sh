@@ -415,8 +415,15 @@ if rg_fabric_start --no-trap "$tmp/fabric.net"; then
   trap '[ "$fabric_up" = 1 ] && rg_fabric_stop; cleanup' EXIT
   rg_fabric_console 'PerformanceSet "S-fc6a1c0300000203"[5] PortCounters.SymbolErrorCounter=42'
   rg_fabric_run ibportstate -G 0xfc6a1c0300000306 2 width 1 >/dev/null 2>&1 || true
-  printf '$ railctl fabric sweep rails.yaml\n'
-  rg_fabric_run "$railctl" fabric sweep "$tmp/fabric.yaml" || true
+  mkdir -p "$tmp/fabric-state"
+  printf '$ railctl fabric sweep rails.yaml --state-dir state\n'
+  rg_fabric_run "$railctl" fabric sweep "$tmp/fabric.yaml" --state-dir "$tmp/fabric-state" || true
+  echo "A sweep timer's next sweep keeps that discovery (most of a sweep's MADs) and reads only"
+  echo "counters; it discovers again when a link went down or retrained, a node stops answering,"
+  echo "the SM's LID changes, or the discovery is --rediscover-after (900 s) old."
+  printf '$ railctl fabric sweep rails.yaml --state-dir state | head -n 2\n'
+  rg_fabric_run "$railctl" fabric sweep "$tmp/fabric.yaml" --state-dir "$tmp/fabric-state" \
+    | head -n 2 || true
   rg_fabric_run "$railctl" fabric sweep "$tmp/fabric.yaml" --json -o "$tmp/sweep.json" || true
   echo "The report again, from step 12's Slurm snapshot and this sweep: each suspect names the"
   echo "end that errs and the leaf port the sweep found (n013's cable: the switch end)."

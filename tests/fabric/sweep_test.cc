@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -238,6 +239,18 @@ struct FirstSweep {
     return s;
   }
 };
+
+TEST(FabricSweep, FindNodeFindsEveryNodeInSweepOrderAndInAnyOther) {
+  FakeSource src(TinyFabric());
+  Sweep s;
+  std::string err;
+  ASSERT_TRUE(RunSweep(&src, SweepOptions(), &s, &err));
+  for (size_t i = 0; i < s.nodes.size(); ++i) EXPECT_EQ(s.FindNode(s.nodes[i].guid), int(i));
+  EXPECT_EQ(s.FindNode(0x999), -1);
+  std::reverse(s.nodes.begin(), s.nodes.end());  // not RunSweep's order: still found
+  for (size_t i = 0; i < s.nodes.size(); ++i) EXPECT_EQ(s.FindNode(s.nodes[i].guid), int(i));
+  EXPECT_EQ(s.FindNode(0x999), -1);
+}
 
 TEST(FabricKeptDiscovery, ASweepKeepsTheLastDiscoveryAndReadsOnlyCounters) {
   FirstSweep f;
