@@ -146,14 +146,45 @@ class IbmadSource : public FabricSource {
     }
     fd_ = mad_rpc_portid(port_);
     agent_ = mad_rpc_class_agent(port_, IB_PERFORMANCE_CLASS);
-    if (fd_ < 0 || agent_ < 0) {
-      *err = "libibmad has no performance-class agent on its MAD port";
+    smi_agent_ = mad_rpc_class_agent(port_, IB_SMI_CLASS);
+    if (fd_ < 0 || agent_ < 0 || smi_agent_ < 0) {
+      *err = "libibmad has no performance-class or SMI agent on its MAD port";
+      return false;
+    }
+    return true;
+  }
+
+  // A LID-routed SMP Get of NodeInfo (IBA 14.2.5.3), to QP0 of `q.lid`.
+  bool SendNodeInfo(const PmaRequest& q, int timeout_ms, std::string* err) {
+    std::vector<uint8_t> umad(umad_size() + IB_MAD_SIZE, 0);
+    uint8_t data[IB_SMP_DATA_SIZE] = {};
+    ib_rpc_t rpc;
+    std::memset(&rpc, 0, sizeof(rpc));
+    rpc.mgtclass = IB_SMI_CLASS;
+    rpc.method = IB_MAD_METHOD_GET;
+    rpc.attr.id = IB_ATTR_NODE_INFO;
+    rpc.timeout = static_cast<unsigned>(timeout_ms);
+    rpc.datasz = IB_SMP_DATA_SIZE;
+    rpc.dataoffs = IB_SMP_DATA_OFFS;
+    rpc.trid = q.tid;
+    rpc.mkey = smp_mkey_get(port_);
+    ib_portid_t id;
+    std::memset(&id, 0, sizeof(id));
+    ib_portid_set(&id, q.lid, 0, 0);
+    const int len = mad_build_pkt(umad.data(), &rpc, &id, nullptr, data);
+    if (len < 0) {
+      *err = "could not build the NodeInfo SMP for LID " + std::to_string(q.lid);
+      return false;
+    }
+    if (umad_send(fd_, smi_agent_, umad.data(), len, timeout_ms, 0) < 0) {
+      *err = "umad_send of NodeInfo to LID " + std::to_string(q.lid) + " failed";
       return false;
     }
     return true;
   }
 
   bool Send(const PmaRequest& q, int timeout_ms, std::string* err) override {
+    if (q.attr == PmaAttr::kNodeInfo) return SendNodeInfo(q, timeout_ms, err);
     static const unsigned kAttr[] = {CLASS_PORT_INFO, IB_GSI_PORT_COUNTERS,
                                      IB_GSI_PORT_COUNTERS_EXT};
     std::vector<uint8_t> umad(umad_size() + IB_MAD_SIZE, 0);
@@ -213,6 +244,15 @@ class IbmadSource : public FabricSource {
       r->error = std::string("MAD status ") + hex + " (attribute not supported?)";
       return 1;
     }
+    if (mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F) == IB_SMI_CLASS) {
+      if (mad_get_field(mad, 0, IB_MAD_ATTRID_F) != IB_ATTR_NODE_INFO) {
+        r->error = "SMP reply of an unexpected attribute";
+        return 1;
+      }
+      r->node_guid = mad_get_field64(mad + IB_SMP_DATA_OFFS, 0, IB_NODE_GUID_F);
+      r->ok = true;
+      return 1;
+    }
     const uint8_t* data = mad + IB_PC_DATA_OFFS;
     auto get = [&](MAD_FIELDS f) { return mad_get_field(const_cast<uint8_t*>(data), 0, f); };
     switch (mad_get_field(mad, 0, IB_MAD_ATTRID_F)) {
@@ -239,6 +279,7 @@ class IbmadSource : public FabricSource {
   ibmad_port* port_ = nullptr;
   int fd_ = -1;
   int agent_ = -1;
+  int smi_agent_ = -1;
 };
 
 }  // namespace

@@ -55,6 +55,8 @@ const char* AttrName(PmaAttr a) {
       return "ClassPortInfo";
     case PmaAttr::kPortCounters:
       return "PortCounters";
+    case PmaAttr::kNodeInfo:
+      return "NodeInfo";
     default:
       return "PortCountersExtended";
   }
@@ -103,7 +105,9 @@ class CounterPhase {
     Active a;
     a.node = node;
     a.node_start = Clock::now();
-    if (n.pma_known) {
+    if (n.check_lid) {
+      a.attr = PmaAttr::kNodeInfo;
+    } else if (n.pma_known) {
       a.attr = PmaAttr::kPortCounters;
       a.extended = n.pma_extended;
     }
@@ -122,11 +126,13 @@ class CounterPhase {
     a->tid = q.tid = next_tid_++;
     if (next_tid_ == 0) next_tid_ = 1;
     q.attr = a->attr;
-    q.port = a->attr == PmaAttr::kClassPortInfo ? 0 : n.ports[a->entry].port;
-    q.lid = n.is_switch || a->entry >= n.port_lids.size() ? n.lid : n.port_lids[a->entry];
+    const bool node_wide = a->attr == PmaAttr::kClassPortInfo || a->attr == PmaAttr::kNodeInfo;
+    q.port = node_wide ? 0 : n.ports[a->entry].port;
+    q.lid =
+        n.is_switch || node_wide || a->entry >= n.port_lids.size() ? n.lid : n.port_lids[a->entry];
     a->timeout_ms = std::min(opts_.mad_timeout_ms, left);
     a->sent = Clock::now();
-    ++n.mads;
+    ++(a->attr == PmaAttr::kNodeInfo ? sweep_->smps : n.mads);
     std::string err;
     if (!source_->Send(q, a->timeout_ms, &err)) {
       Fail(*a, std::string(AttrName(a->attr)) + " not sent: " + err);
@@ -143,8 +149,26 @@ class CounterPhase {
     active_.erase(it);
     SweptNode& n = sweep_->nodes[a.node];
     if (!r.ok) return Fail(a, Where(a) + ": " + r.error);
-    SweptPort* p = a.attr == PmaAttr::kClassPortInfo ? nullptr : &n.ports[a.entry];
+    SweptPort* p = a.attr == PmaAttr::kClassPortInfo || a.attr == PmaAttr::kNodeInfo
+                       ? nullptr
+                       : &n.ports[a.entry];
     switch (a.attr) {
+      case PmaAttr::kNodeInfo:
+        if (r.node_guid != n.guid) {
+          char text[160];
+          std::snprintf(text, sizeof(text),
+                        "LID %d answers NodeInfo as 0x%016llx, another node (LIDs given out "
+                        "again?)",
+                        n.lid, static_cast<unsigned long long>(r.node_guid));
+          return Fail(a, text);
+        }
+        if (n.pma_known) {
+          a.attr = PmaAttr::kPortCounters;
+          a.extended = n.pma_extended;
+        } else {
+          a.attr = PmaAttr::kClassPortInfo;
+        }
+        break;
       case PmaAttr::kClassPortInfo:
         a.extended = r.capmask & (kPmaExtWidthSupported | kPmaExtWidthNoIetf);
         n.pma_known = true;
@@ -199,7 +223,9 @@ class CounterPhase {
   std::string Where(const Active& a) const {
     const SweptNode& n = sweep_->nodes[a.node];
     std::string s = AttrName(a.attr);
-    if (a.attr != PmaAttr::kClassPortInfo) s += " of port " + std::to_string(n.ports[a.entry].port);
+    if (a.attr == PmaAttr::kNodeInfo) s += " at LID " + std::to_string(n.lid);
+    if (a.attr == PmaAttr::kPortCounters || a.attr == PmaAttr::kPortCountersExtended)
+      s += " of port " + std::to_string(n.ports[a.entry].port);
     return s;
   }
 
@@ -339,6 +365,7 @@ bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::s
       n.status = NodeStatus::kNotReached;
       n.error.clear();
       n.mads = 0;
+      n.check_lid = true;
       for (SweptPort& p : n.ports) {
         p.counters_read = p.extended = false;
         std::fill(p.counters, p.counters + kCounterCount, 0);
@@ -365,7 +392,9 @@ bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::s
   if (!out->kept) {
     out->discovered = UnixNow();
     out->discovery_reason = why_new;
+    const int checks = out->smps;  // the kept phase's NodeInfo queries, if it ran
     if (!source->Discover(&out->nodes, &out->smps, err)) return false;
+    out->smps += checks;
     Arrange(&out->nodes);
     if (!opened) {
       if (!source->Open(err)) return false;

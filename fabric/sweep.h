@@ -88,12 +88,15 @@ struct SweptNode {
   std::vector<int> port_lids;  // HCA: the LID of each entry of `ports`; switch: empty
   bool pma_known = false;      // whether the PMA has PortCountersExtended is known (a kept
   bool pma_extended = false;   // discovery's): the counter phase skips ClassPortInfo
+  bool check_lid = false;      // ask NodeInfo at `lid` first: a kept discovery's LID may have
+                               // been given to another node since
 };
 
 // The gathered fabric.
 struct Sweep {
   std::vector<SweptNode> nodes;  // switches first, then HCAs, each in GUID order
-  int smps = 0;                  // SMPs discovery used
+  int smps = 0;                  // SMPs discovery used, or with a kept discovery the NodeInfo
+                                 // queries that checked its LIDs
   int mads = 0;                  // PMA queries the counter phase sent
   double seconds = 0;            // wall time of the whole sweep
   double time = 0;               // Unix time (s) the counter phase began: what the rates
@@ -110,8 +113,10 @@ struct Sweep {
   int FindNode(uint64_t guid) const;
 };
 
-// One PMA query (Get of ClassPortInfo, PortCounters or PortCountersExtended).
-enum class PmaAttr { kClassPortInfo, kPortCounters, kPortCountersExtended };
+// One query of the counter phase: a PMA Get of ClassPortInfo, PortCounters or
+// PortCountersExtended, or (kNodeInfo) a LID-routed SMP Get of NodeInfo, which checks that a
+// kept discovery's LID still belongs to its node.
+enum class PmaAttr { kClassPortInfo, kPortCounters, kPortCountersExtended, kNodeInfo };
 struct PmaRequest {
   uint32_t tid = 0;  // transaction id the reply carries back (the low 32 bits of the MAD's)
   int lid = 0;
@@ -124,6 +129,7 @@ struct PmaReply {
   bool ok = false;       // false: the MAD came back with a non-zero status or timed out
   std::string error;     // when !ok
   uint16_t capmask = 0;  // ClassPortInfo
+  uint64_t node_guid = 0;                 // NodeInfo
   uint64_t counters[kCounterCount] = {};  // PortCounters; PortCountersExtended fills only the
                                           // four data counters
 };
@@ -178,9 +184,11 @@ constexpr uint16_t kPmaExtWidthNoIetf = 1 << 10;
 //
 // With `kept`, discovery is skipped when the kept one is younger than rediscover_after_s and
 // the sending port's LID and its SM's LID are still what they were (a new SM may have given
-// out new LIDs): the counters are read at the kept LIDs (ClassPortInfo only where the kept
-// sweep did not read it). Discovery then runs after all when what was read says the cabling may
-// have changed: a node did not answer, or a port's LinkDownedCounter or
+// out new LIDs): each node is asked for its NodeInfo at its kept LID (one SMP; a GUID that is
+// not its own fails the node), then its counters (ClassPortInfo only where the kept sweep did
+// not read it). Discovery then runs after all when what was read says the cabling or the LIDs
+// may have changed: a node did not answer or answered as another, or a port's
+// LinkDownedCounter or
 // LinkErrorRecoveryCounter is not what the kept sweep read (the link went down, retrained, or
 // its counters were reset). Counters already read from a node whose LIDs the new discovery
 // confirms are kept; the rest are read. `out->discovery_reason` says which way it went.

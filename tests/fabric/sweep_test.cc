@@ -60,6 +60,13 @@ class FakeSource : public FabricSource {
     r.tid = q.tid;
     r.ok = true;
     r.capmask = capmask;
+    if (q.attr == PmaAttr::kNodeInfo) {  // the node that has the LID now, else no reply
+      const SweptNode* owner = nullptr;
+      for (const SweptNode& n : nodes_)
+        if (n.lid == q.lid || std::count(n.port_lids.begin(), n.port_lids.end(), q.lid)) owner = &n;
+      if (!owner) return true;
+      r.node_guid = owner->guid;
+    }
     auto it = counters.find({q.lid, q.port});
     if (it != counters.end()) std::copy(it->second.begin(), it->second.end(), r.counters);
     if (q.attr == PmaAttr::kPortCountersExtended) r.counters[kXmitData] = 1ull << 40;
@@ -87,6 +94,14 @@ class FakeSource : public FabricSource {
   std::vector<PmaRequest> sent;
   std::set<uint32_t> outstanding;
   size_t max_outstanding = 0;
+
+  // The SM gave the HCAs at LIDs `a` and `b` each other's LID (discovery sees it too).
+  void SwapLids(int a, int b) {
+    for (SweptNode& n : nodes_)
+      for (int& lid : n.port_lids) lid = lid == a ? b : lid == b ? a : lid;
+    for (SweptNode& n : nodes_)
+      if (!n.is_switch && !n.port_lids.empty()) n.lid = n.port_lids[0];
+  }
 
  private:
   std::vector<SweptNode> nodes_;
@@ -261,10 +276,16 @@ TEST(FabricKeptDiscovery, ASweepKeepsTheLastDiscoveryAndReadsOnlyCounters) {
   const Sweep s = f.Again();
   EXPECT_TRUE(s.kept);
   EXPECT_EQ(f.src.discoveries, 1);
-  EXPECT_EQ(s.smps, 0);
-  // No ClassPortInfo: PortCounters and PortCountersExtended of the 12 linked ports only.
+  // One NodeInfo per node at its kept LID, then no ClassPortInfo: PortCounters and
+  // PortCountersExtended of the 12 linked ports only.
+  EXPECT_EQ(s.smps, 7);
   EXPECT_EQ(s.mads, 2 * 12);
-  for (const PmaRequest& q : f.src.sent) EXPECT_NE(q.attr, PmaAttr::kClassPortInfo);
+  int node_infos = 0;
+  for (const PmaRequest& q : f.src.sent) {
+    EXPECT_NE(q.attr, PmaAttr::kClassPortInfo);
+    node_infos += q.attr == PmaAttr::kNodeInfo;
+  }
+  EXPECT_EQ(node_infos, 7);
   EXPECT_DOUBLE_EQ(s.discovered, f.first.discovered);
   EXPECT_EQ(s.discovery_reason.rfind("from a discovery ", 0), 0u) << s.discovery_reason;
   EXPECT_FALSE(s.partial);
@@ -298,7 +319,7 @@ TEST(FabricKeptDiscovery, ALinkThatWentDownOrRetrainedMakesTheSweepDiscoverAgain
     const Sweep s = f.Again();
     EXPECT_FALSE(s.kept);
     EXPECT_EQ(f.src.discoveries, 2);
-    EXPECT_EQ(s.smps, 7);
+    EXPECT_EQ(s.smps, 7 + 7);  // the LID checks, then the discovery
     EXPECT_EQ(s.discovery_reason, std::string(kCounterNames[counter]) +
                                       " of 'h1 mlx5_0' (0x0000000000001000) port 1 went from 0 "
                                       "to 1");
@@ -319,12 +340,32 @@ TEST(FabricKeptDiscovery, ANodeThatDoesNotAnswerAtItsKeptLidMakesTheSweepDiscove
   EXPECT_FALSE(s.kept);
   EXPECT_EQ(f.src.discoveries, 2);
   EXPECT_NE(s.discovery_reason.find("did not answer"), std::string::npos) << s.discovery_reason;
+  EXPECT_EQ(s.discovery_reason,
+            "'h2 mlx5_0' (0x0000000000001010) did not answer: NodeInfo at LID 11: no reply "
+            "within 20 ms");
   // Only the mute node is asked again, from ClassPortInfo on, as a newly discovered node, and
-  // it is still mute: the sweep is partial and names it. 22 queries to the others, one
-  // PortCounters and one ClassPortInfo to it.
+  // it is still mute: the sweep is partial and names it. 22 PMA queries to the others, one
+  // ClassPortInfo to it.
   EXPECT_TRUE(s.partial);
   EXPECT_EQ(s.nodes[s.FindNode(HcaGuid(1, 0))].status, NodeStatus::kTimedOut);
-  EXPECT_EQ(s.mads, 22 + 1 + 1);
+  EXPECT_EQ(s.mads, 22 + 1);
+}
+
+TEST(FabricKeptDiscovery, LidsGivenOutAgainAreFoundBeforeACounterIsPinnedOnTheWrongNode) {
+  FirstSweep f;
+  f.src.SwapLids(10, 11);  // h1 mlx5_0 and h2 mlx5_0 (an SM restarted without its LID cache)
+  f.src.counters[{10, 1}] = WithCounter(kSymbolErrors, 7);  // now h2 mlx5_0's port
+  const Sweep s = f.Again();
+  EXPECT_FALSE(s.kept);
+  EXPECT_EQ(f.src.discoveries, 2);
+  EXPECT_EQ(s.discovery_reason,
+            "'h1 mlx5_0' (0x0000000000001000) did not answer: LID 10 answers NodeInfo as "
+            "0x0000000000001010, another node (LIDs given out again?)");
+  // Read again at the LIDs the new discovery found: the errors on h2 mlx5_0, none on h1.
+  EXPECT_FALSE(s.partial);
+  EXPECT_EQ(s.nodes[s.FindNode(HcaGuid(1, 0))].ports[0].counters[kSymbolErrors], 7u);
+  EXPECT_EQ(s.nodes[s.FindNode(HcaGuid(0, 0))].ports[0].counters[kSymbolErrors], 0u);
+  EXPECT_EQ(s.nodes[s.FindNode(HcaGuid(1, 0))].lid, 10);
 }
 
 TEST(FabricKeptDiscovery, AnOldDiscoveryOrANewSmLidIsNotKept) {
