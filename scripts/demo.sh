@@ -418,9 +418,10 @@ if rg_fabric_start --no-trap "$tmp/fabric.net"; then
   mkdir -p "$tmp/fabric-state"
   printf '$ railctl fabric sweep rails.yaml --state-dir state\n'
   rg_fabric_run "$railctl" fabric sweep "$tmp/fabric.yaml" --state-dir "$tmp/fabric-state" || true
-  echo "A sweep timer's next sweep keeps that discovery (most of a sweep's MADs) and reads only"
-  echo "counters; it discovers again when a link went down or retrained, a node stops answering,"
-  echo "the SM's LID changes, or the discovery is --rediscover-after (900 s) old."
+  echo "A sweep timer's next sweep keeps that discovery (most of a sweep's MADs): one NodeInfo"
+  echo "per node checks its LID, then counters; it discovers again when a link went down or"
+  echo "retrained, a node stops answering or answers as another, the SM's LID changes, or the"
+  echo "discovery is --rediscover-after (900 s) old."
   printf '$ railctl fabric sweep rails.yaml --state-dir state | head -n 2\n'
   rg_fabric_run "$railctl" fabric sweep "$tmp/fabric.yaml" --state-dir "$tmp/fabric-state" \
     | head -n 2 || true
