@@ -155,6 +155,7 @@ class CounterPhase {
     switch (a.attr) {
       case PmaAttr::kNodeInfo:
         if (r.node_guid != n.guid) {
+          n.lid_taken = true;
           char text[160];
           std::snprintf(text, sizeof(text),
                         "LID %d answers NodeInfo as 0x%016llx, another node (LIDs given out "
@@ -272,7 +273,12 @@ std::string ChangeSeen(const KeptDiscovery& kept, const Sweep& now) {
   for (size_t i = 0; i < now.nodes.size(); ++i) {
     const SweptNode& n = now.nodes[i];
     const SweptNode& k = kept.nodes[i];
-    if (n.status != NodeStatus::kAnswered) return NodeName(n) + " did not answer: " + n.error;
+    // A node mute in the kept sweep too (a switch whose management is down) says nothing new:
+    // discovering again for it every sweep would cost every sweep a discovery.
+    bool read_before = false;
+    for (const SweptPort& q : k.ports) read_before |= q.counters_read;
+    if (n.status != NodeStatus::kAnswered && (read_before || n.lid_taken))
+      return NodeName(n) + " did not answer: " + n.error;
     for (size_t e = 0; e < n.ports.size(); ++e) {
       const SweptPort& p = n.ports[e];
       const SweptPort& q = k.ports[e];
@@ -322,7 +328,7 @@ void TakeCounters(const std::vector<SweptNode>& read, std::vector<SweptNode>* fr
 
 // Why `kept` is not used, or "" when it is.
 std::string WhyNotKept(const KeptDiscovery* kept, const SweepOptions& opts, double now,
-                       bool local_known, const Sweep& out) {
+                       bool local_known, const std::string& local_err, const Sweep& out) {
   if (!kept) return "no earlier discovery to keep";
   if (opts.rediscover_after_s <= 0) return "discovery on every sweep (rediscover after 0 s)";
   const double age = now - kept->time;
@@ -336,7 +342,7 @@ std::string WhyNotKept(const KeptDiscovery* kept, const SweepOptions& opts, doub
                   age, opts.rediscover_after_s);
     return text;
   }
-  if (!local_known) return "this port's LID and its SM's LID are unknown";
+  if (!local_known) return "this port's LID and its SM's LID are unknown: " + local_err;
   if (out.local_lid != kept->local_lid)
     return "this port's LID changed from " + std::to_string(kept->local_lid) + " to " +
            std::to_string(out.local_lid);
@@ -356,7 +362,7 @@ bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::s
   const bool local_known = source->LocalPort(&out->local_lid, &out->sm_lid, &local_err);
   if (!local_known) out->local_lid = out->sm_lid = 0;
   const double now = UnixNow();
-  std::string why_new = WhyNotKept(kept, opts, now, local_known, *out);
+  std::string why_new = WhyNotKept(kept, opts, now, local_known, local_err, *out);
   std::vector<SweptNode> read;  // counters read at the kept discovery's LIDs
   bool opened = false;
   if (why_new.empty()) {

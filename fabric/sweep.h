@@ -90,6 +90,7 @@ struct SweptNode {
   bool pma_extended = false;   // discovery's): the counter phase skips ClassPortInfo
   bool check_lid = false;      // ask NodeInfo at `lid` first: a kept discovery's LID may have
                                // been given to another node since
+  bool lid_taken = false;      // that NodeInfo came back from another node
 };
 
 // The gathered fabric.
@@ -187,7 +188,8 @@ constexpr uint16_t kPmaExtWidthNoIetf = 1 << 10;
 // out new LIDs): each node is asked for its NodeInfo at its kept LID (one SMP; a GUID that is
 // not its own fails the node), then its counters (ClassPortInfo only where the kept sweep did
 // not read it). Discovery then runs after all when what was read says the cabling or the LIDs
-// may have changed: a node did not answer or answered as another, or a port's
+// may have changed: a node did not answer (one the kept sweep read) or answered as another,
+// or a port's
 // LinkDownedCounter or
 // LinkErrorRecoveryCounter is not what the kept sweep read (the link went down, retrained, or
 // its counters were reset). Counters already read from a node whose LIDs the new discovery

@@ -351,6 +351,25 @@ TEST(FabricKeptDiscovery, ANodeThatDoesNotAnswerAtItsKeptLidMakesTheSweepDiscove
   EXPECT_EQ(s.mads, 22 + 1);
 }
 
+TEST(FabricKeptDiscovery, ANodeMuteInTheKeptSweepTooDoesNotMakeEverySweepDiscover) {
+  FakeSource src(TinyFabric());
+  src.mute.insert(11);  // h2 mlx5_0's management does not answer, from the first sweep on
+  SweepOptions opts;
+  opts.mad_timeout_ms = 20;
+  Sweep first;
+  std::string err;
+  ASSERT_TRUE(RunSweep(&src, opts, &first, &err));
+  ASSERT_TRUE(first.partial);
+  const KeptDiscovery kept = KeptOf(first);
+  Sweep s;
+  ASSERT_TRUE(RunSweep(&src, opts, &s, &err, &kept));
+  EXPECT_TRUE(s.kept) << s.discovery_reason;
+  EXPECT_EQ(src.discoveries, 1);
+  // Still partial, the node still named.
+  EXPECT_TRUE(s.partial);
+  EXPECT_EQ(s.nodes[s.FindNode(HcaGuid(1, 0))].error, "NodeInfo at LID 11: no reply within 20 ms");
+}
+
 TEST(FabricKeptDiscovery, LidsGivenOutAgainAreFoundBeforeACounterIsPinnedOnTheWrongNode) {
   FirstSweep f;
   f.src.SwapLids(10, 11);  // h1 mlx5_0 and h2 mlx5_0 (an SM restarted without its LID cache)
@@ -397,7 +416,7 @@ TEST(FabricKeptDiscovery, AnOldDiscoveryOrANewSmLidIsNotKept) {
   {
     FirstSweep f;
     f.src.local_lid = -1;
-    EXPECT_EQ(f.Again().discovery_reason, "this port's LID and its SM's LID are unknown");
+    EXPECT_EQ(f.Again().discovery_reason, "this port's LID and its SM's LID are unknown: no port");
   }
 }
 
