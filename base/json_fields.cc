@@ -3,20 +3,26 @@
 
 namespace railguard {
 
+namespace {
+
+// `parsed` (a ParseJson result) with its error, if any, as one Diag of `file`.
+bool Reported(bool parsed, const JsonError& jerr, const std::string& file, Diags* errors) {
+  if (!parsed) errors->push_back({file, jerr.line, jerr.column, jerr.message});
+  return parsed;
+}
+
+}  // namespace
+
 bool ParseJsonFile(std::string_view text, const std::string& file, JsonValue* root,
                    Diags* errors) {
   JsonError jerr;
-  if (ParseJson(text, root, &jerr)) return true;
-  errors->push_back({file, jerr.line, jerr.column, jerr.message});
-  return false;
+  return Reported(ParseJson(text, root, &jerr), jerr, file, errors);
 }
 
 bool ParseJsonFile(std::string_view text, const std::string& file, JsonValue* root, Diags* errors,
                    const JsonItemStream& stream) {
   JsonError jerr;
-  if (ParseJson(text, root, &jerr, JsonLimits(), stream)) return true;
-  errors->push_back({file, jerr.line, jerr.column, jerr.message});
-  return false;
+  return Reported(ParseJson(text, root, &jerr, JsonLimits(), stream), jerr, file, errors);
 }
 
 bool JsonFieldReader::Error(const JsonValue& at, const std::string& what) {

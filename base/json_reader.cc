@@ -431,15 +431,13 @@ const char* JsonTypeName(JsonValue::Type type) {
 
 bool ParseJson(std::string_view text, JsonValue* out, JsonError* err, const JsonLimits& limits) {
   *out = JsonValue();
-  Parser p(text, limits, err);
-  return p.ParseDocument(out);
+  return Parser(text, limits, err).ParseDocument(out);
 }
 
 bool ParseJson(std::string_view text, JsonValue* out, JsonError* err, const JsonLimits& limits,
                const JsonItemStream& stream) {
   *out = JsonValue();
-  Parser p(text, limits, err, &stream);
-  return p.ParseDocument(out);
+  return Parser(text, limits, err, &stream).ParseDocument(out);
 }
 
 bool IsValidUtf8(std::string_view s) {

@@ -30,7 +30,8 @@ const char* Refused(mode_t mode, bool named) {
 bool ReadBounded(int fd, bool named, const std::string& name, const InputKind& kind,
                  std::string* out, Diags* diags) {
   struct stat st;
-  if (fstat(fd, &st) == 0) {
+  const bool stated = fstat(fd, &st) == 0;
+  if (stated) {
     if (const char* what = Refused(st.st_mode, named)) {
       Add(diags, name, std::string(what) + "; expected " + kind.name + " (a regular file or a pipe)");
       return false;
@@ -44,7 +45,7 @@ bool ReadBounded(int fd, bool named, const std::string& name, const InputKind& k
   }
   out->clear();
   // A regular file's size is known: one allocation instead of doubling to it.
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+  if (stated && S_ISREG(st.st_mode) && st.st_size > 0)
     out->reserve(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), kind.max_bytes) + 1);
   char buf[1 << 16];
   for (;;) {

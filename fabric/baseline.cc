@@ -3,11 +3,11 @@
 #include "fabric/baseline.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "topo/ib_fabric.h"
 #include "wire/sweep_json.h"
 
 namespace railguard::fabric {
@@ -27,12 +27,6 @@ void Take(const wire::SweepDocument& d, SweepBaseline* out) {
       if (e->counters_read) out->ports[{e->guid, e->port}] = e->counters;
 }
 
-std::string GuidText(uint64_t guid) {
-  char s[24];
-  std::snprintf(s, sizeof(s), "0x%016llx", static_cast<unsigned long long>(guid));
-  return s;
-}
-
 }  // namespace
 
 bool KeptDiscoveryOf(const wire::SweepDocument& d, KeptDiscovery* out, std::string* why) {
@@ -42,11 +36,11 @@ bool KeptDiscoveryOf(const wire::SweepDocument& d, KeptDiscovery* out, std::stri
   }
   std::unordered_map<uint64_t, size_t> index;
   std::vector<SweptNode> nodes;
-  std::vector<std::vector<int>> lids;  // per node: each port's LID, in `ports` order
+  std::vector<std::vector<std::pair<SweptPort, int>>> ports;  // per node: each port, its LID
   for (const wire::SweepLink& l : d.links) {
     for (const auto& [e, peer] : {std::pair{&l.a, &l.b}, std::pair{&l.b, &l.a}}) {
       if (!e->node_known) {
-        *why = "the end " + GuidText(e->guid) + " port " + std::to_string(e->port) +
+        *why = "the end " + topo::GuidString(e->guid) + " port " + std::to_string(e->port) +
                " has no \"switch\" and \"description\"";
         return false;
       }
@@ -58,17 +52,19 @@ bool KeptDiscoveryOf(const wire::SweepDocument& d, KeptDiscovery* out, std::stri
         n.description = e->description;
         n.lid = e->is_switch ? e->lid : 0;
         nodes.push_back(std::move(n));
-        lids.emplace_back();
+        ports.emplace_back();
       }
       SweptNode& n = nodes[it->second];
       if (n.is_switch != e->is_switch || n.description != e->description ||
           (n.is_switch && n.lid != e->lid)) {
-        *why = GuidText(e->guid) + " is described two ways (switch or not, description, LID)";
+        *why =
+            topo::GuidString(e->guid) + " is described two ways (switch or not, description, LID)";
         return false;
       }
-      for (const SweptPort& p : n.ports) {
+      for (const auto& [p, lid] : ports[it->second]) {
         if (p.port == e->port) {
-          *why = GuidText(e->guid) + " port " + std::to_string(e->port) + " is on two links";
+          *why =
+              topo::GuidString(e->guid) + " port " + std::to_string(e->port) + " is on two links";
           return false;
         }
       }
@@ -85,29 +81,21 @@ bool KeptDiscoveryOf(const wire::SweepDocument& d, KeptDiscovery* out, std::stri
         n.pma_known = true;
         n.pma_extended = e->extended_counters;
       }
-      n.ports.push_back(p);
-      lids[it->second].push_back(e->lid);
+      ports[it->second].emplace_back(p, e->lid);
     }
   }
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  for (size_t i = 0; i < nodes.size(); ++i) {  // ports ascending, as discovery gives them
     SweptNode& n = nodes[i];
-    std::vector<size_t> order(n.ports.size());
-    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return n.ports[a].port < n.ports[b].port; });
-    std::vector<SweptPort> ports;
-    for (size_t k : order) {
-      ports.push_back(n.ports[k]);
-      if (!n.is_switch) n.port_lids.push_back(lids[i][k]);
+    std::sort(ports[i].begin(), ports[i].end(),
+              [](const auto& a, const auto& b) { return a.first.port < b.first.port; });
+    for (const auto& [p, lid] : ports[i]) {
+      n.ports.push_back(p);
+      if (!n.is_switch) n.port_lids.push_back(lid);
     }
-    n.ports = std::move(ports);
     n.num_ports = n.ports.empty() ? 0 : n.ports.back().port;
     if (!n.is_switch && !n.port_lids.empty()) n.lid = n.port_lids.front();
   }
-  std::sort(nodes.begin(), nodes.end(), [](const SweptNode& a, const SweptNode& b) {
-    if (a.is_switch != b.is_switch) return a.is_switch;
-    return a.guid < b.guid;
-  });
+  ArrangeNodes(&nodes);
   out->nodes = std::move(nodes);
   out->time = d.summary.discovery_time;
   out->local_lid = d.summary.local_lid;

@@ -154,60 +154,38 @@ class IbmadSource : public FabricSource {
     return true;
   }
 
-  // A LID-routed SMP Get of NodeInfo (IBA 14.2.5.3), to QP0 of `q.lid`.
-  bool SendNodeInfo(const PmaRequest& q, int timeout_ms, std::string* err) {
-    std::vector<uint8_t> umad(umad_size() + IB_MAD_SIZE, 0);
-    uint8_t data[IB_SMP_DATA_SIZE] = {};
-    ib_rpc_t rpc;
-    std::memset(&rpc, 0, sizeof(rpc));
-    rpc.mgtclass = IB_SMI_CLASS;
-    rpc.method = IB_MAD_METHOD_GET;
-    rpc.attr.id = IB_ATTR_NODE_INFO;
-    rpc.timeout = static_cast<unsigned>(timeout_ms);
-    rpc.datasz = IB_SMP_DATA_SIZE;
-    rpc.dataoffs = IB_SMP_DATA_OFFS;
-    rpc.trid = q.tid;
-    rpc.mkey = smp_mkey_get(port_);
-    ib_portid_t id;
-    std::memset(&id, 0, sizeof(id));
-    ib_portid_set(&id, q.lid, 0, 0);
-    const int len = mad_build_pkt(umad.data(), &rpc, &id, nullptr, data);
-    if (len < 0) {
-      *err = "could not build the NodeInfo SMP for LID " + std::to_string(q.lid);
-      return false;
-    }
-    if (umad_send(fd_, smi_agent_, umad.data(), len, timeout_ms, 0) < 0) {
-      *err = "umad_send of NodeInfo to LID " + std::to_string(q.lid) + " failed";
-      return false;
-    }
-    return true;
-  }
-
+  // Sends `q`: a PMA Get to QP1 of q.lid (ClassPortInfo, PortCounters with PortSelect
+  // q.port, PortCountersExtended), or for kNodeInfo a LID-routed SMP Get of NodeInfo
+  // (IBA 14.2.5.3) to its QP0.
   bool Send(const PmaRequest& q, int timeout_ms, std::string* err) override {
-    if (q.attr == PmaAttr::kNodeInfo) return SendNodeInfo(q, timeout_ms, err);
+    const bool smp = q.attr == PmaAttr::kNodeInfo;
     static const unsigned kAttr[] = {CLASS_PORT_INFO, IB_GSI_PORT_COUNTERS,
-                                     IB_GSI_PORT_COUNTERS_EXT};
+                                     IB_GSI_PORT_COUNTERS_EXT, IB_ATTR_NODE_INFO};
+    static_assert(static_cast<int>(PmaAttr::kNodeInfo) == 3, "kAttr is in PmaAttr's order");
     std::vector<uint8_t> umad(umad_size() + IB_MAD_SIZE, 0);
-    uint8_t data[IB_PC_DATA_SZ] = {};
-    if (q.attr != PmaAttr::kClassPortInfo) mad_set_field(data, 0, IB_PC_PORT_SELECT_F, q.port);
+    uint8_t data[IB_PC_DATA_SZ] = {};  // the larger of the two (192 and 64 bytes)
+    static_assert(IB_PC_DATA_SZ >= IB_SMP_DATA_SIZE, "one buffer fits both");
+    if (q.attr == PmaAttr::kPortCounters || q.attr == PmaAttr::kPortCountersExtended)
+      mad_set_field(data, 0, IB_PC_PORT_SELECT_F, q.port);
     ib_rpc_t rpc;
     std::memset(&rpc, 0, sizeof(rpc));
-    rpc.mgtclass = IB_PERFORMANCE_CLASS;
+    rpc.mgtclass = smp ? IB_SMI_CLASS : IB_PERFORMANCE_CLASS;
     rpc.method = IB_MAD_METHOD_GET;
     rpc.attr.id = kAttr[static_cast<int>(q.attr)];
     rpc.timeout = static_cast<unsigned>(timeout_ms);
-    rpc.datasz = IB_PC_DATA_SZ;
-    rpc.dataoffs = IB_PC_DATA_OFFS;
+    rpc.datasz = smp ? IB_SMP_DATA_SIZE : IB_PC_DATA_SZ;
+    rpc.dataoffs = smp ? IB_SMP_DATA_OFFS : IB_PC_DATA_OFFS;
     rpc.trid = q.tid;
+    if (smp) rpc.mkey = smp_mkey_get(port_);
     ib_portid_t id;
     std::memset(&id, 0, sizeof(id));
-    ib_portid_set(&id, q.lid, 1, IB_DEFAULT_QP1_QKEY);
+    ib_portid_set(&id, q.lid, smp ? 0 : 1, smp ? 0 : IB_DEFAULT_QP1_QKEY);
     const int len = mad_build_pkt(umad.data(), &rpc, &id, nullptr, data);
     if (len < 0) {
       *err = "could not build the MAD for LID " + std::to_string(q.lid);
       return false;
     }
-    if (umad_send(fd_, agent_, umad.data(), len, timeout_ms, 0) < 0) {
+    if (umad_send(fd_, smp ? smi_agent_ : agent_, umad.data(), len, timeout_ms, 0) < 0) {
       *err = "umad_send to LID " + std::to_string(q.lid) + " failed";
       return false;
     }

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "topo/ib_fabric.h"
+
 namespace railguard::fabric {
 
 bool IsErrorCounter(int counter) { return counter >= kSymbolErrors && counter <= kVl15Dropped; }
@@ -156,12 +158,9 @@ class CounterPhase {
       case PmaAttr::kNodeInfo:
         if (r.node_guid != n.guid) {
           n.lid_taken = true;
-          char text[160];
-          std::snprintf(text, sizeof(text),
-                        "LID %d answers NodeInfo as 0x%016llx, another node (LIDs given out "
-                        "again?)",
-                        n.lid, static_cast<unsigned long long>(r.node_guid));
-          return Fail(a, text);
+          return Fail(a, "LID " + std::to_string(n.lid) + " answers NodeInfo as " +
+                             topo::GuidString(r.node_guid) +
+                             ", another node (LIDs given out again?)");
         }
         if (n.pma_known) {
           a.attr = PmaAttr::kPortCounters;
@@ -249,22 +248,10 @@ double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// The discovered nodes as a sweep keeps them: no routers, switches first, each kind by GUID.
-void Arrange(std::vector<SweptNode>* nodes) {
-  nodes->erase(
-      std::remove_if(nodes->begin(), nodes->end(), [](const SweptNode& n) { return n.is_router; }),
-      nodes->end());
-  std::stable_sort(nodes->begin(), nodes->end(), [](const SweptNode& a, const SweptNode& b) {
-    if (a.is_switch != b.is_switch) return a.is_switch;
-    return a.guid < b.guid;
-  });
-}
-
 // How a node is named in a reason.
 std::string NodeName(const SweptNode& n) {
-  char guid[24];
-  std::snprintf(guid, sizeof(guid), "0x%016llx", static_cast<unsigned long long>(n.guid));
-  return (n.description.empty() ? std::string() : "'" + n.description + "' ") + "(" + guid + ")";
+  return (n.description.empty() ? std::string() : "'" + n.description + "' ") + "(" +
+         topo::GuidString(n.guid) + ")";
 }
 
 // Why counters read at the kept discovery's LIDs say the cabling may have changed, or "".
@@ -354,6 +341,16 @@ std::string WhyNotKept(const KeptDiscovery* kept, const SweepOptions& opts, doub
 
 }  // namespace
 
+void ArrangeNodes(std::vector<SweptNode>* nodes) {
+  nodes->erase(
+      std::remove_if(nodes->begin(), nodes->end(), [](const SweptNode& n) { return n.is_router; }),
+      nodes->end());
+  std::stable_sort(nodes->begin(), nodes->end(), [](const SweptNode& a, const SweptNode& b) {
+    if (a.is_switch != b.is_switch) return a.is_switch;
+    return a.guid < b.guid;
+  });
+}
+
 bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::string* err,
               const KeptDiscovery* kept) {
   const Clock::time_point start = Clock::now();
@@ -401,7 +398,7 @@ bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::s
     const int checks = out->smps;  // the kept phase's NodeInfo queries, if it ran
     if (!source->Discover(&out->nodes, &out->smps, err)) return false;
     out->smps += checks;
-    Arrange(&out->nodes);
+    ArrangeNodes(&out->nodes);
     if (!opened) {
       if (!source->Open(err)) return false;
       out->time = UnixNow();

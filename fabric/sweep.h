@@ -177,6 +177,10 @@ struct SweepOptions {
 constexpr uint16_t kPmaExtWidthSupported = 1 << 9;
 constexpr uint16_t kPmaExtWidthNoIetf = 1 << 10;
 
+// Puts `nodes` in a sweep's order (what Sweep::nodes and KeptDiscovery::nodes hold): routers
+// dropped, switches first, each kind by GUID.
+void ArrangeNodes(std::vector<SweptNode>* nodes);
+
 // Discovers the fabric through `source`, then reads every node's counters, at most
 // `opts.max_in_flight` queries at a time and one at a time per node. A node whose query
 // fails or whose queries take longer than switch_timeout_ms is kTimedOut and its remaining
