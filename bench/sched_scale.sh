@@ -60,6 +60,13 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       each arm, the first 10 of an arm not counted), the arms' order
                       alternating: the plugin's cost per sbatch without the drift between
                       two clusters
+  --paired            with rail+js and rail (or tree+js and tree) among the policies: after
+                      them, the submission clusters of the two run side by side and the
+                      queue goes to both, one sbatch to each in turn (which one first
+                      alternating): the plugin's cost per sbatch as the median of the pairs'
+                      differences, two submissions taken within milliseconds of each other,
+                      so that the machine's drift (a build beside, another test) falls on
+                      both alike
   --sbatch-opts OPTS  more sbatch options for every queue job, e.g. what job_submit/rail
                       adds ("--constraint=rail_healthy --switches=1@365-0") given to a
                       policy without it, to tell its cost from Slurm's for those options
@@ -76,7 +83,7 @@ die() {
 log() { echo "sched_scale.sh: [$(date +%T)] $*" >&2; }
 
 release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0 sbatch_opts=""
-ab=0 ab_batch=60 ab_warm=10
+ab=0 ab_batch=60 ab_warm=10 paired=0
 while [ $# -gt 0 ]; do
   case $1 in
     --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts | --ab)
@@ -96,6 +103,10 @@ while [ $# -gt 0 ]; do
       ;;
     --perf)
       perf=1
+      shift
+      ;;
+    --paired)
+      paired=1
       shift
       ;;
     -h | --help)
@@ -137,6 +148,16 @@ for p in "${policy_list[@]}"; do
     *) die "--policies: unknown policy '$p' (tree, block, rail, rail+js, tree+js, tree+rc, block+rc, tree+rcf, block+rcf)" ;;
   esac
 done
+# The pair --paired compares: the first policy with job_submit/rail whose plain policy runs too.
+pair_js="" pair_plain=""
+if [ "$paired" = 1 ]; then
+  for p in "${policy_list[@]}"; do
+    [[ $p == *+js ]] && [[ ,$policies, == *,${p%+js},* ]] || continue
+    pair_js=$p pair_plain=${p%+js}
+    break
+  done
+  [ -n "$pair_js" ] || die "--paired needs rail+js and rail, or tree+js and tree, in --policies (got '$policies')"
+fi
 [ -f "$plugins/topology_rail.so" ] && [ -f "$plugins/job_submit_rail.so" ] ||
   die "no railguard plugins in $plugins (build first)"
 [ -x "$bin/railctl" ] || die "no $bin/railctl (build first)"
@@ -153,9 +174,14 @@ source "$src/tests/harness/cluster.sh"
 # shellcheck source=sched_lib.sh
 source "$src/bench/sched_lib.sh"
 probe_pid=""
+pair_dirs=()
 cleanup() {
+  local d
   [ -z "$probe_pid" ] || kill -TERM "$probe_pid" 2>/dev/null || true
   rg_cluster_stop >/dev/null 2>&1 || true
+  for d in "${pair_dirs[@]}"; do
+    RAILGUARD_CLUSTER_DIR=$d rg_cluster_stop >/dev/null 2>&1 || true
+  done
   [ "$keep" = 1 ] || rm -rf -- "$out"
 }
 trap cleanup EXIT
@@ -443,7 +469,44 @@ run_policy() {
   probe_stop
 }
 
+# paired_submit: --paired's phase. The submission clusters of the plain policy and of the
+# one with job_submit/rail, both running, each filled and published as in run_policy; the
+# queue's jobs are submitted to both, one sbatch to each in turn, the plain one first in even
+# pairs and the other first in odd ones. Per pair "MS_PLAIN MS_JS" in paired.ms.
+paired_submit() {
+  local p i n first second t0 t1 ms_plain ms_js
+  local -A conf=()
+  for p in "$pair_plain" "$pair_js"; do
+    start_cluster "$p" submit
+    pair_dirs+=("$RAILGUARD_CLUSTER_DIR")
+    conf[$p]=$SLURM_CONF
+    # The next start must not stop this one; cleanup and the end of this phase stop both.
+    unset RAILGUARD_CLUSTER_DIR SLURM_CONF
+  done
+  log "paired: $queue jobs to both $pair_plain and $pair_js, one sbatch to each in turn, timed"
+  : >"$out/paired.ms"
+  : >"$out/paired.err"
+  for ((i = 0; i < queue; i++)); do
+    n=${sizes[$i]}
+    if ((i % 2)); then first=$pair_js second=$pair_plain; else first=$pair_plain second=$pair_js; fi
+    for p in "$first" "$second"; do
+      t0=${EPOCHREALTIME/./}
+      SLURM_CONF=${conf[$p]} sbatch -N "$n" --exclusive -o /dev/null -t 60 --wrap true \
+        >/dev/null 2>>"$out/paired.err" ||
+        die "--paired: $p: queue job $i ($n nodes) was refused: $(tail -n 2 "$out/paired.err")"
+      t1=${EPOCHREALTIME/./}
+      if [ "$p" = "$pair_js" ]; then ms_js=$((t1 - t0)); else ms_plain=$((t1 - t0)); fi
+    done
+    echo "$((ms_plain / 1000)).$((ms_plain % 1000 / 100)) $((ms_js / 1000)).$((ms_js % 1000 / 100))" >>"$out/paired.ms"
+  done
+  for p in "${pair_dirs[@]}"; do
+    RAILGUARD_CLUSTER_DIR=$p rg_cluster_stop >/dev/null 2>&1 || true
+  done
+  pair_dirs=()
+}
+
 for p in "${policy_list[@]}"; do run_policy "$p"; done
+[ "$paired" = 0 ] || paired_submit
 
 # perf_self FILE: railguard's share of slurmctld's samples in a profile: self time in its
 # plugins (what their code costs, less the Slurm functions it calls).
@@ -546,6 +609,32 @@ cell() { printf ' %15s' "$1"; }
       done
       echo
     done
+  fi
+  if [ "$paired" = 1 ]; then
+    # Each policy's p50 / p99 of its side of the pairs; in the column of the one with
+    # job_submit/rail, the median of the pairs' differences (it less the plain one) and the
+    # mean of the middle half of them.
+    printf '%-40s' "paired sbatch p50 / p99 (ms)"
+    for p in "${policy_list[@]}"; do
+      if [ "$p" = "$pair_plain" ] || [ "$p" = "$pair_js" ]; then
+        awk -v c=$(([ "$p" = "$pair_js" ] && echo 2) || echo 1) '{ print $c }' "$out/paired.ms" >"$out/paired-arm.ms"
+        cell "$(percentile 50 "$out/paired-arm.ms") / $(percentile 99 "$out/paired-arm.ms")"
+      else
+        cell "-"
+      fi
+    done
+    echo
+    printf '%-40s' "paired sbatch js - plain: median, mid mean"
+    for p in "${policy_list[@]}"; do
+      if [ "$p" = "$pair_js" ]; then
+        cell "$(awk '{ print $2 - $1 }' "$out/paired.ms" | sort -g | awk '{ d[NR] = $1 }
+          END { lo = int(NR / 4) + 1; hi = NR - int(NR / 4); for (i = lo; i <= hi; i++) s += d[i]
+                printf "%+.2f, %+.2f", d[int((NR + 1) / 2)], s / (hi - lo + 1) }')"
+      else
+        cell "-"
+      fi
+    done
+    echo
   fi
   printf '%-40s' "slurmctld RSS after the queue (MB)"
   for p in "${policy_list[@]}"; do

@@ -17,21 +17,24 @@
 #    both runs, so in the faster one too;
 #  - job_submit/rail's own time per submission in slurmctld (its stats line) is at most 1 ms at
 #    p99; the submit RPC's mean inside slurmctld (sdiag, which starts timing after the job_submit
-#    plugins) with job_submit/rail exceeds topology/rail's by at most 1 ms, and the sbatch round
-#    trip's median by at most 1 ms plus the larger spread between two runs of one policy (the
-#    client's view moves by milliseconds under load);
+#    plugins) with job_submit/rail exceeds topology/rail's by at most 1 ms; and the sbatch round
+#    trip with it exceeds the one without by at most 1 ms: the median of the differences of
+#    600 pairs of submissions (bench/sched_scale.sh --paired: the topology/rail and rail +
+#    job_submit/rail clusters side by side, one sbatch to each in turn), no allowance. Two
+#    clusters one after another do not measure that: CI's hardening build beside them put
+#    rail + job_submit/rail 3.3 ms above topology/rail in both runs, and a local run with CPU
+#    bursts beside it +3.3 and -3.9 ms, where the pairs gave -0.4 and -0.8 ms;
 #  - job_submit/rail's keeper, restoring every node's lists after a start, changes at most 32
-#    nodes per hold of slurmctld's write locks, each hold at most 1 ms on the keeper's CPU in
-#    all but one pass that changed features (or 10% of them, when more than 10: a run has two
-#    or three such passes of 16 holds each). This machine's hypervisor takes a vCPU
-#    away for up to ~24 ms and charges it to the running thread's CPU clock (bench/cpu_stall.c
-#    measures it beside every phase): a pass's longest hold is over 1 ms "on CPU" in 0.6-6% of
-#    passes (README, "How the costs grow"), so one such hold in a run is the machine. A hold
-#    over 1 ms is accepted only when the probe saw a stall at least as long in the same run; a
-#    keeper that spent over 1 ms per hold (all 512 nodes in one hold took 10 ms and more) fails
-#    in every pass.
+#    nodes per hold of slurmctld's write locks, and the longest hold of its fastest restore
+#    (of the four: two clusters per run) takes at most 1 ms on the keeper's CPU. Each pass is
+#    taken at its longest hold, the test at the fastest pass: load beside the test only adds
+#    time (this machine's hypervisor takes a vCPU away for up to ~24 ms and charges it to the
+#    running thread's CPU clock, bench/cpu_stall.c; with CPU bursts beside the test one
+#    512-node restore's longest hold took 1.41 ms on CPU where it takes 0.43 ms alone), while
+#    a keeper that spent over 1 ms per hold (all 512 nodes in one hold took 10 ms and more)
+#    does so in every pass.
 # Runs alone (RUN_SERIAL): timings taken beside three other clusters say little. Skipped (one
-# line) when Slurm 25.11.7 or its plugins are not built. About 7 minutes.
+# line) when Slurm 25.11.7 or its plugins are not built. About 5 minutes.
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 bin=${RAILGUARD_BINARY_DIR:-$src/build}
@@ -58,7 +61,7 @@ fi
 scale=(--slurm-version "$release" --domains 16 --size 32 --queue 300 --cycles 2)
 for run in a:block,rail,rail+js b:rail+js,rail,block; do
   RAILGUARD_BINARY_DIR=$bin bash "$src/bench/sched_scale.sh" "${scale[@]}" \
-    --policies "${run#*:}" --out "$out/${run%%:*}" >"$out/run-${run%%:*}.txt" 2>&1 ||
+    --policies "${run#*:}" --paired --out "$out/${run%%:*}" >"$out/run-${run%%:*}.txt" 2>&1 ||
     fail "bench/sched_scale.sh --policies ${run#*:} exited with $?"
 done
 
@@ -119,10 +122,10 @@ echo "$name: sbatch round trip p50 (ms), runs a and b: topology/rail ${sb[a:rail
 #    run's p99 at most 1 ms, without allowance;
 #  - the submit RPC's time after it (Slurm's work on what the plugin set): at most 1 ms more;
 #  - the client's round trip, which also holds the waits for slurmctld's locks (the keeper's
-#    holds among them). It moves by milliseconds between two runs of one policy on a loaded
-#    2-core machine (CI once saw topology/rail at 27.0 and 29.0 ms; here job_submit/rail once
-#    came out 2.8 ms faster than topology/rail alone): its limit is 1 ms plus the larger of the
-#    two policies' spreads between their runs.
+#    holds among them). Between two clusters one after another it moves by milliseconds on a
+#    loaded 2-core machine (the figures above, printed only); the pairs of submissions to the
+#    two clusters running side by side see the same load: the median of their differences at
+#    most 1 ms.
 for r in a b; do
   line=$(grep -m 1 -F -- "job_submit/rail's own p50 / p99 (ms)" "$out/$r/table.txt") ||
     fail "$out/$r/table.txt has no row for job_submit/rail's own time"
@@ -134,45 +137,53 @@ for r in a b; do
   awk -v x="$own_p99" 'BEGIN { exit !(x <= 1.0) }' ||
     fail "run $r: job_submit/rail took $own_p99 ms per submission at p99 in slurmctld (limit 1 ms)"
 done
-sb_limit=$(awk -v a="${sb[a:rail]}" -v b="${sb[b:rail]}" -v c="${sb[a:rail+js]}" -v d="${sb[b:rail+js]}" 'BEGIN {
-  x = a - b; if (x < 0) x = -x; y = c - d; if (y < 0) y = -y; printf "%.2f", 1 + (x > y ? x : y) }')
-awk -v a="$sb_rail" -v b="$sb_js" -v l="$sb_limit" 'BEGIN { exit !(b - a <= l) }' ||
-  fail "job_submit/rail adds $(awk -v a="$sb_rail" -v b="$sb_js" 'BEGIN { printf "%.2f", b - a }') ms to the sbatch round trip's median (limit 1 ms plus the larger spread between two runs of one policy: $sb_limit ms)"
+for r in a b; do
+  [ "$(wc -l <"$out/$r/paired.ms")" = 300 ] || fail "run $r: $out/$r/paired.ms does not hold 300 pairs"
+done
+read -r sb_pairs sb_pa sb_pb < <(for r in a b; do awk -v r=$r '{ print r, $2 - $1 }' "$out/$r/paired.ms"; done |
+  sort -k2,2g | awk '{ d[NR] = $2; n[$1]++; v[$1, n[$1]] = $2 }
+    END { printf "%.2f %.2f %.2f\n", d[int((NR + 1) / 2)], v["a", int((n["a"] + 1) / 2)], v["b", int((n["b"] + 1) / 2)] }')
+echo "$name: sbatch round trip, 300 pairs per run (one submission to topology/rail's cluster and one to" \
+  "rail + job_submit/rail's, side by side): median of the differences $sb_pairs ms (run a $sb_pa, run b $sb_pb)"
+awk -v d="$sb_pairs" 'BEGIN { exit !(d <= 1.0) }' ||
+  fail "job_submit/rail adds $sb_pairs ms to the sbatch round trip (median of 600 pairs; limit 1 ms)"
 rpc_rail=$(mean "${rpc[a:rail]}" "${rpc[b:rail]}") rpc_js=$(mean "${rpc[a:rail+js]}" "${rpc[b:rail+js]}")
 awk -v a="$rpc_rail" -v b="$rpc_js" 'BEGIN { exit !(b - a <= 1.0) }' ||
   fail "job_submit/rail adds $(awk -v a="$rpc_rail" -v b="$rpc_js" 'BEGIN { printf "%.2f", b - a }') ms to the submit RPC inside slurmctld (mean $rpc_rail -> $rpc_js ms; limit 1 ms)"
-echo "$name: ok: job_submit/rail takes at most 1 ms per submission at p99 in slurmctld, adds at most 1 ms to the submit RPC after it ($rpc_rail -> $rpc_js ms) and $sb_limit ms to sbatch's median"
+echo "$name: ok: job_submit/rail takes at most 1 ms per submission at p99 in slurmctld, adds at most 1 ms to the submit RPC after it ($rpc_rail -> $rpc_js ms) and to sbatch's round trip ($sb_pairs ms)"
 # The keeper's restore after each start gives every node its lists: at most 32 nodes per hold
 # of slurmctld's write locks (before, all 512 in one hold, 4,096 in 55-130 ms at site scale),
 # and each hold short on the keeper thread's CPU (its wall time also counts waits for a CPU).
+fastest="" restores=0
 for r in a b; do
   f=$out/$r/keeper-rail_js.log
   [ -s "$f" ] || fail "no keeper stats in $f"
   # passes holds changed most cpu over: over the passes that changed features, one line
   # (fields of bench/keeper_stats.awk: 3 lock_cpu_ms, 4 changed, 5 holds, 6 most); "over"
   # counts passes whose longest hold took over 1 ms of CPU.
-  read -r passes holds changed most cpu over < <(awk -f "$src/bench/keeper_stats.awk" "$f" | awk '
+  read -r passes holds changed most cpu over least < <(awk -f "$src/bench/keeper_stats.awk" "$f" | awk '
     $4 > 0 { passes++
              if ($6 > most) most = $6
              if ($4 > changed) { changed = $4; holds = $5 }
              if ($3 > cpu) cpu = $3
+             if (passes == 1 || $3 < least) least = $3
              if ($3 > 1.0) over++ }
-    END { printf "%d %d %d %d %.2f %d\n", passes, holds, changed, most, cpu, over }')
+    END { printf "%d %d %d %d %.2f %d %.2f\n", passes, holds, changed, most, cpu, over, least }')
   # The probe's longest stall on its CPU clock over rail + job_submit/rail's two phases (ms).
   stall=$(cat "$out/$r/stall-rail_js.txt" "$out/$r/stall-rail_js-cycles.txt" 2>/dev/null |
     sed -n 's/.*longest_ms=\([0-9.]*\).*/\1/p' | sort -g | tail -n 1)
   stall=${stall:-0}
   echo "$name: run $r: the keeper changed features in $passes passes, at most $changed nodes in" \
     "a pass, in $holds holds of the write locks, at most $most nodes in one; the longest hold" \
-    "of a pass over 1 ms on CPU in $over of them (the longest $cpu ms; the machine's longest" \
+    "of a pass over 1 ms on CPU in $over of them (the longest $cpu ms, the shortest $least ms; the machine's longest" \
     "stall in the same phases $stall ms)"
   [ "$changed" -ge 512 ] || fail "run $r: no keeper pass gave all 512 nodes their lists ($f)"
   [ "$holds" -ge 16 ] || fail "run $r: the keeper gave 512 nodes their lists in $holds holds of the write locks (at least 16 of at most 32 nodes)"
   [ "$most" -le 32 ] || fail "run $r: the keeper changed $most nodes in one hold of the write locks (limit 32)"
-  awk -v o="$over" -v n="$passes" 'BEGIN { exit !(o <= 1 || o * 10 <= n) }' ||
-    fail "run $r: in $over of $passes passes that changed features the keeper held a write lock over 1 ms on CPU (limit: one pass, or 10% of them)"
-  awk -v c="$cpu" -v s="$stall" 'BEGIN { exit !(c <= 1.0 || c <= s + 1.0) }' ||
-    fail "run $r: the keeper held a write lock $cpu ms on CPU, longer than 1 ms plus the machine's longest stall in the same phases ($stall ms)"
+  fastest=$(awk -v a="$fastest" -v c="$least" 'BEGIN { print (a == "" || c < a) ? c : a }')
+  restores=$((restores + passes))
 done
-echo "$name: ok: the keeper restores 512 nodes at most 32 per hold of slurmctld's write locks, each at most 1 ms on CPU but for the machine's stalls"
+awk -v c="$fastest" 'BEGIN { exit !(c <= 1.0) }' ||
+  fail "the keeper's fastest restore of $restores held a write lock $fastest ms on CPU (limit 1 ms)"
+echo "$name: ok: the keeper restores 512 nodes at most 32 per hold of slurmctld's write locks; the longest hold of its fastest restore of $restores $fastest ms on CPU"
 echo "$name: PASS (${SECONDS} s)"
