@@ -312,19 +312,28 @@ start_cluster() {
 # submit_queue POLICY TAG TIMED: the queue, one sbatch each; with TIMED=1 each round trip is
 # appended to sbatch-TAG.ms.
 submit_queue() {
-  local policy=$1 tag=$2 timed=$3 i n t0 t1
+  local policy=$1 tag=$2 timed=$3 i
   : >"$out/sbatch-$tag.err"
   [ "$timed" = 0 ] || : >"$out/sbatch-$tag.ms"
   for ((i = 0; i < queue; i++)); do
-    n=${sizes[$i]}
-    t0=${EPOCHREALTIME/./}
-    # shellcheck disable=SC2086 # --sbatch-opts is split into options on purpose
-    sbatch -N "$n" --exclusive -o /dev/null -t 60 $sbatch_opts --wrap true >/dev/null \
-      2>>"$out/sbatch-$tag.err" ||
-      die "$policy: queue job $i ($n nodes) was refused: $(tail -n 2 "$out/sbatch-$tag.err")"
-    t1=${EPOCHREALTIME/./}
-    [ "$timed" = 0 ] || echo "$(((t1 - t0) / 1000)).$(((t1 - t0) % 1000 / 100))" >>"$out/sbatch-$tag.ms"
+    queue_sbatch "$i" "$out/sbatch-$tag.err" || die "$policy: $refused"
+    [ "$timed" = 0 ] || echo "$sbatch_ms" >>"$out/sbatch-$tag.ms"
   done
+}
+
+# queue_sbatch I ERR: submits queue job I to the cluster of $SLURM_CONF, its stderr appended
+# to ERR; sets sbatch_ms to the round trip (ms, one decimal). On a refusal returns 1 with
+# `refused` saying which job and why.
+queue_sbatch() {
+  local n=${sizes[$1]} t0 t1
+  t0=${EPOCHREALTIME/./}
+  # shellcheck disable=SC2086 # --sbatch-opts is split into options on purpose
+  if ! sbatch -N "$n" --exclusive -o /dev/null -t 60 $sbatch_opts --wrap true >/dev/null 2>>"$2"; then
+    refused="queue job $1 ($n nodes) was refused: $(tail -n 2 "$2")"
+    return 1
+  fi
+  t1=${EPOCHREALTIME/./}
+  sbatch_ms="$(((t1 - t0) / 1000)).$(((t1 - t0) % 1000 / 100))"
 }
 
 # perf_start FILE / perf_stop: a profile of slurmctld (with --perf).
@@ -474,7 +483,7 @@ run_policy() {
 # queue's jobs are submitted to both, one sbatch to each in turn, the plain one first in even
 # pairs and the other first in odd ones. Per pair "MS_PLAIN MS_JS" in paired.ms.
 paired_submit() {
-  local p i n first second t0 t1 ms_plain ms_js
+  local p i first second ms_plain ms_js
   local -A conf=()
   for p in "$pair_plain" "$pair_js"; do
     start_cluster "$p" submit
@@ -487,17 +496,12 @@ paired_submit() {
   : >"$out/paired.ms"
   : >"$out/paired.err"
   for ((i = 0; i < queue; i++)); do
-    n=${sizes[$i]}
     if ((i % 2)); then first=$pair_js second=$pair_plain; else first=$pair_plain second=$pair_js; fi
     for p in "$first" "$second"; do
-      t0=${EPOCHREALTIME/./}
-      SLURM_CONF=${conf[$p]} sbatch -N "$n" --exclusive -o /dev/null -t 60 --wrap true \
-        >/dev/null 2>>"$out/paired.err" ||
-        die "--paired: $p: queue job $i ($n nodes) was refused: $(tail -n 2 "$out/paired.err")"
-      t1=${EPOCHREALTIME/./}
-      if [ "$p" = "$pair_js" ]; then ms_js=$((t1 - t0)); else ms_plain=$((t1 - t0)); fi
+      SLURM_CONF=${conf[$p]} queue_sbatch "$i" "$out/paired.err" || die "--paired: $p: $refused"
+      if [ "$p" = "$pair_js" ]; then ms_js=$sbatch_ms; else ms_plain=$sbatch_ms; fi
     done
-    echo "$((ms_plain / 1000)).$((ms_plain % 1000 / 100)) $((ms_js / 1000)).$((ms_js % 1000 / 100))" >>"$out/paired.ms"
+    echo "$ms_plain $ms_js" >>"$out/paired.ms"
   done
   for p in "${pair_dirs[@]}"; do
     RAILGUARD_CLUSTER_DIR=$p rg_cluster_stop >/dev/null 2>&1 || true
@@ -617,7 +621,9 @@ cell() { printf ' %15s' "$1"; }
     printf '%-40s' "paired sbatch p50 / p99 (ms)"
     for p in "${policy_list[@]}"; do
       if [ "$p" = "$pair_plain" ] || [ "$p" = "$pair_js" ]; then
-        awk -v c=$(([ "$p" = "$pair_js" ] && echo 2) || echo 1) '{ print $c }' "$out/paired.ms" >"$out/paired-arm.ms"
+        column=1
+        [ "$p" != "$pair_js" ] || column=2
+        awk -v c="$column" '{ print $c }' "$out/paired.ms" >"$out/paired-arm.ms"
         cell "$(percentile 50 "$out/paired-arm.ms") / $(percentile 99 "$out/paired-arm.ms")"
       else
         cell "-"

@@ -193,11 +193,10 @@ void ArrangeNodes(std::vector<SweptNode>* nodes);
 // not its own fails the node), then its counters (ClassPortInfo only where the kept sweep did
 // not read it). Discovery then runs after all when what was read says the cabling or the LIDs
 // may have changed: a node did not answer (one the kept sweep read) or answered as another,
-// or a port's
-// LinkDownedCounter or
-// LinkErrorRecoveryCounter is not what the kept sweep read (the link went down, retrained, or
-// its counters were reset). Counters already read from a node whose LIDs the new discovery
-// confirms are kept; the rest are read. `out->discovery_reason` says which way it went.
+// or a port's LinkDownedCounter or LinkErrorRecoveryCounter is not what the kept sweep read
+// (the link went down, retrained, or its counters were reset). Counters already read from a node
+// whose LIDs the new discovery confirms are kept; the rest are read. `out->discovery_reason` says
+// which way it went.
 bool RunSweep(FabricSource* source, const SweepOptions& opts, Sweep* out, std::string* err,
               const KeptDiscovery* kept = nullptr);
 
