@@ -2,7 +2,7 @@
 # The feature keeper's stats lines (job_submit/rail with RAILGUARD_KEEPER_STATS set; its
 # `keeper pass` lines in slurmctld.log), one output line per pass, fields separated by spaces:
 #
-#   pass_ms lock_ms lock_cpu_ms changed holds most which slow_ms slow_node
+#   pass_ms lock_ms lock_cpu_ms changed holds most which slow_ms slow_node invol vol cpu_max_ms
 #
 # pass_ms      the pass's time outside lock queues
 # lock_ms      its longest hold of a slurmctld lock (wall time)
@@ -14,11 +14,15 @@
 #              feature-change, parked-job-look, parked-job-change ("-" before it was logged)
 # slow_ms      the node look's slowest group of 8 nodes (wall time), and slow_node the name of
 # slow_node    its first node ("-" when the pass did not look at nodes or the line is older)
+# invol        the longest hold's involuntary context switches (the kernel ran another task on
+#              its CPU: it waited for a CPU), and vol its voluntary ones (it blocked: a mutex,
+# vol          a page in, I/O); "-" in lines before they were logged
+# cpu_max_ms   the most CPU time one hold of the pass took, whichever ("-" likewise)
 #
 # Used by bench/sched_scale.sh (its keeper rows) and tests/bench/sched_scale_itest.sh.
 /keeper pass / {
   pass = lock = ""
-  cpu = holds = most = which = slow = slow_node = "-"
+  cpu = holds = most = which = slow = slow_node = invol = vol = cpu_max = "-"
   changed = 0
   for (i = 1; i <= NF; i++) {
     if ($i == "pass" && pass == "") pass = $(i + 1) + 0
@@ -46,7 +50,13 @@
       sub(/,$/, "", slow_node)
       if (slow_node != "-") slow = $(i + 4) + 0
     }
+    # "longest lock switched 3 involuntary 0 voluntary; most CPU in one hold 0.41 ms (...)"
+    if ($i == "switched" && $(i + 2) == "involuntary") {
+      invol = $(i + 1) + 0
+      vol = $(i + 3) + 0
+    }
+    if ($i == "one" && $(i + 1) == "hold" && $(i - 1) == "in") cpu_max = $(i + 2) + 0
   }
   if (pass == "" || lock == "") next
-  print pass, lock, cpu, changed, holds, most, which, slow, slow_node
+  print pass, lock, cpu, changed, holds, most, which, slow, slow_node, invol, vol, cpu_max
 }

@@ -52,7 +52,9 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       +rcf: the same after rail_healthy was made available on each SU's
                       nodes at once (one update per SU, as listing it in slurm.conf's
                       Features= of the GPU nodes would), so that railcheck changes only the
-                      active features
+                      active features; rail+jsf: rail+js on a slurm.conf that lists
+                      rail_healthy in every node's Features= (the keeper's fixes then change
+                      active lists only, the restore after a start included)
   --perf              profile slurmctld with perf during the cycles (railguard's share)
   --ab R              with rail+js or tree+js: after the timed submissions, R rounds on the
                       same cluster of 60 sbatch with job_submit/rail and 60 without
@@ -143,9 +145,9 @@ fi
 IFS=, read -r -a policy_list <<<"$policies"
 for p in "${policy_list[@]}"; do
   case $p in
-    tree | rail | rail+js | tree+js | tree+rc | tree+rcf) ;;
+    tree | rail | rail+js | rail+jsf | tree+js | tree+rc | tree+rcf) ;;
     block | block+rc | block+rcf) [ "$release" != debian ] || die "--policies: Slurm 22.05 has no topology/block" ;;
-    *) die "--policies: unknown policy '$p' (tree, block, rail, rail+js, tree+js, tree+rc, block+rc, tree+rcf, block+rcf)" ;;
+    *) die "--policies: unknown policy '$p' (tree, block, rail, rail+js, rail+jsf, tree+js, tree+rc, block+rc, tree+rcf, block+rcf)" ;;
   esac
 done
 # The pair --paired compares: the first policy with job_submit/rail whose plain policy runs too.
@@ -283,6 +285,8 @@ start_cluster() {
       --conf-extra "$out/extra-$phase.conf") ;;
     rail+js) opts+=(--topology-plugin rail --plugin-dir "$plugins" --railguard-conf "$out/railguard.yaml"
       --conf-extra "$out/extra-$phase-js.conf") ;;
+    rail+jsf) opts+=(--topology-plugin rail --plugin-dir "$plugins" --railguard-conf "$out/railguard.yaml"
+      --conf-extra "$out/extra-$phase-js.conf" --node-features rail_healthy) ;;
     tree+js) opts+=(--topology-plugin tree --plugin-dir "$plugins" --railguard-conf "$out/railguard.yaml"
       --conf-extra "$out/extra-$phase-js.conf") ;;
   esac
@@ -520,7 +524,7 @@ perf_self() {
 }
 
 declare -A label=([tree]="stock tree" [block]="stock block" [rail]="topology/rail"
-  [rail+js]="rail + js/rail" [tree+js]="tree + js/rail" [tree+rc]="tree + health"
+  [rail+js]="rail + js/rail" [rail+jsf]="rail + js, F" [tree+js]="tree + js/rail" [tree+rc]="tree + health"
   [block+rc]="block + health" [tree+rcf]="tree + health, F" [block+rcf]="block + health, F")
 cell() { printf ' %15s' "$1"; }
 {
@@ -652,7 +656,9 @@ cell() { printf ' %15s' "$1"; }
   # keeper_row TITLE FILTER WHAT: over the passes FILTER picks (steady, restore), WHAT:
   # pass (p50 / max), lock (each pass's longest hold: p50 / p99 / max), cpu (the CPU time of
   # the longest hold of all; the rest of it the thread waited for a CPU), which (which hold
-  # that was), restore, holds (the most write-lock holds that changed features in one pass /
+  # that was), switches (that hold's involuntary / voluntary context switches: preempted /
+  # blocked), cpumax (the most CPU time of any one hold, and how many passes had a hold over
+  # 1 ms of CPU), restore, holds (the most write-lock holds that changed features in one pass /
   # the most nodes one of them changed). The stats lines are read by bench/keeper_stats.awk.
   keeper_row() {
     local title=$1 filter=$2 what=$3 p f
@@ -664,14 +670,17 @@ cell() { printf ' %15s' "$1"; }
           function sort(a, n,   i, j, v) {
             for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
           }
-          # pass lock cpu changed holds most which slow slow_node (bench/keeper_stats.awk)
+          # pass lock cpu changed holds most which slow slow_node invol vol cpu_max
+          # (bench/keeper_stats.awk)
           { if ((filter == "restore") != ($4 > 0)) next
             n++; p[n] = $1; l[n] = $2
             if ($5 != "-" && $5 > mh) mh = $5
             if ($6 != "-" && $6 > mm) mm = $6
             if ($8 != "-" && $8 != "" && $8 > ms) { ms = $8; mn = $9 }
             if ($8 != "-" && $8 != "" && $8 > 1) ns++
-            if ($2 > ml || n == 1) { ml = $2; mc = $3; mw = $7 } }
+            if ($12 != "-" && $12 != "" && $12 > cx) cx = $12
+            if ($12 != "-" && $12 != "" && $12 > 1) co++
+            if ($2 > ml || n == 1) { ml = $2; mc = $3; mw = $7; mi = $10; mv = $11 } }
           END { if (n == 0) { print "-"; exit }
                 sort(p, n); sort(l, n)
                 if (what == "restore") printf "%.1f / %.1f", p[n], ml
@@ -679,6 +688,8 @@ cell() { printf ' %15s' "$1"; }
                 else if (what == "pass") printf "%.2f / %.2f", p[int((n + 1) / 2)], p[n]
                 else if (what == "lock") printf "%.2f / %.2f / %.2f", l[int((n + 1) / 2)], l[int(0.99 * n + 0.99)], l[n]
                 else if (what == "which") printf "%s", mw
+                else if (what == "switches") printf "%s / %s", mi, mv
+                else if (what == "cpumax") { if (cx == "") print "-"; else printf "%.2f, %d >1", cx, co }
                 else if (what == "slow") { if (mn == "") print "-"; else printf "%.2f %s, %d >1", ms, mn, ns }
                 else printf "%s", mc }')"
       else
@@ -691,11 +702,14 @@ cell() { printf ' %15s' "$1"; }
   keeper_row "keeper steady lock p50 / p99 / max (ms)" steady lock
   keeper_row "  the longest of them on CPU (ms)" steady cpu
   keeper_row "  the longest of them: which hold" steady which
+  keeper_row "  its context switches: invol. / vol." steady switches
+  keeper_row "  most CPU in one hold (ms), passes >1" steady cpumax
   keeper_row "  slowest 8 nodes of a look (ms), >1 ms" steady slow
   keeper_row "keeper restore pass / lock (ms)" restore restore
   keeper_row "  its holds / most nodes in one" restore holds
   keeper_row "  the longest hold on CPU (ms)" restore cpu
   keeper_row "  the longest hold: which" restore which
+  keeper_row "  most CPU in one hold (ms), passes >1" restore cpumax
   # The probe's stalls over both phases of a policy: the longest, and how many units of
   # 0.1 ms took over 1 ms on the probe's CPU clock (bench/cpu_stall.c).
   printf '%-40s' "machine: CPU stalls >1 ms / longest (ms)"

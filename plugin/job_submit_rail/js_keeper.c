@@ -4,7 +4,7 @@
 // slurm_xlator.h renames Slurm symbols to their exported names: it must come first.
 // clang-format off
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* dladdr(), RTLD_NODELETE */
+#define _GNU_SOURCE /* dladdr(), RTLD_NODELETE, RUSAGE_THREAD */
 #endif
 #include <dlfcn.h>
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
@@ -71,6 +72,12 @@ typedef struct {
   int64_t hold_cpu;   /* of it, the keeper thread's CPU time (the rest: it waited for a CPU) */
   const char *hold_what; /* which of the keeper's holds it was (a string literal) */
   int64_t locked_cpu; /* the thread's CPU clock when it got its current lock */
+  /* With stats: the thread's context switches when it got its current lock, and in the
+   * longest hold: involuntary (the kernel gave its CPU to another task: it waited for a
+   * CPU) and voluntary (it blocked: a mutex, a page in, I/O). */
+  long locked_nivcsw, locked_nvcsw, hold_nivcsw, hold_nvcsw;
+  int64_t cpu_max;          /* the most CPU time of one hold this pass */
+  const char *cpu_max_what; /* which hold that was */
   int apply_holds;    /* holds of the write locks that changed features this pass */
   int apply_max;      /* the most nodes changed in one of them */
   int64_t slow_ns;    /* the node look's slowest KEEPER_CLOCK_EVERY nodes this pass (wall time,
@@ -98,6 +105,13 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
   lock_slurmctld(locks);
   k->locked_at = _now_ns();
   k->locked_cpu = rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  if (k->stats) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+      k->locked_nivcsw = ru.ru_nivcsw;
+      k->locked_nvcsw = ru.ru_nvcsw;
+    }
+  }
   k->queued_ns += k->locked_at - queued;
   slurm_mutex_lock(&k->mu);
   stop = k->stop && k->left;
@@ -111,12 +125,23 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
 static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks, const char *what) {
   int64_t held = _now_ns() - k->locked_at;
   int64_t cpu = rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID) - k->locked_cpu;
+  struct rusage ru = {0};
 
+  if (k->stats && (getrusage(RUSAGE_THREAD, &ru) != 0)) {
+    ru.ru_nivcsw = k->locked_nivcsw;
+    ru.ru_nvcsw = k->locked_nvcsw;
+  }
   unlock_slurmctld(locks);
   if (held > k->hold_max) {
     k->hold_max = held;
     k->hold_cpu = cpu;
     k->hold_what = what;
+    k->hold_nivcsw = k->stats ? ru.ru_nivcsw - k->locked_nivcsw : 0;
+    k->hold_nvcsw = k->stats ? ru.ru_nvcsw - k->locked_nvcsw : 0;
+  }
+  if (cpu > k->cpu_max) {
+    k->cpu_max = cpu;
+    k->cpu_max_what = what;
   }
   slurm_mutex_lock(&k->mu);
   k->phase = KEEPER_FREE;
@@ -253,6 +278,7 @@ static void _keeper_log(rg_hostlist_t hl, const char *feature, const char *what,
 typedef struct {
   char *features, *features_act; /* malloc'd by the bridge */
   int fix;                       /* RG_JS_FIX_GIVES, RG_JS_FIX_TAKES or RG_JS_FIX_OFFERS */
+  bool avail;                    /* the available list of one of its nodes changes */
   rg_hostlist_t nodes;
 } _fix_group_t;
 
@@ -262,12 +288,22 @@ typedef struct {
   int changed;
 } _applied_t;
 
-/* Nodes changed per hold of the write locks, all of one Slurm config record: update_node()
- * costs 11-20 us per node on a busy 2-core machine (the restore after a start, 4,096 nodes in
- * one call, held the locks 55-130 ms; bench/sched_scale.sh), so a hold stays under 1 ms. A
- * config record wholly in one call is changed in place; a larger one is split (Slurm 24.11 and
- * later merge the pieces again within a minute once their lists agree; 22.05 keeps them). */
+/* Nodes changed per hold of the write locks. update_node() costs 11-20 us per node on a busy
+ * 2-core machine at 4,096 nodes (the restore after a start, 4,096 nodes in one call, held the
+ * locks 55-130 ms; bench/sched_scale.sh), nearly all of it in Slurm's per-node bookkeeping of
+ * the active list (update_node_active_features clears the node from every feature's map).
+ * - A hold that changes available lists changes nodes of one Slurm config record only, at
+ *   most KEEPER_APPLY_CHUNK of them: a config record wholly in one call is changed in place; a
+ *   larger one is split (Slurm 24.11 and later merge the pieces again within a minute once
+ *   their lists agree; 22.05 keeps them). Such holds are the restore's after slurmctld read
+ *   slurm.conf, where the feature is not on slurm.conf's Features= (32 nodes: 1.0-1.7 ms on
+ *   CPU at 4,096 nodes with 130 features, bench/README.md).
+ * - A hold that changes only active lists (the feature taken from or given to nodes whose
+ *   available list has it: every fix after the restore, and the restore where slurm.conf lists
+ *   the feature) passes no available list to update_node(), which then leaves config records
+ *   alone: its nodes may come from any records, at most KEEPER_ACTIVE_CHUNK of them. */
 #define KEEPER_APPLY_CHUNK 32
+#define KEEPER_ACTIVE_CHUNK 16
 
 /* The parked-job walk: job records read per hold of the job read lock (one read of all 2,000
  * waiting jobs held it 0.4 ms on CPU, and up to 29 ms in wall time on a busy 2-core machine,
@@ -279,37 +315,50 @@ typedef struct {
 #define KEEPER_JOBS_EVERY_S 30
 
 /* Applies the fixes of the nodes in `todo` (every node when the table is no longer the size
- * `todo` was made for) from index *next on, asked again under these locks: at most
- * KEEPER_APPLY_CHUNK nodes to change, all of the config record of the first one, and at
- * most KEEPER_CHUNK nodes asked. With Slurm's update_node(), as `scontrol update node` would,
- * one call per group of nodes getting the same lists (one call per node split Slurm's config
- * records node by node, each split a pass over all of them: 4.2 s under the write locks for
- * 4,096 nodes after a reconfigure). Adds what changed to *done; sets *next past the last node
+ * `todo` was made for) from index *next on, asked again under these locks, in one hold: fixes
+ * of available lists (nodes of the config record of the first such node, with that record's
+ * fixes of active lists only) or of active lists only, as KEEPER_APPLY_CHUNK says, and at most
+ * KEEPER_CHUNK nodes asked. A node whose fix is of the other kind ends the hold and is asked
+ * again in the next. With Slurm's update_node(), as `scontrol update node` would, one call
+ * per group of nodes getting the same lists (one call per node split Slurm's config records
+ * node by node, each split a pass over all of them: 4.2 s under the write locks for 4,096
+ * nodes after a reconfigure). Adds what changed to *done; sets *next past the last node
  * asked; returns false when the table is done. REQUIRES: job, node and partition write locks
  * (those of the update-node RPC). */
 static bool _keeper_apply(const char *feature, bool restore, bitstr_t *todo, int *next,
                           _applied_t *done) {
   node_record_t *node_ptr;
   _fix_group_t *groups = NULL;
-  config_record_t *config = NULL;
+  config_record_t *config = NULL; /* set when the hold changes available lists */
   int n_groups = 0, cap = 0, fixes = 0, asked = 0, i = *next;
   bool all = (bit_size(todo) != node_record_count), more = false;
 
   for (; (node_ptr = next_node(&i)); i++) {
     char *a = NULL, *b = NULL;
     int g, fix;
+    bool avail;
 
     if (!all && !bit_test(todo, node_ptr->index)) continue;
-    if ((fixes == KEEPER_APPLY_CHUNK) || (asked == KEEPER_CHUNK) ||
-        (config && (node_ptr->config_ptr != config))) {
+    if ((asked == KEEPER_CHUNK) || (fixes == (config ? KEEPER_APPLY_CHUNK : KEEPER_ACTIVE_CHUNK))) {
+      more = true;
+      break;
+    }
+    fix = rg_js_fix_features(node_ptr->name, node_ptr->features, node_ptr->features_act,
+                             node_ptr->extra, feature, restore, &a, &b);
+    if (!fix) {
+      asked++;
+      continue;
+    }
+    avail = strcmp(a, node_ptr->features ? node_ptr->features : "") != 0;
+    if (config ? (node_ptr->config_ptr != config) : (avail && fixes)) {
+      /* the other kind of hold, or another record: this node opens the next hold */
+      free(a);
+      free(b);
       more = true;
       break;
     }
     asked++;
-    fix = rg_js_fix_features(node_ptr->name, node_ptr->features, node_ptr->features_act,
-                             node_ptr->extra, feature, restore, &a, &b);
-    if (!fix) continue;
-    config = node_ptr->config_ptr;
+    if (avail) config = node_ptr->config_ptr;
     fixes++;
     for (g = 0; g < n_groups; g++)
       if (!strcmp(groups[g].features, a) && !strcmp(groups[g].features_act, b)) break;
@@ -321,12 +370,14 @@ static bool _keeper_apply(const char *feature, bool restore, bitstr_t *todo, int
       groups[g].features = a;
       groups[g].features_act = b;
       groups[g].fix = fix;
+      groups[g].avail = false;
       groups[g].nodes = hostlist_create(NULL);
       n_groups++;
     } else {
       free(a);
       free(b);
     }
+    groups[g].avail |= avail;
     hostlist_push_host(groups[g].nodes, node_ptr->name);
   }
   *next = i;
@@ -338,7 +389,8 @@ static bool _keeper_apply(const char *feature, bool restore, bitstr_t *todo, int
     msg.node_state = NO_VAL;
     msg.weight = NO_VAL;
     msg.node_names = hostlist_ranged_string_xmalloc(groups[g].nodes);
-    msg.features = xstrdup(groups[g].features);
+    /* Without an available list update_node() changes no config record. */
+    msg.features = groups[g].avail ? xstrdup(groups[g].features) : NULL;
     msg.features_act = xstrdup(groups[g].features_act);
     if (update_node(&msg, slurm_conf.slurm_user_id) == SLURM_SUCCESS) {
       rg_hostlist_t into = (groups[g].fix == RG_JS_FIX_TAKES)    ? done->taken
@@ -462,6 +514,10 @@ static void *_keeper(void *arg) {
     k->hold_max = 0;
     k->hold_cpu = 0;
     k->hold_what = "none";
+    k->hold_nivcsw = 0;
+    k->hold_nvcsw = 0;
+    k->cpu_max = 0;
+    k->cpu_max_what = "none";
     k->apply_holds = 0;
     k->apply_max = 0;
     k->slow_ns = 0;
@@ -558,12 +614,14 @@ static void *_keeper(void *arg) {
       info(
           "%s keeper pass %.2f ms, longest lock %.2f ms (%.2f ms on CPU, %s), queued %.2f ms: "
           "nodes %s, parked jobs %s, %d features changed, %d jobs released; %d holds changed "
-          "features, at most %d nodes in one; slowest nodes from %s, %.3f ms",
+          "features, at most %d nodes in one; slowest nodes from %s, %.3f ms; longest lock "
+          "switched %ld involuntary %ld voluntary; most CPU in one hold %.2f ms (%s)",
           PREFIX, (double)(_now_ns() - pass_start - k->queued_ns) / 1e6, (double)k->hold_max / 1e6,
           (double)k->hold_cpu / 1e6, k->hold_what, (double)k->queued_ns / 1e6,
           looked ? "looked at" : "unchanged", jobs_looked ? "looked at" : "not", changed, released,
           k->apply_holds, k->apply_max, k->slow_node[0] ? k->slow_node : "-",
-          (double)k->slow_ns / 1e6);
+          (double)k->slow_ns / 1e6, k->hold_nivcsw, k->hold_nvcsw, (double)k->cpu_max / 1e6,
+          k->cpu_max_what);
     if (loaded) restored_for = conf_update;
     if (changed) schedule_node_save();
     if (changed || released) queue_job_scheduler();

@@ -25,9 +25,9 @@
 #    rail + job_submit/rail 3.3 ms above topology/rail in both runs, and a local run with CPU
 #    bursts beside it +3.3 and -3.9 ms, where the pairs gave -0.4 and -0.8 ms;
 #  - job_submit/rail's keeper, restoring every node's lists after a start, changes at most 32
-#    nodes per hold of slurmctld's write locks, and the longest hold of its fastest restore
-#    (of the four: two clusters per run) takes at most 1 ms on the keeper's CPU. Each pass is
-#    taken at its longest hold, the test at the fastest pass: load beside the test only adds
+#    nodes per hold of slurmctld's write locks, and no hold of any lock in its fastest
+#    restore (of the four: two clusters per run) takes over 1 ms on the keeper's CPU. Each
+#    pass is taken at its hold with the most CPU, the test at the fastest pass: load beside the test only adds
 #    time (this machine's hypervisor takes a vCPU away for up to ~24 ms and charges it to the
 #    running thread's CPU clock, bench/cpu_stall.c; with CPU bursts beside the test one
 #    512-node restore's longest hold took 1.41 ms on CPU where it takes 0.43 ms alone), while
@@ -159,15 +159,17 @@ for r in a b; do
   f=$out/$r/keeper-rail_js.log
   [ -s "$f" ] || fail "no keeper stats in $f"
   # passes holds changed most cpu over: over the passes that changed features, one line
-  # (fields of bench/keeper_stats.awk: 3 lock_cpu_ms, 4 changed, 5 holds, 6 most); "over"
-  # counts passes whose longest hold took over 1 ms of CPU.
+  # (fields of bench/keeper_stats.awk: 3 lock_cpu_ms, 4 changed, 5 holds, 6 most, 12
+  # cpu_max_ms: the most CPU of any hold of the pass, where logged, else the CPU of its longest
+  # hold in wall time); "over" counts passes with a hold over 1 ms of CPU.
   read -r passes holds changed most cpu over least < <(awk -f "$src/bench/keeper_stats.awk" "$f" | awk '
     $4 > 0 { passes++
+             c = ($12 != "-") ? $12 : $3
              if ($6 > most) most = $6
              if ($4 > changed) { changed = $4; holds = $5 }
-             if ($3 > cpu) cpu = $3
-             if (passes == 1 || $3 < least) least = $3
-             if ($3 > 1.0) over++ }
+             if (c > cpu) cpu = c
+             if (passes == 1 || c < least) least = c
+             if (c > 1.0) over++ }
     END { printf "%d %d %d %d %.2f %d %.2f\n", passes, holds, changed, most, cpu, over, least }')
   # The probe's longest stall on its CPU clock over rail + job_submit/rail's two phases (ms).
   stall=$(cat "$out/$r/stall-rail_js.txt" "$out/$r/stall-rail_js-cycles.txt" 2>/dev/null |
@@ -184,6 +186,6 @@ for r in a b; do
   restores=$((restores + passes))
 done
 awk -v c="$fastest" 'BEGIN { exit !(c <= 1.0) }' ||
-  fail "the keeper's fastest restore of $restores held a write lock $fastest ms on CPU (limit 1 ms)"
-echo "$name: ok: the keeper restores 512 nodes at most 32 per hold of slurmctld's write locks; the longest hold of its fastest restore of $restores $fastest ms on CPU"
+  fail "the keeper's fastest restore of $restores held one of slurmctld's locks $fastest ms on CPU (limit 1 ms)"
+echo "$name: ok: the keeper restores 512 nodes at most 32 per hold of slurmctld's write locks; the most CPU one hold of its fastest restore of $restores took: $fastest ms"
 echo "$name: PASS (${SECONDS} s)"

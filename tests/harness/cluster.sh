@@ -187,6 +187,9 @@ start options:
                               of 18 h, so jobs given nodes stay CONFIGURING on them; for
                               slurmctld-only benchmarks of thousands of nodes (no port per
                               node, no fake GPU files: Gres comes from slurm.conf alone)
+  --node-features LIST        more features for every node's Features= in slurm.conf, after
+                              its SU's (comma list of names, e.g. rail_healthy: as a site
+                              that lists railguard's healthy feature there)
   --timeout SECONDS           how long to wait for every node to be idle (default 90)
   --keep                      keep the run directory when the start fails (for its logs)
   --foreground                stay in the foreground after printing; Ctrl-C or TERM stops
@@ -763,7 +766,7 @@ _rg_write_slurmd_nodes() {
     node=${_rg_nodes[$i]}
     gpus=${_rg_node_gpus[$i]}
     line="NodeName=$node NodeHostname=localhost NodeAddr=127.0.0.1 Port=${_rg_ports[$((i + 1))]}"
-    line+=" $_RG_NODE_HW Features=${_rg_node_su[$i]}"
+    line+=" $_RG_NODE_HW Features=${_rg_node_su[$i]}${_rg_node_features:+,$_rg_node_features}"
     if [ "$gpus" -gt 0 ]; then
       line+=" Gres=gpu:$gpus"
       last=$((gpus - 1))
@@ -829,7 +832,7 @@ _rg_cloud_line() {
   elif [ -n "$2" ]; then
     name=$1$2
   fi
-  line="NodeName=$name NodeHostname=localhost NodeAddr=127.0.0.1 $_RG_NODE_HW Features=$4"
+  line="NodeName=$name NodeHostname=localhost NodeAddr=127.0.0.1 $_RG_NODE_HW Features=$4${_rg_node_features:+,$_rg_node_features}"
   [ "$5" -eq 0 ] || line+=" Gres=gpu:$5"
   echo "$line State=CLOUD"
 }
@@ -1008,6 +1011,7 @@ _rg_cmd_start() {
   _rg_railguard_conf="" _rg_slurm_topology_yaml=""
   _rg_slurm_bin="" _rg_railctl="" _rg_timeout=90 _rg_keep=0 _rg_started=0
   _rg_slurm_prefix="" _rg_slurm_version="" _rg_configless="" _rg_node_etc="" _rg_cloud=""
+  _rg_node_features=""
   while [ $# -gt 0 ]; do
     case $1 in
       --topo) _rg_need_value "$@"; _rg_topo=$2; shift 2 ;;
@@ -1030,6 +1034,7 @@ _rg_cmd_start() {
       --configless) _rg_configless=1; shift ;;
       --cloud) _rg_cloud=1; shift ;;
       --node-etc) _rg_need_value "$@"; _rg_node_etc=$2; shift 2 ;;
+      --node-features) _rg_need_value "$@"; _rg_node_features=$2; shift 2 ;;
       --timeout) _rg_need_value "$@"; _rg_timeout=$2; shift 2 ;;
       --keep) _rg_keep=1; shift ;;
       --foreground) foreground=1; shift ;;
@@ -1045,6 +1050,8 @@ _rg_cmd_start() {
     *) _rg_usage_die "--topology-plugin must be tree, block, none or rail, got '$_rg_topology_plugin'" ;;
   esac
   [[ $_rg_timeout =~ ^[0-9]+$ ]] || _rg_usage_die "--timeout needs whole seconds, got '$_rg_timeout'"
+  [[ -z $_rg_node_features || $_rg_node_features =~ ^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$ ]] ||
+    _rg_usage_die "--node-features needs a comma list of feature names, got '$_rg_node_features'"
   if [ -n "$_rg_plugin_dir" ]; then
     [ -d "$_rg_plugin_dir" ] || _rg_die "--plugin-dir $_rg_plugin_dir is not a directory"
     _rg_plugin_dir=$(cd "$_rg_plugin_dir" && pwd)

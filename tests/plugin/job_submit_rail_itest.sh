@@ -14,7 +14,10 @@
 #  - a node without rail_healthy gets single-node jobs but no multi-node job;
 #  - SLOW (about 20 s of the test's 30 s): strict holds an 8-node job until one SU is free,
 #    while an "off" job of the same size starts at once across SUs;
-#  - a changed default_mode takes effect at `scontrol reconfigure`.
+#  - a changed default_mode takes effect at `scontrol reconfigure`;
+#  - an admin gives rail_healthy back to a node railcheck published degraded: the keeper takes
+#    it from the node's active list again, and passes Slurm no available list (Slurm would
+#    split the node's config record off: debug2 "nodes n005 available features set to").
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 # shellcheck source=itest_lib.sh
@@ -181,4 +184,22 @@ job=$(rgp_submit -N2 --exclusive -t 5 --wrap 'sleep 1')
 rgp_expect_eq "Switches of a 2-node job after switching to prefer" "$(rgp_job "$job" Switches)" "1@00:01:10"
 rgp_ok "default_mode changed to prefer takes effect after scontrol reconfigure"
 all_done
+
+# --- a hand edit cannot keep the feature on a degraded node -----------------------------------
+# As railcheck publishes a degraded node once the feature is available: Extra, active list.
+scontrol update NodeName=n005 Extra="$rgp_extra_degraded" ActiveFeatures=su1 ||
+  rgp_fail "cannot publish n005 degraded"
+scontrol setdebug debug2 || rgp_fail "scontrol setdebug debug2 failed"
+mark=$(wc -l <"$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log")
+scontrol update NodeName=n005 ActiveFeatures=su1,rail_healthy || rgp_fail "cannot give n005 rail_healthy"
+rgp_log_has "railguard: job_submit/rail: took rail_healthy on 1 nodes (n005): from the health railcheck published in their Extra"
+scontrol setdebug info || rgp_fail "scontrol setdebug info failed"
+rgp_expect_eq "n005's active features after the keeper's pass" \
+  "$(rgp_field "$(scontrol show node -o n005)" ActiveFeatures)" su1
+rgp_expect_eq "n005's available features after the keeper's pass" \
+  "$(rgp_field "$(scontrol show node -o n005)" AvailableFeatures)" su1,rail_healthy
+if tail -n +"$mark" "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" | grep -F 'nodes n005 available features set to'; then
+  rgp_fail "the keeper passed Slurm n005's available list, which did not change (Slurm splits the node's config record off)"
+fi
+rgp_ok "the keeper took rail_healthy from degraded n005's active list again after a hand edit, its available list left alone"
 rgp_done
