@@ -3,6 +3,7 @@
 # `keeper pass` lines in slurmctld.log), one output line per pass, fields separated by spaces:
 #
 #   pass_ms lock_ms lock_cpu_ms changed holds most which slow_ms slow_node invol vol cpu_max_ms
+#   all_holds holds_over
 #
 # pass_ms      the pass's time outside lock queues
 # lock_ms      its longest hold of a slurmctld lock (wall time)
@@ -18,11 +19,13 @@
 #              its CPU: it waited for a CPU), and vol its voluntary ones (it blocked: a mutex,
 # vol          a page in, I/O); "-" in lines before they were logged
 # cpu_max_ms   the most CPU time one hold of the pass took, whichever ("-" likewise)
+# all_holds    the pass's holds of any lock, and holds_over those that took over 1 ms of CPU
+# holds_over   ("-" likewise)
 #
 # Used by bench/sched_scale.sh (its keeper rows) and tests/bench/sched_scale_itest.sh.
 /keeper pass / {
   pass = lock = ""
-  cpu = holds = most = which = slow = slow_node = invol = vol = cpu_max = "-"
+  cpu = holds = most = which = slow = slow_node = invol = vol = cpu_max = all_holds = over = "-"
   changed = 0
   for (i = 1; i <= NF; i++) {
     if ($i == "pass" && pass == "") pass = $(i + 1) + 0
@@ -56,7 +59,12 @@
       vol = $(i + 3) + 0
     }
     if ($i == "one" && $(i + 1) == "hold" && $(i - 1) == "in") cpu_max = $(i + 2) + 0
+    # "; 256 holds, 1 over 1 ms on CPU"
+    if ($i == "holds," && $(i + 2) == "over") {
+      all_holds = $(i - 1) + 0
+      over = $(i + 1) + 0
+    }
   }
   if (pass == "" || lock == "") next
-  print pass, lock, cpu, changed, holds, most, which, slow, slow_node, invol, vol, cpu_max
+  print pass, lock, cpu, changed, holds, most, which, slow, slow_node, invol, vol, cpu_max, all_holds, over
 }

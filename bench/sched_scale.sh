@@ -657,8 +657,8 @@ cell() { printf ' %15s' "$1"; }
   # pass (p50 / max), lock (each pass's longest hold: p50 / p99 / max), cpu (the CPU time of
   # the longest hold of all; the rest of it the thread waited for a CPU), which (which hold
   # that was), switches (that hold's involuntary / voluntary context switches: preempted /
-  # blocked), cpumax (the most CPU time of any one hold, and how many passes had a hold over
-  # 1 ms of CPU), restore, holds (the most write-lock holds that changed features in one pass /
+  # blocked), cpumax (the most CPU time of any one hold; the holds over 1 ms of CPU / all
+  # holds of those passes), restore, holds (the most write-lock holds that changed features in one pass /
   # the most nodes one of them changed). The stats lines are read by bench/keeper_stats.awk.
   keeper_row() {
     local title=$1 filter=$2 what=$3 p f
@@ -670,8 +670,8 @@ cell() { printf ' %15s' "$1"; }
           function sort(a, n,   i, j, v) {
             for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
           }
-          # pass lock cpu changed holds most which slow slow_node invol vol cpu_max
-          # (bench/keeper_stats.awk)
+          # pass lock cpu changed holds most which slow slow_node invol vol cpu_max all_holds
+          # holds_over (bench/keeper_stats.awk)
           { if ((filter == "restore") != ($4 > 0)) next
             n++; p[n] = $1; l[n] = $2
             if ($5 != "-" && $5 > mh) mh = $5
@@ -679,7 +679,7 @@ cell() { printf ' %15s' "$1"; }
             if ($8 != "-" && $8 != "" && $8 > ms) { ms = $8; mn = $9 }
             if ($8 != "-" && $8 != "" && $8 > 1) ns++
             if ($12 != "-" && $12 != "" && $12 > cx) cx = $12
-            if ($12 != "-" && $12 != "" && $12 > 1) co++
+            if ($13 != "-" && $13 != "") { ha += $13; ho += $14 }
             if ($2 > ml || n == 1) { ml = $2; mc = $3; mw = $7; mi = $10; mv = $11 } }
           END { if (n == 0) { print "-"; exit }
                 sort(p, n); sort(l, n)
@@ -689,7 +689,7 @@ cell() { printf ' %15s' "$1"; }
                 else if (what == "lock") printf "%.2f / %.2f / %.2f", l[int((n + 1) / 2)], l[int(0.99 * n + 0.99)], l[n]
                 else if (what == "which") printf "%s", mw
                 else if (what == "switches") printf "%s / %s", mi, mv
-                else if (what == "cpumax") { if (cx == "") print "-"; else printf "%.2f, %d >1", cx, co }
+                else if (what == "cpumax") { if (cx == "") print "-"; else printf "%.2f; %d/%d", cx, ho, ha }
                 else if (what == "slow") { if (mn == "") print "-"; else printf "%.2f %s, %d >1", ms, mn, ns }
                 else printf "%s", mc }')"
       else
@@ -703,13 +703,13 @@ cell() { printf ' %15s' "$1"; }
   keeper_row "  the longest of them on CPU (ms)" steady cpu
   keeper_row "  the longest of them: which hold" steady which
   keeper_row "  its context switches: invol. / vol." steady switches
-  keeper_row "  most CPU in one hold (ms), passes >1" steady cpumax
+  keeper_row "  most CPU of a hold (ms); holds >1 / all" steady cpumax
   keeper_row "  slowest 8 nodes of a look (ms), >1 ms" steady slow
   keeper_row "keeper restore pass / lock (ms)" restore restore
   keeper_row "  its holds / most nodes in one" restore holds
   keeper_row "  the longest hold on CPU (ms)" restore cpu
   keeper_row "  the longest hold: which" restore which
-  keeper_row "  most CPU in one hold (ms), passes >1" restore cpumax
+  keeper_row "  most CPU of a hold (ms); holds >1 / all" restore cpumax
   # The probe's stalls over both phases of a policy: the longest, and how many units of
   # 0.1 ms took over 1 ms on the probe's CPU clock (bench/cpu_stall.c).
   printf '%-40s' "machine: CPU stalls >1 ms / longest (ms)"

@@ -66,6 +66,7 @@ typedef struct {
   keeper_phase_t phase; /* guarded by mu */
   /* The keeper thread's own timings of the current pass (RAILGUARD_KEEPER_STATS). */
   bool stats;         /* log a line per pass that looked at nodes or jobs */
+  int jobs_chunk;     /* job records read per hold (KEEPER_JOBS_CHUNK unless a test says) */
   int64_t locked_at;  /* when it got its current lock (ns, CLOCK_MONOTONIC) */
   int64_t queued_ns;  /* time spent queued on locks this pass */
   int64_t hold_max;   /* longest hold this pass */
@@ -77,6 +78,7 @@ typedef struct {
    * CPU) and voluntary (it blocked: a mutex, a page in, I/O). */
   long locked_nivcsw, locked_nvcsw, hold_nivcsw, hold_nvcsw;
   int64_t cpu_max;          /* the most CPU time of one hold this pass */
+  int holds, holds_over;    /* holds this pass, and those over 1 ms of CPU */
   const char *cpu_max_what; /* which hold that was */
   int apply_holds;    /* holds of the write locks that changed features this pass */
   int apply_max;      /* the most nodes changed in one of them */
@@ -143,6 +145,8 @@ static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks, const char *what
     k->cpu_max = cpu;
     k->cpu_max_what = what;
   }
+  k->holds++;
+  if (cpu > 1000000) k->holds_over++;
   slurm_mutex_lock(&k->mu);
   k->phase = KEEPER_FREE;
   slurm_mutex_unlock(&k->mu);
@@ -518,6 +522,8 @@ static void *_keeper(void *arg) {
     k->hold_nvcsw = 0;
     k->cpu_max = 0;
     k->cpu_max_what = "none";
+    k->holds = 0;
+    k->holds_over = 0;
     k->apply_holds = 0;
     k->apply_max = 0;
     k->slow_ns = 0;
@@ -593,7 +599,7 @@ static void *_keeper(void *arg) {
       jobs_at = time(NULL);
       jobs_looked = true;
       walked_sig = health_sig;
-      while (rg_parked_collect(feature, restore, &pos, KEEPER_JOBS_CHUNK, &steps, &n, &cap)) {
+      while (rg_parked_collect(feature, restore, &pos, k->jobs_chunk, &steps, &n, &cap)) {
         _keeper_unlock(k, jobs_read, "parked-job look");
         if (!(held = _keeper_lock(k, jobs_read))) break; /* fini() stopped the keeper */
       }
@@ -615,13 +621,14 @@ static void *_keeper(void *arg) {
           "%s keeper pass %.2f ms, longest lock %.2f ms (%.2f ms on CPU, %s), queued %.2f ms: "
           "nodes %s, parked jobs %s, %d features changed, %d jobs released; %d holds changed "
           "features, at most %d nodes in one; slowest nodes from %s, %.3f ms; longest lock "
-          "switched %ld involuntary %ld voluntary; most CPU in one hold %.2f ms (%s)",
+          "switched %ld involuntary %ld voluntary; most CPU in one hold %.2f ms (%s); %d holds, "
+          "%d over 1 ms on CPU",
           PREFIX, (double)(_now_ns() - pass_start - k->queued_ns) / 1e6, (double)k->hold_max / 1e6,
           (double)k->hold_cpu / 1e6, k->hold_what, (double)k->queued_ns / 1e6,
           looked ? "looked at" : "unchanged", jobs_looked ? "looked at" : "not", changed, released,
           k->apply_holds, k->apply_max, k->slow_node[0] ? k->slow_node : "-",
           (double)k->slow_ns / 1e6, k->hold_nivcsw, k->hold_nvcsw, (double)k->cpu_max / 1e6,
-          k->cpu_max_what);
+          k->cpu_max_what, k->holds, k->holds_over);
     if (loaded) restored_for = conf_update;
     if (changed) schedule_node_save();
     if (changed || released) queue_job_scheduler();
@@ -648,6 +655,24 @@ extern void rg_keeper_start(void) {
   k->phase = KEEPER_FREE;
   /* A benchmark's knob (bench/sched_scale.sh), read once here, outside any lock. */
   k->stats = getenv("RAILGUARD_KEEPER_STATS") != NULL;
+  /* A test's knob (tests/plugin/day_one_itest.sh): fewer job records per hold, so that a few
+   * jobs make a walk of many parts. 1..KEEPER_JOBS_CHUNK, else the default, said in the log. */
+  k->jobs_chunk = KEEPER_JOBS_CHUNK;
+  const char *chunk = getenv("RAILGUARD_KEEPER_JOBS_CHUNK");
+  if (chunk) {
+    char *end = NULL;
+    long v = strtol(chunk, &end, 10);
+    if ((end != chunk) && !*end && (v >= 1) && (v <= KEEPER_JOBS_CHUNK)) {
+      k->jobs_chunk = (int)v;
+      info(
+          "%s feature keeper: job records read per hold of the job read lock: %d "
+          "(RAILGUARD_KEEPER_JOBS_CHUNK)",
+          PREFIX, k->jobs_chunk);
+    } else {
+      error("%s RAILGUARD_KEEPER_JOBS_CHUNK=%s is not a whole number from 1 to %d: using %d",
+            PREFIX, chunk, KEEPER_JOBS_CHUNK, KEEPER_JOBS_CHUNK);
+    }
+  }
   if (pthread_create(&keeper_thread, NULL, _keeper, k) != 0) {
     error("%s cannot start the feature keeper thread: %m", PREFIX);
     _keeper_free(k);
