@@ -655,24 +655,8 @@ extern void rg_keeper_start(void) {
   k->phase = KEEPER_FREE;
   /* A benchmark's knob (bench/sched_scale.sh), read once here, outside any lock. */
   k->stats = getenv("RAILGUARD_KEEPER_STATS") != NULL;
-  /* A test's knob (tests/plugin/day_one_itest.sh): fewer job records per hold, so that a few
-   * jobs make a walk of many parts. 1..KEEPER_JOBS_CHUNK, else the default, said in the log. */
-  k->jobs_chunk = KEEPER_JOBS_CHUNK;
-  const char *chunk = getenv("RAILGUARD_KEEPER_JOBS_CHUNK");
-  if (chunk) {
-    char *end = NULL;
-    long v = strtol(chunk, &end, 10);
-    if ((end != chunk) && !*end && (v >= 1) && (v <= KEEPER_JOBS_CHUNK)) {
-      k->jobs_chunk = (int)v;
-      info(
-          "%s feature keeper: job records read per hold of the job read lock: %d "
-          "(RAILGUARD_KEEPER_JOBS_CHUNK)",
-          PREFIX, k->jobs_chunk);
-    } else {
-      error("%s RAILGUARD_KEEPER_JOBS_CHUNK=%s is not a whole number from 1 to %d: using %d",
-            PREFIX, chunk, KEEPER_JOBS_CHUNK, KEEPER_JOBS_CHUNK);
-    }
-  }
+  /* A test's knob (day_one_itest.sh): fewer job records per part of a walk. */
+  k->jobs_chunk = rg_js_env_count("RAILGUARD_KEEPER_JOBS_CHUNK", KEEPER_JOBS_CHUNK);
   if (pthread_create(&keeper_thread, NULL, _keeper, k) != 0) {
     error("%s cannot start the feature keeper thread: %m", PREFIX);
     _keeper_free(k);

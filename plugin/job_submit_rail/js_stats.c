@@ -42,6 +42,21 @@ static double _pct_ms(const int64_t *v, int n, int p) {
   return (double)v[(r < 1 ? 1 : r) - 1] / 1e6;
 }
 
+int rg_js_env_count(const char *name, int most) {
+  const char *text = getenv(name);
+  char *end = NULL;
+  long v;
+
+  if (!text) return most;
+  v = strtol(text, &end, 10);
+  if ((end == text) || *end || (v < 1) || (v > most)) {
+    error("%s %s=%s is not a whole number from 1 to %d: using %d", PREFIX, name, text, most, most);
+    return most;
+  }
+  info("%s %s=%ld", PREFIX, name, v);
+  return (int)v;
+}
+
 void rg_js_stats_init(void) {
   stats_on = getenv("RAILGUARD_KEEPER_STATS") != NULL;
   pthread_mutex_lock(&stats_mu);

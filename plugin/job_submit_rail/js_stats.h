@@ -24,6 +24,11 @@ typedef struct {
 /* `clock`'s time in ns (CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID). */
 int64_t rg_js_clock_ns(clockid_t clock);
 
+/* A whole number from 1 to `most` in environment variable `name` (a test's knob, read once,
+ * outside Slurm's locks), logged when set; `most` when it is unset, and when it is anything
+ * else (then logged as an error naming the expected form). */
+int rg_js_env_count(const char *name, int most);
+
 /* Reads RAILGUARD_KEEPER_STATS. Call from init(). */
 void rg_js_stats_init(void);
 
