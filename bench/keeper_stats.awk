@@ -3,7 +3,7 @@
 # `keeper pass` lines in slurmctld.log), one output line per pass, fields separated by spaces:
 #
 #   pass_ms lock_ms lock_cpu_ms changed holds most which slow_ms slow_node invol vol cpu_max_ms
-#   all_holds holds_over
+#   all_holds holds_over pass_cpu_ms
 #
 # pass_ms      the pass's time outside lock queues
 # lock_ms      its longest hold of a slurmctld lock (wall time)
@@ -21,11 +21,13 @@
 # cpu_max_ms   the most CPU time one hold of the pass took, whichever ("-" likewise)
 # all_holds    the pass's holds of any lock, and holds_over those that took over 1 ms of CPU
 # holds_over   ("-" likewise)
+# pass_cpu_ms  the keeper thread's CPU time in the pass, queues and naps not counted ("-"
+#              likewise): pass_ms less the time it waited for a CPU or blocked
 #
 # Used by bench/sched_scale.sh (its keeper rows) and tests/bench/sched_scale_itest.sh.
 /keeper pass / {
   pass = lock = ""
-  cpu = holds = most = which = slow = slow_node = invol = vol = cpu_max = all_holds = over = "-"
+  cpu = holds = most = which = slow = slow_node = invol = vol = cpu_max = all_holds = over = pass_cpu = "-"
   changed = 0
   for (i = 1; i <= NF; i++) {
     if ($i == "pass" && pass == "") pass = $(i + 1) + 0
@@ -59,6 +61,8 @@
       vol = $(i + 3) + 0
     }
     if ($i == "one" && $(i + 1) == "hold" && $(i - 1) == "in") cpu_max = $(i + 2) + 0
+    # "; the pass on CPU 3.10 ms"
+    if ($i == "pass" && $(i + 1) == "on" && $(i + 2) == "CPU") pass_cpu = $(i + 3) + 0
     # "; 256 holds, 1 over 1 ms on CPU"
     if ($i == "holds," && $(i + 2) == "over") {
       all_holds = $(i - 1) + 0
@@ -66,5 +70,5 @@
     }
   }
   if (pass == "" || lock == "") next
-  print pass, lock, cpu, changed, holds, most, which, slow, slow_node, invol, vol, cpu_max, all_holds, over
+  print pass, lock, cpu, changed, holds, most, which, slow, slow_node, invol, vol, cpu_max, all_holds, over, pass_cpu
 }

@@ -512,6 +512,7 @@ static void *_keeper(void *arg) {
     bool restore = false, any = false, loaded, looked = false, jobs_looked = false, held = true;
     int changed = 0, released = 0, over = 0;
     int64_t pass_start = _now_ns();
+    int64_t pass_cpu = k->stats ? rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
     bitstr_t *todo = NULL; /* the nodes the look found to fix */
 
     k->queued_ns = 0;
@@ -622,13 +623,14 @@ static void *_keeper(void *arg) {
           "nodes %s, parked jobs %s, %d features changed, %d jobs released; %d holds changed "
           "features, at most %d nodes in one; slowest nodes from %s, %.3f ms; longest lock "
           "switched %ld involuntary %ld voluntary; most CPU in one hold %.2f ms (%s); %d holds, "
-          "%d over 1 ms on CPU",
+          "%d over 1 ms on CPU; the pass on CPU %.2f ms",
           PREFIX, (double)(_now_ns() - pass_start - k->queued_ns) / 1e6, (double)k->hold_max / 1e6,
           (double)k->hold_cpu / 1e6, k->hold_what, (double)k->queued_ns / 1e6,
           looked ? "looked at" : "unchanged", jobs_looked ? "looked at" : "not", changed, released,
           k->apply_holds, k->apply_max, k->slow_node[0] ? k->slow_node : "-",
           (double)k->slow_ns / 1e6, k->hold_nivcsw, k->hold_nvcsw, (double)k->cpu_max / 1e6,
-          k->cpu_max_what, k->holds, k->holds_over);
+          k->cpu_max_what, k->holds, k->holds_over,
+          (double)(rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID) - pass_cpu) / 1e6);
     if (loaded) restored_for = conf_update;
     if (changed) schedule_node_save();
     if (changed || released) queue_job_scheduler();
