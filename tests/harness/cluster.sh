@@ -311,10 +311,12 @@ _rg_claim_ports() {
     used[$p]=1
   done < <(ss -Htln | awk '{ n = split($4, a, ":"); print a[n] }')
   for f in "$reg"/*.claim; do
-    [ -e "$f" ] || continue
-    owner=$(head -n 1 "$f")
+    # A run that stops releases its claim without this lock (stop must not wait on it): a
+    # claim may vanish between the glob and the read, and its ports are then free. CI failed
+    # a start on "head: cannot open ....claim" with four tests starting and stopping at once.
+    owner=$(head -n 1 "$f" 2>/dev/null) || continue
     if [ -e "$owner/$_RG_MARKER" ]; then
-      while read -r p; do used[$p]=1; done < <(tail -n +2 "$f")
+      while read -r p; do used[$p]=1; done < <(tail -n +2 "$f" 2>/dev/null)
     else
       rm -f "$f"  # its run is gone
     fi

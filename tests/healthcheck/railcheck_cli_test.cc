@@ -762,7 +762,10 @@ TEST_F(RailcheckStuck, ALateGatherChildIsAnsweredForAndTheNodeDrainedNamingTheFi
   WriteConfig("  read_timeout_ms: 400\n  prolog_time_limit_seconds: 4\n");
   const double ms = StoppedProlog(300);
   const std::string out = out_.str();
-  EXPECT_LT(ms, 1500) << out;  // read_timeout_ms and the grace of 500 ms, then the answer
+  // The stopped child never finishes: any answer is the parent answering for it, after
+  // read_timeout_ms and the grace of 500 ms (the message below says 900 ms). The bound is the
+  // Prolog's limit: under ASan beside the hardening build CI's answer came at 2,492 ms.
+  EXPECT_LT(ms, 4000) << out;
   EXPECT_NE(out.find("  drain    gather.timeout: rail3 mlx5_5: reading " + Rate() +
                      " did not finish within 400 ms\n"),
             std::string::npos)
