@@ -654,12 +654,13 @@ cell() { printf ' %15s' "$1"; }
   # The keeper's passes: those that changed features (the first after a start: the restore)
   # apart from the steady ones.
   # keeper_row TITLE FILTER WHAT: over the passes FILTER picks (steady, restore), WHAT:
-  # pass (p50 / max), passcpu (the pass's CPU time: p50 / max), lock (each pass's longest hold: p50 / p99 / max), cpu (the CPU time of
-  # the longest hold of all; the rest of it the thread waited for a CPU), which (which hold
-  # that was), switches (that hold's involuntary / voluntary context switches: preempted /
-  # blocked), cpumax (the most CPU time of any one hold; the holds over 1 ms of CPU / all
-  # holds of those passes), restore, holds (the most write-lock holds that changed features in one pass /
-  # the most nodes one of them changed). The stats lines are read by bench/keeper_stats.awk.
+  # pass (p50 / max), passcpu (the pass's CPU time: p50 / max), lock (each pass's longest
+  # hold: p50 / p99 / max), cpu (the CPU time of the longest hold of all; the rest of it the
+  # thread waited for a CPU), which (which hold that was), switches (that hold's involuntary /
+  # voluntary context switches: preempted / blocked), cpumax (the most CPU time of any one
+  # hold; the holds over 1 ms of CPU / all holds of those passes), restore, holds (the most
+  # write-lock holds that changed features in one pass / the most nodes one of them changed).
+  # The stats lines are read by bench/keeper_stats.awk.
   keeper_row() {
     local title=$1 filter=$2 what=$3 p f
     printf '%-40s' "$title"

@@ -127,19 +127,20 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
 static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks, const char *what) {
   int64_t held = _now_ns() - k->locked_at;
   int64_t cpu = rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID) - k->locked_cpu;
-  struct rusage ru = {0};
+  long invol = 0, vol = 0; /* this hold's context switches, with stats */
+  struct rusage ru;
 
-  if (k->stats && (getrusage(RUSAGE_THREAD, &ru) != 0)) {
-    ru.ru_nivcsw = k->locked_nivcsw;
-    ru.ru_nvcsw = k->locked_nvcsw;
+  if (k->stats && (getrusage(RUSAGE_THREAD, &ru) == 0)) {
+    invol = ru.ru_nivcsw - k->locked_nivcsw;
+    vol = ru.ru_nvcsw - k->locked_nvcsw;
   }
   unlock_slurmctld(locks);
   if (held > k->hold_max) {
     k->hold_max = held;
     k->hold_cpu = cpu;
     k->hold_what = what;
-    k->hold_nivcsw = k->stats ? ru.ru_nivcsw - k->locked_nivcsw : 0;
-    k->hold_nvcsw = k->stats ? ru.ru_nvcsw - k->locked_nvcsw : 0;
+    k->hold_nivcsw = invol;
+    k->hold_nvcsw = vol;
   }
   if (cpu > k->cpu_max) {
     k->cpu_max = cpu;

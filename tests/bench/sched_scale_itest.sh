@@ -27,12 +27,12 @@
 #  - job_submit/rail's keeper, restoring every node's lists after a start, changes at most 32
 #    nodes per hold of slurmctld's write locks, and no hold of any lock in its fastest
 #    restore (of the four: two clusters per run) takes over 1 ms on the keeper's CPU. Each
-#    pass is taken at its hold with the most CPU, the test at the fastest pass: load beside the test only adds
-#    time (this machine's hypervisor takes a vCPU away for up to ~24 ms and charges it to the
-#    running thread's CPU clock, bench/cpu_stall.c; with CPU bursts beside the test one
-#    512-node restore's longest hold took 1.41 ms on CPU where it takes 0.43 ms alone), while
-#    a keeper that spent over 1 ms per hold (all 512 nodes in one hold took 10 ms and more)
-#    does so in every pass.
+#    pass is taken at its hold with the most CPU, the test at the fastest pass: load beside
+#    the test only adds time (this machine's hypervisor takes a vCPU away for up to ~24 ms
+#    and charges it to the running thread's CPU clock, bench/cpu_stall.c; with CPU bursts
+#    beside the test one 512-node restore's longest hold took 1.41 ms on CPU where it takes
+#    0.43 ms alone), while a keeper that spent over 1 ms per hold (all 512 nodes in one hold
+#    took 10 ms and more) does so in every pass.
 # Runs alone (RUN_SERIAL): timings taken beside three other clusters say little. Skipped (one
 # line) when Slurm 25.11.7 or its plugins are not built. About 5 minutes.
 set -euo pipefail
@@ -176,9 +176,9 @@ for r in a b; do
     sed -n 's/.*longest_ms=\([0-9.]*\).*/\1/p' | sort -g | tail -n 1)
   stall=${stall:-0}
   echo "$name: run $r: the keeper changed features in $passes passes, at most $changed nodes in" \
-    "a pass, in $holds holds of the write locks, at most $most nodes in one; the longest hold" \
-    "of a pass over 1 ms on CPU in $over of them (the longest $cpu ms, the shortest $least ms; the machine's longest" \
-    "stall in the same phases $stall ms)"
+    "a pass, in $holds holds of the write locks, at most $most nodes in one; a hold over 1 ms" \
+    "on CPU in $over of them (a pass's most CPU in one hold: at most $cpu ms, at least" \
+    "$least ms; the machine's longest stall in the same phases $stall ms)"
   [ "$changed" -ge 512 ] || fail "run $r: no keeper pass gave all 512 nodes their lists ($f)"
   [ "$holds" -ge 16 ] || fail "run $r: the keeper gave 512 nodes their lists in $holds holds of the write locks (at least 16 of at most 32 nodes)"
   [ "$most" -le 32 ] || fail "run $r: the keeper changed $most nodes in one hold of the write locks (limit 32)"
