@@ -3,7 +3,7 @@
 # `keeper pass` lines in slurmctld.log), one output line per pass, fields separated by spaces:
 #
 #   pass_ms lock_ms lock_cpu_ms changed holds most which slow_ms slow_node invol vol cpu_max_ms
-#   all_holds holds_over pass_cpu_ms
+#   all_holds holds_over pass_cpu_ms apply_cpu_ms
 #
 # pass_ms      the pass's time outside lock queues
 # lock_ms      its longest hold of a slurmctld lock (wall time)
@@ -23,11 +23,13 @@
 # holds_over   ("-" likewise)
 # pass_cpu_ms  the keeper thread's CPU time in the pass, queues and naps not counted ("-"
 #              likewise): pass_ms less the time it waited for a CPU or blocked
+# apply_cpu_ms the keeper thread's CPU time in its holds that changed features (Slurm's
+#              bookkeeping of the changes and the keeper's own asking again; "-" likewise)
 #
 # Used by bench/sched_scale.sh (its keeper rows) and tests/bench/sched_scale_itest.sh.
 /keeper pass / {
   pass = lock = ""
-  cpu = holds = most = which = slow = slow_node = invol = vol = cpu_max = all_holds = over = pass_cpu = "-"
+  cpu = holds = most = which = slow = slow_node = invol = vol = cpu_max = all_holds = over = pass_cpu = apply_cpu = "-"
   changed = 0
   for (i = 1; i <= NF; i++) {
     if ($i == "pass" && pass == "") pass = $(i + 1) + 0
@@ -63,6 +65,8 @@
     if ($i == "one" && $(i + 1) == "hold" && $(i - 1) == "in") cpu_max = $(i + 2) + 0
     # "; the pass on CPU 3.10 ms"
     if ($i == "pass" && $(i + 1) == "on" && $(i + 2) == "CPU") pass_cpu = $(i + 3) + 0
+    # "; feature changes on CPU 0.31 ms"
+    if ($i == "changes" && $(i + 1) == "on" && $(i + 2) == "CPU") apply_cpu = $(i + 3) + 0
     # "; 256 holds, 1 over 1 ms on CPU"
     if ($i == "holds," && $(i + 2) == "over") {
       all_holds = $(i - 1) + 0
@@ -70,5 +74,5 @@
     }
   }
   if (pass == "" || lock == "") next
-  print pass, lock, cpu, changed, holds, most, which, slow, slow_node, invol, vol, cpu_max, all_holds, over, pass_cpu
+  print pass, lock, cpu, changed, holds, most, which, slow, slow_node, invol, vol, cpu_max, all_holds, over, pass_cpu, apply_cpu
 }

@@ -54,7 +54,9 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       Features= of the GPU nodes would), so that railcheck changes only the
                       active features; rail+jsf: rail+js on a slurm.conf that lists
                       rail_healthy in every node's Features= (the keeper's fixes then change
-                      active lists only, the restore after a start included)
+                      active lists only, the restore after a start included); rail+jsu,
+                      rail+jsfu: those two with the keeper changing features through Slurm's
+                      update_node() as before (RAILGUARD_KEEPER_VIA_UPDATE_NODE), not by group
   --perf              profile slurmctld with perf during the cycles (railguard's share)
   --ab R              with rail+js or tree+js: after the timed submissions, R rounds on the
                       same cluster of 60 sbatch with job_submit/rail and 60 without
@@ -145,9 +147,9 @@ fi
 IFS=, read -r -a policy_list <<<"$policies"
 for p in "${policy_list[@]}"; do
   case $p in
-    tree | rail | rail+js | rail+jsf | tree+js | tree+rc | tree+rcf) ;;
+    tree | rail | rail+js | rail+jsf | rail+jsu | rail+jsfu | tree+js | tree+rc | tree+rcf) ;;
     block | block+rc | block+rcf) [ "$release" != debian ] || die "--policies: Slurm 22.05 has no topology/block" ;;
-    *) die "--policies: unknown policy '$p' (tree, block, rail, rail+js, rail+jsf, tree+js, tree+rc, block+rc, tree+rcf, block+rcf)" ;;
+    *) die "--policies: unknown policy '$p' (tree, block, rail, rail+js, rail+jsf, rail+jsu, rail+jsfu, tree+js, tree+rc, block+rc, tree+rcf, block+rcf)" ;;
   esac
 done
 # The pair --paired compares: the first policy with job_submit/rail whose plain policy runs too.
@@ -275,9 +277,12 @@ percentile() {
 # policies and tree+rc, block+rc get every node published healthy as railcheck publishes it;
 # plain tree and block none.
 start_cluster() {
-  local policy=$1 phase=$2 s t0
+  local policy=$1 phase=$2 s t0 via=
   local -a opts=(--cloud --topo "$topo" --railctl "$bin/railctl" --timeout 300 "${start_release[@]}")
   case $policy in
+    rail+jsu | rail+jsfu) via=1 ;;
+  esac
+  case ${policy%u} in
     tree | block) opts+=(--topology-plugin "$policy" --conf-extra "$out/extra-$phase.conf") ;;
     tree+rc | block+rc | tree+rcf | block+rcf)
       opts+=(--topology-plugin "${policy%+rc*}" --conf-extra "$out/extra-$phase.conf") ;;
@@ -291,7 +296,7 @@ start_cluster() {
       --conf-extra "$out/extra-$phase-js.conf") ;;
   esac
   log "$policy, $phase: starting slurmctld with $nodes cloud nodes ($domains domains of $size)"
-  RAILGUARD_KEEPER_STATS=1 rg_cluster_start --no-trap "${opts[@]}" >/dev/null ||
+  RAILGUARD_KEEPER_STATS=1 RAILGUARD_KEEPER_VIA_UPDATE_NODE=$via rg_cluster_start --no-trap "${opts[@]}" >/dev/null ||
     die "$policy: the cluster did not start"
   pid=$(cat "$RAILGUARD_CLUSTER_DIR/pids/slurmctld")
   case $policy in
@@ -524,7 +529,7 @@ perf_self() {
 }
 
 declare -A label=([tree]="stock tree" [block]="stock block" [rail]="topology/rail"
-  [rail+js]="rail + js/rail" [rail+jsf]="rail + js, F" [tree+js]="tree + js/rail" [tree+rc]="tree + health"
+  [rail+js]="rail + js/rail" [rail+jsf]="rail + js, F" [rail+jsu]="rail + js, U" [rail+jsfu]="rail + js, F, U" [tree+js]="tree + js/rail" [tree+rc]="tree + health"
   [block+rc]="block + health" [tree+rcf]="tree + health, F" [block+rcf]="block + health, F")
 cell() { printf ' %15s' "$1"; }
 {
@@ -654,7 +659,8 @@ cell() { printf ' %15s' "$1"; }
   # The keeper's passes: those that changed features (the first after a start: the restore)
   # apart from the steady ones.
   # keeper_row TITLE FILTER WHAT: over the passes FILTER picks (steady, restore), WHAT:
-  # pass (p50 / max), passcpu (the pass's CPU time: p50 / max), lock (each pass's longest
+  # pass (p50 / max), passcpu (the pass's CPU time: p50 / max), applycpu (of it, the holds
+  # that changed features: p50 / max), lock (each pass's longest
   # hold: p50 / p99 / max), cpu (the CPU time of the longest hold of all; the rest of it the
   # thread waited for a CPU), which (which hold that was), switches (that hold's involuntary /
   # voluntary context switches: preempted / blocked), cpumax (the most CPU time of any one
@@ -672,10 +678,11 @@ cell() { printf ' %15s' "$1"; }
             for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
           }
           # pass lock cpu changed holds most which slow slow_node invol vol cpu_max all_holds
-          # holds_over pass_cpu (bench/keeper_stats.awk)
+          # holds_over pass_cpu apply_cpu (bench/keeper_stats.awk)
           { if ((filter == "restore") != ($4 > 0)) next
             n++; p[n] = $1; l[n] = $2
             if ($15 != "-" && $15 != "") { nc++; pc[nc] = $15 }
+            if ($16 != "-" && $16 != "") { na++; ac[na] = $16 }
             if ($5 != "-" && $5 > mh) mh = $5
             if ($6 != "-" && $6 > mm) mm = $6
             if ($8 != "-" && $8 != "" && $8 > ms) { ms = $8; mn = $9 }
@@ -684,11 +691,12 @@ cell() { printf ' %15s' "$1"; }
             if ($13 != "-" && $13 != "") { ha += $13; ho += $14 }
             if ($2 > ml || n == 1) { ml = $2; mc = $3; mw = $7; mi = $10; mv = $11 } }
           END { if (n == 0) { print "-"; exit }
-                sort(p, n); sort(l, n); sort(pc, nc)
+                sort(p, n); sort(l, n); sort(pc, nc); sort(ac, na)
                 if (what == "restore") printf "%.1f / %.1f", p[n], ml
                 else if (what == "holds") printf "%d / %d", mh, mm
                 else if (what == "pass") printf "%.2f / %.2f", p[int((n + 1) / 2)], p[n]
                 else if (what == "passcpu") { if (nc == 0) print "-"; else printf "%.2f / %.2f", pc[int((nc + 1) / 2)], pc[nc] }
+                else if (what == "applycpu") { if (na == 0) print "-"; else printf "%.2f / %.2f", ac[int((na + 1) / 2)], ac[na] }
                 else if (what == "lock") printf "%.2f / %.2f / %.2f", l[int((n + 1) / 2)], l[int(0.99 * n + 0.99)], l[n]
                 else if (what == "which") printf "%s", mw
                 else if (what == "switches") printf "%s / %s", mi, mv
@@ -712,6 +720,7 @@ cell() { printf ' %15s' "$1"; }
   keeper_row "keeper restore pass / lock (ms)" restore restore
   keeper_row "  its holds / most nodes in one" restore holds
   keeper_row "  on the keeper's CPU p50 / max (ms)" restore passcpu
+  keeper_row "  of it changing features p50 / max (ms)" restore applycpu
   keeper_row "  the longest hold on CPU (ms)" restore cpu
   keeper_row "  the longest hold: which" restore which
   keeper_row "  most CPU of a hold (ms); holds >1 / all" restore cpumax

@@ -77,7 +77,7 @@ function(railguard_release_plugins series tree)
     SLURM_SRC ${tree} OUT_DIR ${out} OUTPUT_NAME job_submit_rail
     MAP ${here}/job_submit_rail/job_submit_rail.map
     SOURCES job_submit_rail/job_submit_rail.c job_submit_rail/js_slurm.c
-            job_submit_rail/js_keeper.c job_submit_rail/js_parked.c job_submit_rail/js_stats.c job_submit_rail/js_domains.c
+            job_submit_rail/js_keeper.c job_submit_rail/js_parked.c job_submit_rail/js_features.c job_submit_rail/js_stats.c job_submit_rail/js_domains.c
             job_submit_rail/js_bridge.cc
             common/slurm_log.c common/node_run.c)
   # js_version.h: a release without its own folder takes 24.11's (25.11 and 26.05 do).

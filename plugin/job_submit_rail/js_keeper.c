@@ -35,6 +35,7 @@
 
 #include "plugin/common/slurm_log.h"
 #include "plugin/job_submit_rail/js_bridge.h"
+#include "plugin/job_submit_rail/js_features.h"
 #include "plugin/job_submit_rail/js_keeper.h"
 #include "plugin/job_submit_rail/js_parked.h"
 #include "plugin/job_submit_rail/js_stats.h"
@@ -67,6 +68,7 @@ typedef struct {
   /* The keeper thread's own timings of the current pass (RAILGUARD_KEEPER_STATS). */
   bool stats;         /* log a line per pass that looked at nodes or jobs */
   int jobs_chunk;     /* job records read per hold (KEEPER_JOBS_CHUNK unless a test says) */
+  rg_fix_via_t via;   /* how fixes change Slurm's records (by group unless a test says) */
   int64_t locked_at;  /* when it got its current lock (ns, CLOCK_MONOTONIC) */
   int64_t queued_ns;  /* time spent queued on locks this pass */
   int64_t hold_max;   /* longest hold this pass */
@@ -81,6 +83,8 @@ typedef struct {
   int holds, holds_over;    /* holds this pass, and those over 1 ms of CPU */
   const char *cpu_max_what; /* which hold that was */
   int apply_holds;    /* holds of the write locks that changed features this pass */
+  int64_t apply_cpu;  /* the CPU time of the holds that changed features this pass */
+  int64_t last_cpu;   /* the CPU time of the last hold */
   int apply_max;      /* the most nodes changed in one of them */
   int64_t slow_ns;    /* the node look's slowest KEEPER_CLOCK_EVERY nodes this pass (wall time,
                        * with stats), and the first one's name */
@@ -148,6 +152,7 @@ static void _keeper_unlock(keeper_t *k, slurmctld_lock_t locks, const char *what
   }
   k->holds++;
   if (cpu > 1000000) k->holds_over++;
+  k->last_cpu = cpu;
   slurm_mutex_lock(&k->mu);
   k->phase = KEEPER_FREE;
   slurm_mutex_unlock(&k->mu);
@@ -279,34 +284,28 @@ static void _keeper_log(rg_hostlist_t hl, const char *feature, const char *what,
   hostlist_destroy(hl);
 }
 
-/* One group of fixes: the nodes whose features all change to the same two lists. */
-typedef struct {
-  char *features, *features_act; /* malloc'd by the bridge */
-  int fix;                       /* RG_JS_FIX_GIVES, RG_JS_FIX_TAKES or RG_JS_FIX_OFFERS */
-  bool avail;                    /* the available list of one of its nodes changes */
-  rg_hostlist_t nodes;
-} _fix_group_t;
-
 /* What an apply changed over its holds of the write locks, for one log line per direction. */
 typedef struct {
   rg_hostlist_t given, taken, offered;
   int changed;
 } _applied_t;
 
-/* Nodes changed per hold of the write locks. update_node() costs 11-20 us per node on a busy
- * 2-core machine at 4,096 nodes (the restore after a start, 4,096 nodes in one call, held the
- * locks 55-130 ms; bench/sched_scale.sh), nearly all of it in Slurm's per-node bookkeeping of
- * the active list (update_node_active_features clears the node from every feature's map).
- * - A hold that changes available lists changes nodes of one Slurm config record only, at
- *   most KEEPER_APPLY_CHUNK of them: a config record wholly in one call is changed in place; a
- *   larger one is split (Slurm 24.11 and later merge the pieces again within a minute once
- *   their lists agree; 22.05 keeps them). Such holds are the restore's after slurmctld read
- *   slurm.conf, where the feature is not on slurm.conf's Features= (32 nodes: 1.0-1.7 ms on
- *   CPU at 4,096 nodes with 130 features, bench/README.md).
+/* Nodes changed per hold of the write locks. Slurm's update_node() costs 11-20 us per node on
+ * a busy 2-core machine at 4,096 nodes and 130 features, nearly all of it in its per-node
+ * bookkeeping of the active list (every feature's node map changed once per node); changed
+ * by group (RG_FIX_BY_GROUP, js_features.h) the maps change once per hold, and a node costs
+ * its fix and its strings (bench/README.md).
+ * - A hold that changes available lists changes nodes of one Slurm config record only: a
+ *   config record wholly in one hold is changed in place; a larger one is split (Slurm 24.11
+ *   and later merge the pieces again within a minute once their lists agree; 22.05 keeps
+ *   them). Such holds are the restore's after slurmctld read slurm.conf, where the feature is
+ *   not on slurm.conf's Features=.
  * - A hold that changes only active lists (the feature taken from or given to nodes whose
  *   available list has it: every fix after the restore, and the restore where slurm.conf lists
- *   the feature) passes no available list to update_node(), which then leaves config records
- *   alone: its nodes may come from any records, at most KEEPER_ACTIVE_CHUNK of them. */
+ *   the feature) passes no available list, and leaves config records alone: its nodes may come
+ *   from any records.
+ * By group either kind takes at most KEEPER_CHUNK nodes; through update_node() (a test's and
+ * a benchmark's knob) at most KEEPER_APPLY_CHUNK and KEEPER_ACTIVE_CHUNK (1.0-2.2 ms on CPU). */
 #define KEEPER_APPLY_CHUNK 32
 #define KEEPER_ACTIVE_CHUNK 16
 
@@ -319,32 +318,44 @@ typedef struct {
 #define KEEPER_JOBS_WATCH_S 60
 #define KEEPER_JOBS_EVERY_S 30
 
+/* Records a node a batch changed in the host list of its kind (rg_fix_done_fn). */
+static void _keeper_done(void *arg, int fix, const char *name) {
+  _applied_t *done = arg;
+
+  hostlist_push_host((fix == RG_JS_FIX_TAKES)    ? done->taken
+                     : (fix == RG_JS_FIX_OFFERS) ? done->offered
+                                                 : done->given,
+                     name);
+  done->changed++;
+}
+
 /* Applies the fixes of the nodes in `todo` (every node when the table is no longer the size
  * `todo` was made for) from index *next on, asked again under these locks, in one hold: fixes
  * of available lists (nodes of the config record of the first such node, with that record's
  * fixes of active lists only) or of active lists only, as KEEPER_APPLY_CHUNK says, and at most
  * KEEPER_CHUNK nodes asked. A node whose fix is of the other kind ends the hold and is asked
- * again in the next. With Slurm's update_node(), as `scontrol update node` would, one call
- * per group of nodes getting the same lists (one call per node split Slurm's config records
- * node by node, each split a pass over all of them: 4.2 s under the write locks for 4,096
- * nodes after a reconfigure). Adds what changed to *done; sets *next past the last node
- * asked; returns false when the table is done. REQUIRES: job, node and partition write locks
- * (those of the update-node RPC). */
-static bool _keeper_apply(const char *feature, bool restore, bitstr_t *todo, int *next,
-                          _applied_t *done) {
+ * again in the next. One change per group of nodes getting the same lists (js_features.h;
+ * one call of update_node() per node split Slurm's config records node by node, each split a
+ * pass over all of them: 4.2 s under the write locks for 4,096 nodes after a reconfigure).
+ * Adds what changed to *done; sets *next past the last node asked; returns false when the
+ * table is done. REQUIRES: job, node and partition write locks (the update-node RPC's). */
+static bool _keeper_apply(const char *feature, bool restore, rg_fix_via_t via, bitstr_t *todo,
+                          int *next, _applied_t *done) {
   node_record_t *node_ptr;
-  _fix_group_t *groups = NULL;
+  rg_fix_batch_t *batch = rg_fix_batch_create();
   config_record_t *config = NULL; /* set when the hold changes available lists */
-  int n_groups = 0, cap = 0, fixes = 0, asked = 0, i = *next;
+  int fixes = 0, asked = 0, i = *next;
+  int most_avail = (via == RG_FIX_BY_GROUP) ? KEEPER_CHUNK : KEEPER_APPLY_CHUNK;
+  int most_active = (via == RG_FIX_BY_GROUP) ? KEEPER_CHUNK : KEEPER_ACTIVE_CHUNK;
   bool all = (bit_size(todo) != node_record_count), more = false;
 
   for (; (node_ptr = next_node(&i)); i++) {
     char *a = NULL, *b = NULL;
-    int g, fix;
+    int fix;
     bool avail;
 
     if (!all && !bit_test(todo, node_ptr->index)) continue;
-    if ((asked == KEEPER_CHUNK) || (fixes == (config ? KEEPER_APPLY_CHUNK : KEEPER_ACTIVE_CHUNK))) {
+    if ((asked == KEEPER_CHUNK) || (fixes == (config ? most_avail : most_active))) {
       more = true;
       break;
     }
@@ -365,59 +376,10 @@ static bool _keeper_apply(const char *feature, bool restore, bitstr_t *todo, int
     asked++;
     if (avail) config = node_ptr->config_ptr;
     fixes++;
-    for (g = 0; g < n_groups; g++)
-      if (!strcmp(groups[g].features, a) && !strcmp(groups[g].features_act, b)) break;
-    if (g == n_groups) {
-      if (n_groups == cap) {
-        cap = cap ? 2 * cap : 4;
-        xrecalloc(groups, cap, sizeof(*groups));
-      }
-      groups[g].features = a;
-      groups[g].features_act = b;
-      groups[g].fix = fix;
-      groups[g].avail = false;
-      groups[g].nodes = hostlist_create(NULL);
-      n_groups++;
-    } else {
-      free(a);
-      free(b);
-    }
-    groups[g].avail |= avail;
-    hostlist_push_host(groups[g].nodes, node_ptr->name);
+    rg_fix_batch_add(batch, node_ptr->index, node_ptr->name, a, b, avail, fix);
   }
   *next = i;
-  for (int g = 0; g < n_groups; g++) {
-    update_node_msg_t msg;
-    int count = hostlist_count(groups[g].nodes);
-
-    memset(&msg, 0, sizeof(msg));
-    msg.node_state = NO_VAL;
-    msg.weight = NO_VAL;
-    msg.node_names = hostlist_ranged_string_xmalloc(groups[g].nodes);
-    /* Without an available list update_node() changes no config record. */
-    msg.features = groups[g].avail ? xstrdup(groups[g].features) : NULL;
-    msg.features_act = xstrdup(groups[g].features_act);
-    if (update_node(&msg, slurm_conf.slurm_user_id) == SLURM_SUCCESS) {
-      rg_hostlist_t into = (groups[g].fix == RG_JS_FIX_TAKES)    ? done->taken
-                           : (groups[g].fix == RG_JS_FIX_OFFERS) ? done->offered
-                                                                 : done->given;
-      char *name;
-      while ((name = hostlist_shift(groups[g].nodes))) {
-        hostlist_push_host(into, name);
-        free(name);
-      }
-      done->changed += count;
-    } else {
-      error("%s %s: could not set features to %s", PREFIX, msg.node_names, groups[g].features_act);
-    }
-    xfree(msg.node_names);
-    xfree(msg.features);
-    xfree(msg.features_act);
-    hostlist_destroy(groups[g].nodes);
-    free(groups[g].features);
-    free(groups[g].features_act);
-  }
-  xfree(groups);
+  (void)rg_fix_batch_apply(batch, via, _keeper_done, done);
   return more;
 }
 
@@ -439,12 +401,13 @@ static int _keeper_apply_all(keeper_t *k, slurmctld_lock_t node_write, const cha
       stopped = true;
       break;
     }
-    more = _keeper_apply(feature, restore, todo, &next, &done);
+    more = _keeper_apply(feature, restore, k->via, todo, &next, &done);
     if (done.changed > before) {
       node_features_updated = true;
       last_node_update = time(NULL);
     }
     _keeper_unlock(k, node_write, "feature change");
+    k->apply_cpu += k->last_cpu;
     if (done.changed > before) {
       k->apply_holds++;
       if (done.changed - before > k->apply_max) k->apply_max = done.changed - before;
@@ -527,6 +490,7 @@ static void *_keeper(void *arg) {
     k->holds = 0;
     k->holds_over = 0;
     k->apply_holds = 0;
+    k->apply_cpu = 0;
     k->apply_max = 0;
     k->slow_ns = 0;
     k->slow_node[0] = '\0';
@@ -624,14 +588,15 @@ static void *_keeper(void *arg) {
           "nodes %s, parked jobs %s, %d features changed, %d jobs released; %d holds changed "
           "features, at most %d nodes in one; slowest nodes from %s, %.3f ms; longest lock "
           "switched %ld involuntary %ld voluntary; most CPU in one hold %.2f ms (%s); %d holds, "
-          "%d over 1 ms on CPU; the pass on CPU %.2f ms",
+          "%d over 1 ms on CPU; the pass on CPU %.2f ms; feature changes on CPU %.2f ms",
           PREFIX, (double)(_now_ns() - pass_start - k->queued_ns) / 1e6, (double)k->hold_max / 1e6,
           (double)k->hold_cpu / 1e6, k->hold_what, (double)k->queued_ns / 1e6,
           looked ? "looked at" : "unchanged", jobs_looked ? "looked at" : "not", changed, released,
           k->apply_holds, k->apply_max, k->slow_node[0] ? k->slow_node : "-",
           (double)k->slow_ns / 1e6, k->hold_nivcsw, k->hold_nvcsw, (double)k->cpu_max / 1e6,
           k->cpu_max_what, k->holds, k->holds_over,
-          (double)(rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID) - pass_cpu) / 1e6);
+          (double)(rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID) - pass_cpu) / 1e6,
+          (double)k->apply_cpu / 1e6);
     if (loaded) restored_for = conf_update;
     if (changed) schedule_node_save();
     if (changed || released) queue_job_scheduler();
@@ -648,6 +613,7 @@ static void *_keeper(void *arg) {
 
 extern void rg_keeper_start(void) {
   keeper_t *k = calloc(1, sizeof(*k));
+  const char *via;
 
   if (!k) {
     error("%s cannot start the feature keeper thread: out of memory", PREFIX);
@@ -660,6 +626,12 @@ extern void rg_keeper_start(void) {
   k->stats = getenv("RAILGUARD_KEEPER_STATS") != NULL;
   /* A test's knob (day_one_itest.sh): fewer job records per part of a walk. */
   k->jobs_chunk = rg_js_env_count("RAILGUARD_KEEPER_JOBS_CHUNK", KEEPER_JOBS_CHUNK);
+  /* A test's and a benchmark's knob: fixes through update_node(), as before by group. */
+  via = getenv("RAILGUARD_KEEPER_VIA_UPDATE_NODE");
+  k->via = (via && via[0]) ? RG_FIX_VIA_UPDATE_NODE : RG_FIX_BY_GROUP;
+  if (k->via == RG_FIX_VIA_UPDATE_NODE)
+    info("%s RAILGUARD_KEEPER_VIA_UPDATE_NODE: the keeper changes features with update_node()",
+         PREFIX);
   if (pthread_create(&keeper_thread, NULL, _keeper, k) != 0) {
     error("%s cannot start the feature keeper thread: %m", PREFIX);
     _keeper_free(k);

@@ -13,6 +13,9 @@
 #     only, without a constraint; a 12-node job (two SUs) gets Switches=2 and the same;
 #   - a --contiguous job, which topology/rail leaves to Slurm's common algorithms, gets
 #     Features=rail_healthy and no node without it;
+#   - n025 published degraded in Extra only: the keeper takes rail_healthy from it, and its
+#     change reaches the node maps topology/rail reads (an 8-node job runs in su2, a second
+#     waits);
 #   - 25.05 and later: after a restart with a topology.yaml beside slurm.conf (Slurm then
 #     ignores TopologyPlugin, topology_g_init), job_submit/rail says so in the log and a
 #     multi-node job gets Features=rail_healthy and Switches=1@ again.
@@ -92,6 +95,36 @@ wait_state "$job" COMPLETED
 nodes=$(scontrol show hostnames "$(job_field "$job" NodeList)" | paste -sd' ')
 [[ " $nodes " != *" n001 "* && " $nodes " != *" n017 "* ]] || fail "--contiguous job $job ran on a degraded node: $nodes"
 ok "a --contiguous job gets Features=rail_healthy and ran on $nodes"
+
+# The keeper's own changes reach the node maps topology/rail reads (Slurm's active_feature_list,
+# which the keeper changes once per group of nodes, js_features.c): n025's Extra says degraded
+# while its lists still say healthy (a hand edit, or a railcheck whose feature update failed).
+# The keeper takes rail_healthy from its active list; then, with su1 and su3 degraded too, only
+# su2 is whole: of two 8-node jobs one runs there and the other waits (strict). A map left with
+# n025 in it would run the second in su4.
+mark=$(wc -l <"$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log")
+scontrol update NodeName=n025 Extra="$extra_degraded" || fail "cannot publish n025 degraded in Extra"
+deadline=$((SECONDS + 20))
+until tail -n +"$((mark + 1))" "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" |
+  grep -q 'job_submit/rail: took rail_healthy on 1 nodes (n025)'; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "the keeper did not take rail_healthy from n025 within 20 s"
+  sleep 0.5
+done
+[ "$(sinfo -h -N -n n025 -o %b)" = su4 ] || fail "n025's active features are '$(sinfo -h -N -n n025 -o %b)', expected su4"
+jobs=()
+for i in 1 2; do
+  job=$(sbatch --parsable -N8 --exclusive -t 5 -o /dev/null --wrap 'sleep 60' 2>"$tmp/submit.err") ||
+    fail "sbatch -N8 refused: $(cat "$tmp/submit.err")"
+  jobs+=("$job")
+done
+wait_state "${jobs[0]}" RUNNING
+[ "$(sus_of_job "${jobs[0]}")" = su2 ] || fail "8-node job ${jobs[0]} runs in '$(sus_of_job "${jobs[0]}")', expected su2"
+sleep 5
+[ "$(job_field "${jobs[1]}" JobState)" = PENDING ] ||
+  fail "8-node job ${jobs[1]} is $(job_field "${jobs[1]}" JobState) on $(job_field "${jobs[1]}" NodeList) with su2 taken: the keeper's change to n025 did not reach the node maps"
+scancel "${jobs[@]}"
+set_healthy n001 n017 # n025 healthy again
+ok "the keeper took rail_healthy from n025 (Extra degraded): 8-node job ${jobs[0]} ran in su2, ${jobs[1]} waits for a whole healthy SU"
 
 # A topology.yaml (25.05 on) takes over from TopologyPlugin: then only the job's request keeps
 # it healthy and together.

@@ -17,7 +17,10 @@
 #  - a changed default_mode takes effect at `scontrol reconfigure`;
 #  - an admin gives rail_healthy back to a node railcheck published degraded: the keeper takes
 #    it from the node's active list again, and passes Slurm no available list (Slurm would
-#    split the node's config record off: debug2 "nodes n005 available features set to").
+#    split the node's config record off: debug2 "nodes n005 available features set to");
+#  - Slurm's node maps follow the keeper's changes (it changes them once per group of nodes):
+#    a --constraint=rail_healthy job runs on a node the restore gave the feature, and waits
+#    on n005 once the keeper took it.
 set -euo pipefail
 src=${RAILGUARD_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 # shellcheck source=itest_lib.sh
@@ -180,6 +183,12 @@ done
 rgp_expect_eq "nodes with rail_healthy after the reconfigure" \
   "$(scontrol show nodes -o | grep -c 'ActiveFeatures=[^ ]*rail_healthy')" 32
 rgp_ok "the reconfigure dropped run-time features and the keeper restored rail_healthy on all 32 nodes from Extra"
+# ...in Slurm's node maps too (the keeper changes them once per group of nodes, js_features.c):
+# Slurm matches a --constraint against them, not against the lists scontrol shows.
+job=$(rgp_submit -N1 -w n009 --constraint=rail_healthy -t 5 --wrap 'sleep 30')
+rgp_wait_state "$job" RUNNING 30
+rgp_ok "a job asking for rail_healthy on n009 runs after the keeper's restore ($job)"
+scancel "$job"
 job=$(rgp_submit -N2 --exclusive -t 5 --wrap 'sleep 1')
 rgp_expect_eq "Switches of a 2-node job after switching to prefer" "$(rgp_job "$job" Switches)" "1@00:01:10"
 rgp_ok "default_mode changed to prefer takes effect after scontrol reconfigure"
@@ -202,4 +211,15 @@ if tail -n +"$mark" "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" | grep -F 'nodes
   rgp_fail "the keeper passed Slurm n005's available list, which did not change (Slurm splits the node's config record off)"
 fi
 rgp_ok "the keeper took rail_healthy from degraded n005's active list again after a hand edit, its available list left alone"
+# Slurm's node map of rail_healthy lost n005 too: a job asking for it on n005 waits, one that
+# does not runs.
+cjob=$(sbatch --parsable -o /dev/null -N1 -w n005 --constraint=rail_healthy -t 5 --wrap 'sleep 30' 2>"$rgp_tmp/constraint.err") || cjob=""
+if [ -n "$cjob" ]; then
+  sleep 5
+  rgp_expect_eq "state of job $cjob asking for rail_healthy on n005" "$(rgp_job "$cjob" JobState)" PENDING
+  scancel "$cjob"
+fi
+job=$(rgp_submit -N1 -w n005 -t 5 --wrap 'sleep 1')
+rgp_wait_state "$job" COMPLETED 30
+rgp_ok "Slurm's node map follows the keeper: a job asking for rail_healthy on n005 ${cjob:+($cjob) waits}${cjob:-was refused: $(cat "$rgp_tmp/constraint.err")}, a plain one ($job) ran"
 rgp_done

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* job_submit/rail's Slurm-version differences, Slurm 22.05: the hostlist and list iterator
- * handle types and node_name2bitmap's arguments. js_slurm.c and js_keeper.c include it. */
+ * handle types and node_name2bitmap's arguments. js_slurm.c, js_keeper.c and js_features.c
+ * include it. */
 #ifndef RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_
 #define RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_
+
+#include "src/common/node_features.h" /* node_features_g_count */
 
 typedef hostlist_t rg_hostlist_t;   /* 22.05: hostlist_t is already a pointer */
 typedef ListIterator rg_list_itr_t; /* 22.05: ListIterator is already a pointer */

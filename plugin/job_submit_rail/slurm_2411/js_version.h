@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* job_submit/rail's Slurm-version differences, Slurm 24.11 (and 25.11): the hostlist and list
- * iterator handle types, node_name2bitmap's arguments, the job state reason text. js_slurm.c and js_keeper.c include it. */
+ * iterator handle types, node_name2bitmap's arguments, the job state reason text. js_slurm.c,
+ * js_keeper.c and js_features.c include it. */
 #ifndef RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_
 #define RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_
 
 #include "src/common/job_state_reason.h"
 #include "src/common/node_features.h" /* node_features_updated */
+#include "src/interfaces/node_features.h" /* node_features_g_count */
 
 typedef hostlist_t *rg_hostlist_t;   /* 24.11: hostlist_t is the struct */
 typedef list_itr_t *rg_list_itr_t;   /* 24.11: ListIterator is gone */
