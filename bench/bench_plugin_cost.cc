@@ -244,12 +244,11 @@ double TimeKeeperPass(const railguard::RailSetup& setup, bool restore, int runs)
   for (int r = 0; r < runs; ++r) {
     plugin::ExtraHealthCache cache;  // the keeper's, empty at each start
     if (!restore)
-      for (size_t i = 0; i < nodes.names.size(); ++i)
-        sink += cache.Healthy(nodes.names[i], extra[i]);
+      for (size_t i = 0; i < nodes.names.size(); ++i) sink += cache.Healthy(i, extra[i]);
     const Clock::time_point t0 = Clock::now();
     for (size_t i = 0; i < nodes.names.size(); ++i)
-      sink += plugin::FixFeatures(nodes.features[i], "", cache.Healthy(nodes.names[i], extra[i]),
-                                  "rail_healthy", restore, /*rail_node=*/true)
+      sink += plugin::FixFeatures(nodes.features[i], "", cache.Healthy(i, extra[i]), "rail_healthy",
+                                  restore, /*rail_node=*/true)
                   .has_value();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }

@@ -22,24 +22,25 @@ bool ExtraSaysHealthy(const std::string& extra) {
   return true;
 }
 
-bool ExtraHealthCache::Healthy(const std::string& node, const std::string& extra) {
-  auto it = by_node_.find(node);
-  if (it != by_node_.end() && it->second.extra == extra) return it->second.healthy;
-  const bool healthy = ExtraSaysHealthy(extra);
-  ++parses_;
-  if (it == by_node_.end()) {
-    if (by_node_.size() >= kMaxNodes) by_node_.clear();
-    it = by_node_.emplace(node, Seen()).first;
+bool ExtraHealthCache::Healthy(size_t slot, std::string_view extra) {
+  if (slot >= kMaxSlots) {
+    ++parses_;
+    return ExtraSaysHealthy(std::string(extra));
   }
-  it->second.extra = extra;
-  it->second.healthy = healthy;
-  return healthy;
+  if (slot >= by_slot_.size()) by_slot_.resize(slot + 1);
+  Seen& seen = by_slot_[slot];
+  if (seen.known && seen.extra == extra) return seen.healthy;
+  seen.extra.assign(extra.data(), extra.size());
+  seen.healthy = ExtraSaysHealthy(seen.extra);
+  seen.known = true;
+  ++parses_;
+  return seen.healthy;
 }
 
-std::optional<FeatureFix> FixFeatures(const std::string& features, const std::string& features_act,
-                                      bool healthy, const std::string& feature, bool restore,
+std::optional<FeatureFix> FixFeatures(std::string_view features, std::string_view features_act,
+                                      bool healthy, std::string_view feature, bool restore,
                                       bool rail_node) {
-  const std::string& active = features_act.empty() ? features : features_act;
+  const std::string_view active = features_act.empty() ? features : features_act;
   const bool available_has = HasFeature(features, feature);
   const bool active_has = HasFeature(active, feature);
   const bool active_want = healthy && (restore || active_has);

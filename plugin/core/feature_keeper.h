@@ -8,7 +8,8 @@
 #include <cstddef>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <string_view>
+#include <vector>
 
 namespace railguard::plugin {
 
@@ -20,15 +21,18 @@ namespace railguard::plugin {
 // and after a switch to enforce the node's next railcheck run decides.
 bool ExtraSaysHealthy(const std::string& extra);
 
-// ExtraSaysHealthy with memory, per node: the keeper looks at every node about once a second
-// while nodes change, and a node's Extra changes only when railcheck publishes again (each
-// report has its own time stamp, so every node's text differs from every other's): a node
-// whose text is the one it had at the last look gets the answer of then, without parsing.
-// Holds one text per node name; at most kMaxNodes names (then starts over). Not thread-safe.
+// ExtraSaysHealthy with memory, per slot (the keeper's: a node's index in slurmctld's node
+// table): the keeper looks at every node about once a second while nodes change, and a node's
+// Extra changes only when railcheck publishes again (each report has its own time stamp, so
+// every node's text differs from every other's): a slot whose text is the one it had at the
+// last look gets the answer of then, without parsing or allocating. The answer depends on the
+// text alone, so a slot that another node takes after a reconfigure is answered right: its
+// text differs, or means the same. Slots from kMaxSlots on are parsed every time. Not
+// thread-safe.
 class ExtraHealthCache {
  public:
-  static constexpr size_t kMaxNodes = 1 << 20;
-  bool Healthy(const std::string& node, const std::string& extra);
+  static constexpr size_t kMaxSlots = 1 << 20;
+  bool Healthy(size_t slot, std::string_view extra);
   // How many texts it parsed so far (for tests and the benchmark).
   size_t parses() const { return parses_; }
 
@@ -36,8 +40,9 @@ class ExtraHealthCache {
   struct Seen {
     std::string extra;
     bool healthy = false;
+    bool known = false;
   };
-  std::unordered_map<std::string, Seen> by_node_;
+  std::vector<Seen> by_slot_;
   size_t parses_ = 0;
 };
 
@@ -62,8 +67,10 @@ struct FeatureFix {
 // submission and backfill test walks them all. Given to all rail nodes at once, nodes that
 // shared a record keep sharing it, and railcheck's per-node changes touch the active list only
 // (bench/sched_scale.sh). REQUIRES: `feature` non-empty.
-std::optional<FeatureFix> FixFeatures(const std::string& features, const std::string& features_act,
-                                      bool healthy, const std::string& feature, bool restore,
+// Allocates only for a fix. `rail_node` matters only with `restore` to a node whose available
+// list lacks `feature`.
+std::optional<FeatureFix> FixFeatures(std::string_view features, std::string_view features_act,
+                                      bool healthy, std::string_view feature, bool restore,
                                       bool rail_node);
 
 }  // namespace railguard::plugin

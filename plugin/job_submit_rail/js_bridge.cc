@@ -8,13 +8,14 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "config/load.h"
 #include "base/file_util.h"
 #include "base/names.h"
+#include "config/load.h"
 #include "plugin/common/bridge.h"
 #include "plugin/core/fabric_cache.h"
 #include "plugin/core/feature_keeper.h"
@@ -167,33 +168,33 @@ extern "C" char* rg_js_healthy_feature(void) {
   return out;
 }
 
-extern "C" int rg_js_fix_features(const char* name, const char* features, const char* features_act,
-                                  const char* extra, const char* feature, int restore,
-                                  char** new_features, char** new_features_act) {
+extern "C" int rg_js_fix_features(int index, const char* name, const char* features,
+                                  const char* features_act, const char* extra, const char* feature,
+                                  int restore, char** new_features, char** new_features_act) {
   *new_features = nullptr;
   *new_features_act = nullptr;
   return railguard::plugin::CatchAll(0, [&] {
-    if (!feature || !feature[0]) return 0;
+    if (!feature || !feature[0] || index < 0) return 0;
     static std::mutex& cache_mu = *new std::mutex;  // never destroyed: see Get()
     static railguard::plugin::ExtraHealthCache& cache = *new railguard::plugin::ExtraHealthCache;
     bool healthy;
     {
       std::lock_guard<std::mutex> lock(cache_mu);
-      healthy = cache.Healthy(name ? name : "", extra ? extra : "");
+      healthy = cache.Healthy(static_cast<size_t>(index), extra ? extra : "");
     }
+    const std::string_view avail = features ? features : "";
+    const std::string_view act = features_act ? features_act : "";
+    // Whether the node is in the rail topology matters only to a restore of a node whose
+    // available list lacks the feature (FixFeatures).
     bool rail_node = false;
-    if (restore && name) {
+    if (restore && name && !railguard::HasFeature(avail, feature)) {
       Bridge& b = Get();
       std::lock_guard<std::mutex> lock(b.mu);
       std::shared_ptr<const RailSetup> setup = b.state.current();
       rail_node = setup && setup->topology.FindNode(name) != nullptr;
     }
-    const std::string before_act = features_act && features_act[0] ? features_act
-                                   : features                      ? features
-                                                                   : "";
     auto fix =
-        railguard::plugin::FixFeatures(features ? features : "", features_act ? features_act : "",
-                                       healthy, feature, restore != 0, rail_node);
+        railguard::plugin::FixFeatures(avail, act, healthy, feature, restore != 0, rail_node);
     if (!fix) return 0;
     char* a = Dup(fix->features);
     char* b = nullptr;
@@ -205,7 +206,7 @@ extern "C" int rg_js_fix_features(const char* name, const char* features, const 
     }
     *new_features = a;
     *new_features_act = b;
-    const bool had = railguard::HasFeature(before_act, feature);
+    const bool had = railguard::HasFeature(act.empty() ? avail : act, feature);
     const bool has = railguard::HasFeature(fix->features_act, feature);
     if (has == had) return int{RG_JS_FIX_OFFERS};
     return has ? int{RG_JS_FIX_GIVES} : int{RG_JS_FIX_TAKES};

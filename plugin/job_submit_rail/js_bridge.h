@@ -113,12 +113,13 @@ int rg_js_check_switch_wait(const char *sched_params, const char *topology_plugi
 
 enum { RG_JS_FIX_GIVES = 1, RG_JS_FIX_TAKES = 2, RG_JS_FIX_OFFERS = 3 };
 
-/* The keeper's fix of node `name` (plugin/core/feature_keeper.h, FixFeatures): RG_JS_FIX_GIVES
- * or RG_JS_FIX_TAKES (the feature, on its active list) or RG_JS_FIX_OFFERS (only on its
+/* The keeper's fix of node `name`, the node table's entry `index` (plugin/core/feature_keeper.h,
+ * FixFeatures; the health of its Extra remembered per index): RG_JS_FIX_GIVES or
+ * RG_JS_FIX_TAKES (the feature, on its active list) or RG_JS_FIX_OFFERS (only on its
  * available list) with *new_features and *new_features_act malloc'd when the node's features
- * must change, else 0 with both NULL. `restore`: the first pass after slurmctld (re)read
- * slurm.conf (only then is the node looked up in the loaded rail topology). */
-int rg_js_fix_features(const char *name, const char *features, const char *features_act,
+ * must change, else 0 with both NULL (allocating nothing). `restore`: the first pass after
+ * slurmctld (re)read slurm.conf (only then is the node looked up in the loaded rail topology). */
+int rg_js_fix_features(int index, const char *name, const char *features, const char *features_act,
                        const char *extra, const char *feature, int restore, char **new_features,
                        char **new_features_act);
 

@@ -247,8 +247,8 @@ static bool _keeper_scan(keeper_t *k, const char *feature, bool restore, bitstr_
       *sig += _node_mix(node_ptr->index);
     else if (!restore)
       continue;
-    if (rg_js_fix_features(node_ptr->name, node_ptr->features, node_ptr->features_act,
-                           node_ptr->extra, feature, restore, &a, &b)) {
+    if (rg_js_fix_features(node_ptr->index, node_ptr->name, node_ptr->features,
+                           node_ptr->features_act, node_ptr->extra, feature, restore, &a, &b)) {
       *any = true;
       if (node_ptr->index < bit_size(todo)) bit_set(todo, node_ptr->index);
     }
@@ -359,8 +359,8 @@ static bool _keeper_apply(const char *feature, bool restore, rg_fix_via_t via, b
       more = true;
       break;
     }
-    fix = rg_js_fix_features(node_ptr->name, node_ptr->features, node_ptr->features_act,
-                             node_ptr->extra, feature, restore, &a, &b);
+    fix = rg_js_fix_features(node_ptr->index, node_ptr->name, node_ptr->features,
+                             node_ptr->features_act, node_ptr->extra, feature, restore, &a, &b);
     if (!fix) {
       asked++;
       continue;

@@ -77,15 +77,24 @@ TEST(FixFeatures, EveryRailNodeHasItAvailableAfterARereadHealthyOrNot) {
   EXPECT_FALSE(FixFeatures("su1", "", false, "rail_healthy", false, true).has_value());
 }
 
-TEST(ExtraHealthCache, AnswersAsExtraSaysHealthyPerNode) {
+TEST(ExtraHealthCache, AnswersAsExtraSaysHealthyPerSlot) {
   ExtraHealthCache cache;
-  EXPECT_TRUE(cache.Healthy("n001", kOk));
-  EXPECT_FALSE(cache.Healthy("n002", kDegraded));
-  EXPECT_TRUE(cache.Healthy("n001", kOk));  // from memory, same answer
+  EXPECT_TRUE(cache.Healthy(0, kOk));
+  EXPECT_FALSE(cache.Healthy(1, kDegraded));
+  EXPECT_TRUE(cache.Healthy(0, kOk));  // from memory, same answer
+  EXPECT_EQ(cache.parses(), 2u);
   // A node's new report replaces its old one: the answer follows the text.
-  EXPECT_FALSE(cache.Healthy("n001", kDegraded));
-  EXPECT_TRUE(cache.Healthy("n002", kOk));
-  EXPECT_FALSE(cache.Healthy("n003", "not json"));
+  EXPECT_FALSE(cache.Healthy(0, kDegraded));
+  EXPECT_TRUE(cache.Healthy(1, kOk));
+  EXPECT_FALSE(cache.Healthy(2, "not json"));
+  // An empty Extra (nothing published) is not healthy, and is remembered as such.
+  EXPECT_FALSE(cache.Healthy(3, ""));
+  EXPECT_FALSE(cache.Healthy(3, ""));
+  EXPECT_EQ(cache.parses(), 6u);
+  // A slot past the bound is answered, parsed each time.
+  EXPECT_TRUE(cache.Healthy(ExtraHealthCache::kMaxSlots, kOk));
+  EXPECT_TRUE(cache.Healthy(ExtraHealthCache::kMaxSlots, kOk));
+  EXPECT_EQ(cache.parses(), 8u);
 }
 
 // railcheck's reports carry their time, so 16,384 nodes publish 16,384 different texts: a
@@ -98,11 +107,11 @@ TEST(ExtraHealthCache, ALookAtUnchangedNodesParsesNoneEvenAt16384Nodes) {
     return std::string(R"({"railcheck":{"failed":[],"healthy":true,"rails":["ok"],"time":)") +
            std::to_string(1796400000 + i) + R"(,"verdict":"ok"}})";
   };
-  for (int i = 0; i < 16384; ++i) ASSERT_TRUE(cache.Healthy("n" + std::to_string(i), report(i)));
+  for (int i = 0; i < 16384; ++i) ASSERT_TRUE(cache.Healthy(i, report(i)));
   EXPECT_EQ(cache.parses(), 16384u);
-  for (int i = 0; i < 16384; ++i) EXPECT_TRUE(cache.Healthy("n" + std::to_string(i), report(i)));
-  EXPECT_EQ(cache.parses(), 16384u);                   // the second look parsed nothing
-  EXPECT_FALSE(cache.Healthy("n7", report(7) + "x"));  // a new text: parsed (unreadable)
+  for (int i = 0; i < 16384; ++i) EXPECT_TRUE(cache.Healthy(i, report(i)));
+  EXPECT_EQ(cache.parses(), 16384u);                // the second look parsed nothing
+  EXPECT_FALSE(cache.Healthy(7, report(7) + "x"));  // a new text: parsed (unreadable)
   EXPECT_EQ(cache.parses(), 16385u);
 }
 
