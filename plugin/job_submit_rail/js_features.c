@@ -40,6 +40,10 @@ struct rg_fix_batch {
   int n, cap;
 };
 
+rg_fix_via_t rg_fix_via_now(rg_fix_via_t via) {
+  return (node_features_g_count() == 0) ? via : RG_FIX_VIA_UPDATE_NODE;
+}
+
 rg_fix_batch_t *rg_fix_batch_create(void) { return xmalloc(sizeof(rg_fix_batch_t)); }
 
 void rg_fix_batch_add(rg_fix_batch_t *b, int index, const char *name, char *features,
@@ -143,7 +147,7 @@ static int _set_via_update_node(_group_t *g, char *names) {
 
 int rg_fix_batch_apply(rg_fix_batch_t *b, rg_fix_via_t via, rg_fix_done_fn done, void *arg) {
   int changed = 0;
-  bool by_group = (via == RG_FIX_BY_GROUP) && (node_features_g_count() == 0);
+  bool by_group = (rg_fix_via_now(via) == RG_FIX_BY_GROUP);
 
   for (int i = 0; i < b->n; i++) {
     _group_t *g = &b->groups[i];

@@ -24,6 +24,10 @@ typedef enum {
   RG_FIX_BY_GROUP,
 } rg_fix_via_t;
 
+/* How a batch asked to change records `via` changes them now: RG_FIX_VIA_UPDATE_NODE where a
+ * NodeFeatures plugin is configured, else `via`. For the size of a hold. */
+rg_fix_via_t rg_fix_via_now(rg_fix_via_t via);
+
 rg_fix_batch_t *rg_fix_batch_create(void);
 
 /* Adds node `index` (a node_record_t's index) named `name`, whose lists become `features`
