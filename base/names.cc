@@ -131,6 +131,18 @@ bool HasFeature(std::string_view list, std::string_view feature) {
   return false;
 }
 
+bool FeaturesWithin(std::string_view list, std::string_view of) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string_view::npos) comma = list.size();
+    const std::string_view item = list.substr(start, comma - start);
+    if (!item.empty() && !HasFeature(of, item)) return false;
+    start = comma + 1;
+  }
+  return true;
+}
+
 std::string WithFeature(std::string_view list, std::string_view feature, bool present) {
   std::string out;
   bool have = false;

@@ -41,6 +41,10 @@ int SlurmNaturalCompare(std::string_view a, std::string_view b);
 // ("rail_ok,gpu" has "gpu", not "rail"). An empty feature is never found.
 bool HasFeature(std::string_view list, std::string_view feature);
 
+// True when every non-empty item of the comma-separated `list` is an item of `of` (Slurm's
+// rule for a node's active features against its available ones); an empty list is.
+bool FeaturesWithin(std::string_view list, std::string_view of);
+
 // The comma-separated `list` with `feature` present once (where it first stood, else at the
 // end) or absent; the other items in their order, empty items dropped.
 std::string WithFeature(std::string_view list, std::string_view feature, bool present);

@@ -384,6 +384,11 @@ extern "C" int rg_js_has_feature(const char* features, const char* feature) {
   });
 }
 
+extern "C" int rg_js_features_within(const char* act, const char* avail) {
+  return railguard::plugin::CatchAll(
+      0, [&] { return railguard::FeaturesWithin(act ? act : "", avail ? avail : "") ? 1 : 0; });
+}
+
 extern "C" int rg_js_together_su(const rg_js_scope_node_t* scope, uint32_t count, uint32_t total,
                                  char** su_name, uint32_t* healthy, uint32_t* idle,
                                  uint8_t* inside) {

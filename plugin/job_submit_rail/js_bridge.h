@@ -157,6 +157,10 @@ char *rg_js_without_hold_mark(const char *admin_comment);
 /* Whether the comma list `features` (a node's active features) holds `feature`. */
 int rg_js_has_feature(const char *features, const char *feature);
 
+/* Whether every item of the comma list `act` is one of `avail` (NULL: empty), as update_node()
+ * requires of a node's active features (base/names.h FeaturesWithin). */
+int rg_js_features_within(const char *act, const char *avail);
+
 /* One node a hetjob component may get, for rg_js_together_su. */
 typedef struct {
   const char *name;

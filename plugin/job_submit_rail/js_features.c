@@ -19,6 +19,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "plugin/job_submit_rail/js_bridge.h"
 #include "plugin/job_submit_rail/js_features.h"
 #include "js_version.h" /* per Slurm version: slurm_2205/, slurm_2411/ */
 // clang-format on
@@ -46,8 +47,8 @@ rg_fix_via_t rg_fix_via_now(rg_fix_via_t via) {
 
 rg_fix_batch_t *rg_fix_batch_create(void) { return xmalloc(sizeof(rg_fix_batch_t)); }
 
-void rg_fix_batch_add(rg_fix_batch_t *b, int index, const char *name, char *features,
-                      char *features_act, bool avail, int fix) {
+void rg_fix_batch_add(rg_fix_batch_t *b, int index, char *features, char *features_act, bool avail,
+                      int fix) {
   _group_t *g = NULL;
   node_record_t *node_ptr = node_record_table_ptr[index];
 
@@ -77,32 +78,7 @@ void rg_fix_batch_add(rg_fix_batch_t *b, int index, const char *name, char *feat
   }
   g->nodes[g->n++] = node_ptr;
   g->avail |= avail;
-  hostlist_push_host(g->names, name);
-}
-
-/* Whether `word` (of `len` characters) is one of the comma list `list`'s words. */
-static bool _has_word(const char *list, const char *word, size_t len) {
-  for (const char *p = list; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-
-    if ((n == len) && !strncmp(p, word, len)) return true;
-    p = end ? end + 1 : NULL;
-  }
-  return false;
-}
-
-/* Whether every word of the comma list `act` is a word of `avail`: update_node() refuses an
- * active list that is not (ESLURM_ACTIVE_FEATURE_NOT_SUBSET). */
-static bool _within(const char *act, const char *avail) {
-  for (const char *p = act; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-
-    if (n && !_has_word(avail, p, n)) return false;
-    p = end ? end + 1 : NULL;
-  }
-  return true;
+  hostlist_push_host(g->names, node_ptr->name);
 }
 
 /* Sets the group's lists as update_node() does without a NodeFeatures plugin (each node's
@@ -156,7 +132,8 @@ int rg_fix_batch_apply(rg_fix_batch_t *b, rg_fix_via_t via, rg_fix_done_fn done,
     int rc;
 
     for (int j = 0; plain && (j < g->n); j++)
-      plain = _within(g->features_act, g->avail ? g->features : g->nodes[j]->features);
+      plain =
+          rg_js_features_within(g->features_act, g->avail ? g->features : g->nodes[j]->features);
     rc = plain ? _set_by_group(g, names) : _set_via_update_node(g, names);
     if (rc == SLURM_SUCCESS) {
       for (int j = 0; j < g->n; j++) done(arg, g->fix, g->nodes[j]->name);

@@ -30,11 +30,11 @@ rg_fix_via_t rg_fix_via_now(rg_fix_via_t via);
 
 rg_fix_batch_t *rg_fix_batch_create(void);
 
-/* Adds node `index` (a node_record_t's index) named `name`, whose lists become `features`
+/* Adds node `index` (a node_record_t's index), whose lists become `features`
  * and `features_act` (malloc'd; the batch owns them from here on), `avail` when its
  * available list changes, `fix` an RG_JS_FIX_* kind (js_bridge.h). */
-void rg_fix_batch_add(rg_fix_batch_t *b, int index, const char *name, char *features,
-                      char *features_act, bool avail, int fix);
+void rg_fix_batch_add(rg_fix_batch_t *b, int index, char *features, char *features_act, bool avail,
+                      int fix);
 
 /* Called for each node a batch changed, with its RG_JS_FIX_* kind and name. */
 typedef void (*rg_fix_done_fn)(void *arg, int fix, const char *name);

@@ -379,7 +379,7 @@ static bool _keeper_apply(const char *feature, bool restore, rg_fix_via_t via, b
     asked++;
     if (avail) config = node_ptr->config_ptr;
     fixes++;
-    rg_fix_batch_add(batch, node_ptr->index, node_ptr->name, a, b, avail, fix);
+    rg_fix_batch_add(batch, node_ptr->index, a, b, avail, fix);
   }
   *next = i;
   (void)rg_fix_batch_apply(batch, via, _keeper_done, done);

@@ -53,6 +53,15 @@ TEST(SlurmNaturalCompare, AsSlurmsStrnatcmp) {
   EXPECT_EQ(SlurmNaturalCompare("", ""), 0);
 }
 
+TEST(FeaturesWithin, EveryItemMustBeAvailable) {
+  EXPECT_TRUE(FeaturesWithin("su1,rail_healthy", "rail_healthy,su1,gpu"));
+  EXPECT_TRUE(FeaturesWithin("", "su1"));
+  EXPECT_TRUE(FeaturesWithin("su1,,", "su1"));  // empty items are no features
+  EXPECT_FALSE(FeaturesWithin("su1,rail_healthy", "su1"));
+  EXPECT_FALSE(FeaturesWithin("rail", "rail_healthy"));  // whole items only
+  EXPECT_FALSE(FeaturesWithin("su1", ""));
+}
+
 TEST(HasFeature, WholeItemsOfACommaSeparatedList) {
   EXPECT_TRUE(HasFeature("gpu,rail_healthy", "rail_healthy"));
   EXPECT_TRUE(HasFeature("rail_healthy", "rail_healthy"));
