@@ -23,15 +23,18 @@ bool ExtraSaysHealthy(const std::string& extra) {
 }
 
 bool ExtraHealthCache::Healthy(size_t slot, std::string_view extra) {
-  if (slot >= kMaxSlots) {
+  if (slot >= kMaxSlots || extra.size() > UINT32_MAX) {
     ++parses_;
     return ExtraSaysHealthy(std::string(extra));
   }
   if (slot >= by_slot_.size()) by_slot_.resize(slot + 1);
   Seen& seen = by_slot_[slot];
-  if (seen.known && seen.extra == extra) return seen.healthy;
-  seen.extra.assign(extra.data(), extra.size());
-  seen.healthy = ExtraSaysHealthy(seen.extra);
+  const uint64_t digest = std::hash<std::string_view>{}(extra);
+  const auto size = static_cast<uint32_t>(extra.size());
+  if (seen.known && seen.size == size && seen.digest == digest) return seen.healthy;
+  seen.healthy = ExtraSaysHealthy(std::string(extra));
+  seen.digest = digest;
+  seen.size = size;
   seen.known = true;
   ++parses_;
   return seen.healthy;
