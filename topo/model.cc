@@ -40,8 +40,15 @@ std::optional<LinkSpec> LinkSpecFromIbToken(const std::string& token) {
   return spec;
 }
 
+namespace {
+
+size_t NameHash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+
+}  // namespace
+
 void Topology::Index() {
-  node_index.clear();
+  node_refs.clear();
+  node_slots.clear();
   type_index.clear();
   domains.clear();
   su_domains.assign(sus.size(), 0);
@@ -72,18 +79,38 @@ void Topology::Index() {
       auto [it, fresh] = of_key.emplace(key[p], static_cast<int>(domains.size()));
       if (fresh) domains.push_back(Domain{"", s, {}, key[p]});
       domains[it->second].nodes.push_back(su.nodes[p]);
-      node_index.emplace(su.nodes[p], NodeRef{s, p, it->second});
+      node_refs.push_back(NodeRef{s, p, it->second});
     }
     const int count = static_cast<int>(domains.size()) - first;
     su_domains[s] = count;
     for (int d = first; d < first + count; ++d)
       domains[d].name = count == 1 ? su.name : su.name + "-d" + std::to_string(d - first + 1);
   }
+  // At most half full; the first of duplicate names keeps the slot.
+  size_t size = 16;
+  while (size < 2 * node_refs.size()) size *= 2;
+  node_slots.assign(size, -1);
+  for (size_t r = 0; r < node_refs.size(); ++r) {
+    const std::string& name = sus[node_refs[r].su].nodes[node_refs[r].position];
+    for (size_t i = NameHash(name) & (size - 1);; i = (i + 1) & (size - 1)) {
+      if (node_slots[i] < 0) {
+        node_slots[i] = static_cast<int32_t>(r);
+        break;
+      }
+      const NodeRef& other = node_refs[node_slots[i]];
+      if (sus[other.su].nodes[other.position] == name) break;
+    }
+  }
 }
 
 const NodeRef* Topology::FindNode(const std::string& node) const {
-  auto it = node_index.find(node);
-  return it == node_index.end() ? nullptr : &it->second;
+  if (node_slots.empty()) return nullptr;
+  const size_t mask = node_slots.size() - 1;
+  for (size_t i = NameHash(node) & mask;; i = (i + 1) & mask) {
+    if (node_slots[i] < 0) return nullptr;
+    const NodeRef& ref = node_refs[node_slots[i]];
+    if (sus[ref.su].nodes[ref.position] == node) return &ref;
+  }
 }
 
 const NodeType* Topology::FindType(const std::string& name) const {

@@ -4,10 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "tests/text_edit.h"
 #include "topo/export.h"
 #include "topo/topology_yaml.h"
-#include "tests/text_edit.h"
 
 namespace railguard::topo {
 namespace topo_model_domains_test {
@@ -51,6 +52,37 @@ Topology Load(const std::string& text) {
   Diags diags;
   EXPECT_TRUE(LoadTopologyString(text, "t.yaml", &t, &diags)) << FormatDiags(diags);
   return t;
+}
+
+// FindNode at site size: every node of 4,096 in 128 SUs is found where it sits, a name the
+// topology lacks is not, the first of a duplicate wins, and a copy answers from its own names.
+TEST(OneHopDomains, FindNodeAt4096NodesAndDuplicates) {
+  Topology t;
+  t.rails = {Rail{}, Rail{}};
+  t.rails[1].index = 1;
+  for (int s = 0; s < 128; ++s) {
+    ScalableUnit su;
+    su.name = "su" + std::to_string(s + 1);
+    for (int p = 0; p < 32; ++p) su.nodes.push_back("gpu-node-" + std::to_string(s * 32 + p));
+    su.leaves = {Leaf(0, Switch{}), Leaf(1, Switch{})};
+    t.sus.push_back(su);
+  }
+  t.sus[5].nodes.push_back("gpu-node-7");  // also in su1: su1 keeps it
+  t.Index();
+  const Topology copy = t;
+  for (const Topology* topo : std::vector<const Topology*>{&t, &copy}) {
+    for (int n = 0; n < 4096; ++n) {
+      const NodeRef* ref = topo->FindNode("gpu-node-" + std::to_string(n));
+      ASSERT_NE(ref, nullptr) << n;
+      EXPECT_EQ(ref->su, n / 32);
+      EXPECT_EQ(ref->position, n % 32);
+      EXPECT_EQ(topo->domains[ref->domain].name, "su" + std::to_string(n / 32 + 1));
+    }
+    EXPECT_EQ(topo->FindNode("gpu-node-4096"), nullptr);
+    EXPECT_EQ(topo->FindNode(""), nullptr);
+    EXPECT_EQ(topo->FindNode("gpu-node-7")->su, 0);
+  }
+  EXPECT_EQ(Topology().FindNode("gpu-node-1"), nullptr);  // never indexed
 }
 
 TEST(OneHopDomains, TwoLeavesPerRailSplitAnSuIntoTwoDomains) {
