@@ -53,7 +53,8 @@ configure_opts=(--quiet CFLAGS=-O1 --enable-multiple-slurmd --disable-static --d
 # serializer/yaml (libjson-c, libyaml: setup.sh installs them) and data_parser: 25.05+ reads
 # topology.yaml through them (without them slurmctld stops: "serializer_required: could not
 # find plugin for application/json"). 26.05's slurmd needs a compress plugin ("fatal: Unable
-# to locate valid compression plugin"; compress/none). 25.11 measured on a fresh 2-core machine, beside another
+# to locate valid compression plugin"; compress/none). node_features/helpers: the feature keeper's
+# test on a site with a NodeFeatures plugin (keeper_helpers_2511_itest.sh). 25.11 measured on a fresh 2-core machine, beside another
 # release's build: the plugin folders took 190 s of 624 with every plugin of those types.
 # doc/, testsuite/, contribs/ and the accounting daemon are not built.
 src_dirs="api bcast common conmgr interfaces plugins stepmgr slurmctld slurmd sbatch srun
@@ -62,7 +63,7 @@ plugin_dirs="auth/munge cred/common cred/munge gpu/common gpu/generic gres/commo
   hash/common_xkcp hash/k12 mpi/pmi2 prep/script priority/basic priority/multifactor
   proctrack/linuxproc proctrack/pgid sched/backfill sched/builtin select/cons_tres
   serializer/json serializer/yaml serializer/url-encoded tls/none topology
-  cgroup certgen http_parser data_parser compress"
+  cgroup certgen http_parser data_parser compress node_features/helpers"
 # The stamp holds the tarball's checksum and that of the recipe above: a different tarball,
 # or a change in what is configured and built, means a rebuild; a change elsewhere in this
 # script (its messages) does not. The configured tree has a stamp of its own (the tarball and

@@ -41,10 +41,6 @@ struct rg_fix_batch {
   int n, cap;
 };
 
-rg_fix_via_t rg_fix_via_now(rg_fix_via_t via) {
-  return (node_features_g_count() == 0) ? via : RG_FIX_VIA_UPDATE_NODE;
-}
-
 rg_fix_batch_t *rg_fix_batch_create(void) { return xmalloc(sizeof(rg_fix_batch_t)); }
 
 void rg_fix_batch_add(rg_fix_batch_t *b, int index, char *features, char *features_act, bool avail,
@@ -82,7 +78,8 @@ void rg_fix_batch_add(rg_fix_batch_t *b, int index, char *features, char *featur
 }
 
 /* Sets the group's lists as update_node() does without a NodeFeatures plugin (each node's
- * strings, then Slurm's feature maps), the maps once for all its nodes. */
+ * strings, then Slurm's feature maps), the maps once for all its nodes (js_features.h,
+ * RG_FIX_BY_GROUP: also with one). */
 static int _set_by_group(_group_t *g, char *names) {
   int rc = SLURM_SUCCESS;
 
@@ -123,7 +120,7 @@ static int _set_via_update_node(_group_t *g, char *names) {
 
 int rg_fix_batch_apply(rg_fix_batch_t *b, rg_fix_via_t via, rg_fix_done_fn done, void *arg) {
   int changed = 0;
-  bool by_group = (rg_fix_via_now(via) == RG_FIX_BY_GROUP);
+  bool by_group = (via == RG_FIX_BY_GROUP);
 
   for (int i = 0; i < b->n; i++) {
     _group_t *g = &b->groups[i];

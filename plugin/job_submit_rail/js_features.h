@@ -16,17 +16,17 @@ typedef enum {
    * the feature maps node by node (every feature's node map, once per node: 11-20 us per
    * node at 4,096 nodes and 130 features). */
   RG_FIX_VIA_UPDATE_NODE,
-  /* The group's nodes' lists set as update_node() sets them, then Slurm's own
-   * update_node_avail_features() and update_node_active_features() once for the whole group.
-   * Only where no NodeFeatures plugin is configured (one may translate each node's lists);
-   * elsewhere, and for a group whose active list is not within its available list (which
-   * update_node() refuses with its own message), the batch uses update_node(). */
+  /* The group's nodes' lists set as update_node() sets them without a NodeFeatures plugin,
+   * then Slurm's own update_node_avail_features() and update_node_active_features() once for
+   * the whole group. Also where a NodeFeatures plugin is configured: there update_node()
+   * translates the lists, and node_features/helpers gives the active list back every feature
+   * it does not own (node_features_p_node_xlate: new U (orig - changeable)), so it could not
+   * take the healthy feature from a node (keeper_helpers_2511_itest.sh); a batch only adds or
+   * drops that one feature of lists Slurm already holds translated. A group whose active list
+   * is not within its available list (which update_node() refuses with its own message) goes
+   * through update_node(). */
   RG_FIX_BY_GROUP,
 } rg_fix_via_t;
-
-/* How a batch asked to change records `via` changes them now: RG_FIX_VIA_UPDATE_NODE where a
- * NodeFeatures plugin is configured, else `via`. For the size of a hold. */
-rg_fix_via_t rg_fix_via_now(rg_fix_via_t via);
 
 rg_fix_batch_t *rg_fix_batch_create(void);
 

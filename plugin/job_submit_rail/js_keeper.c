@@ -304,9 +304,8 @@ typedef struct {
  *   available list has it: every fix after the restore, and the restore where slurm.conf lists
  *   the feature) passes no available list, and leaves config records alone: its nodes may come
  *   from any records.
- * By group either kind takes at most KEEPER_CHUNK nodes; through update_node() (with a
- * NodeFeatures plugin, or a test's and a benchmark's knob) at most KEEPER_APPLY_CHUNK and
- * KEEPER_ACTIVE_CHUNK (1.0-2.2 ms on CPU). */
+ * By group either kind takes at most KEEPER_CHUNK nodes; through update_node() (a test's and
+ * a benchmark's knob) at most KEEPER_APPLY_CHUNK and KEEPER_ACTIVE_CHUNK (1.0-2.2 ms on CPU). */
 #define KEEPER_APPLY_CHUNK 32
 #define KEEPER_ACTIVE_CHUNK 16
 
@@ -348,7 +347,6 @@ static bool _keeper_apply(const char *feature, bool restore, rg_fix_via_t via, b
   int fixes = 0, asked = 0, i = *next, most_avail, most_active;
   bool all = (bit_size(todo) != node_record_count), more = false;
 
-  via = rg_fix_via_now(via);
   most_avail = (via == RG_FIX_BY_GROUP) ? KEEPER_CHUNK : KEEPER_APPLY_CHUNK;
   most_active = (via == RG_FIX_BY_GROUP) ? KEEPER_CHUNK : KEEPER_ACTIVE_CHUNK;
 

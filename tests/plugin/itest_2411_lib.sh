@@ -103,6 +103,16 @@ stays_pending() {
   [ "$(job_field "$1" JobState)" = PENDING ] ||
     fail "job $1 ($2) is $(job_field "$1" JobState) on $(job_field "$1" NodeList); expected it to wait"
 }
+# two_8_node_jobs: submits two exclusive 8-node jobs (a whole SU each) of 60 s, into jobs=().
+two_8_node_jobs() {
+  local i job
+  jobs=()
+  for i in 1 2; do
+    job=$(sbatch --parsable -N8 --exclusive -t 5 -o /dev/null --wrap 'sleep 60' 2>"$tmp/submit.err") ||
+      fail "sbatch -N8 refused: $(cat "$tmp/submit.err")"
+    jobs+=("$job")
+  done
+}
 # one_su JOBID [NOT-SU]: the running job holds nodes of exactly one SU (not NOT-SU), no n003.
 one_su() {
   local sus nodes

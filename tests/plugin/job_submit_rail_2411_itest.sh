@@ -111,12 +111,7 @@ until tail -n +"$((mark + 1))" "$RAILGUARD_CLUSTER_DIR/ctld/slurmctld.log" |
   sleep 0.5
 done
 [ "$(sinfo -h -N -n n025 -o %b)" = su4 ] || fail "n025's active features are '$(sinfo -h -N -n n025 -o %b)', expected su4"
-jobs=()
-for i in 1 2; do
-  job=$(sbatch --parsable -N8 --exclusive -t 5 -o /dev/null --wrap 'sleep 60' 2>"$tmp/submit.err") ||
-    fail "sbatch -N8 refused: $(cat "$tmp/submit.err")"
-  jobs+=("$job")
-done
+two_8_node_jobs
 wait_state "${jobs[0]}" RUNNING
 [ "$(sus_of_job "${jobs[0]}")" = su2 ] || fail "8-node job ${jobs[0]} runs in '$(sus_of_job "${jobs[0]}")', expected su2"
 sleep 5

@@ -5,8 +5,6 @@
 #ifndef RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_
 #define RAILGUARD_PLUGIN_JOB_SUBMIT_RAIL_JS_VERSION_H_
 
-#include "src/common/node_features.h" /* node_features_g_count */
-
 typedef hostlist_t rg_hostlist_t;   /* 22.05: hostlist_t is already a pointer */
 typedef ListIterator rg_list_itr_t; /* 22.05: ListIterator is already a pointer */
 

@@ -7,7 +7,6 @@
 
 #include "src/common/job_state_reason.h"
 #include "src/common/node_features.h" /* node_features_updated */
-#include "src/interfaces/node_features.h" /* node_features_g_count */
 
 typedef hostlist_t *rg_hostlist_t;   /* 24.11: hostlist_t is the struct */
 typedef list_itr_t *rg_list_itr_t;   /* 24.11: ListIterator is gone */
