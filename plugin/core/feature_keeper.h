@@ -31,7 +31,7 @@ bool ExtraSaysHealthy(const std::string& extra);
 // text differs, or means the same. Slots from kMaxSlots on are parsed every time. Not
 // thread-safe.
 // A slot keeps the text's length and a 64-bit digest of it, not a copy: slurmctld holds every
-// node's Extra already (about 230 bytes per node from railcheck; a copy of each cost 1.3 MB at
+// node's Extra already (about 230 bytes per node from railcheck; the copies took 1.1 MB at
 // 4,096 nodes, bench/sched_scale.sh). Two texts of one length with the same digest (odds about
 // 2^-64 per new report) would get the older answer until the node's next report, whose time
 // stamp differs.

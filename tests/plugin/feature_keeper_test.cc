@@ -116,7 +116,7 @@ TEST(ExtraHealthCache, ALookAtUnchangedNodesParsesNoneEvenAt16384Nodes) {
 }
 
 // slurmctld keeps every node's Extra; the cache keeps 16 bytes per node, not a second copy
-// of each report (bench/sched_scale.sh on 22.05: the copies were 1.3 MB of slurmctld's RSS
+// of each report (bench/sched_scale.sh on 22.05: the copies were 1.1 MB of slurmctld's RSS
 // at 4,096 nodes). Same-length texts that differ in one character are still told apart.
 TEST(ExtraHealthCache, HoldsNoCopyOfTheReports) {
   ExtraHealthCache cache;
