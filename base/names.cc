@@ -17,6 +17,20 @@ bool AllOf(std::string_view s, size_t max_bytes, Pred ok) {
   return true;
 }
 
+// Calls `visit` with each item of the comma-separated `list` in order (empty items too) until
+// it returns false; returns whether it saw every item.
+template <typename Visit>
+bool EachItem(std::string_view list, Visit visit) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string_view::npos) comma = list.size();
+    if (!visit(list.substr(start, comma - start))) return false;
+    start = comma + 1;
+  }
+  return true;
+}
+
 // strnatcmp's view of a string: '\0' past its end.
 char At(std::string_view s, size_t k) { return k < s.size() ? s[k] : '\0'; }
 
@@ -120,46 +134,28 @@ int SlurmNaturalCompare(std::string_view a, std::string_view b) {
 }
 
 bool HasFeature(std::string_view list, std::string_view feature) {
-  if (feature.empty()) return false;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string_view::npos) comma = list.size();
-    if (list.substr(start, comma - start) == feature) return true;
-    start = comma + 1;
-  }
-  return false;
+  return !feature.empty() &&
+         !EachItem(list, [&](std::string_view item) { return item != feature; });
 }
 
 bool FeaturesWithin(std::string_view list, std::string_view of) {
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string_view::npos) comma = list.size();
-    const std::string_view item = list.substr(start, comma - start);
-    if (!item.empty() && !HasFeature(of, item)) return false;
-    start = comma + 1;
-  }
-  return true;
+  return EachItem(list,
+                  [&](std::string_view item) { return item.empty() || HasFeature(of, item); });
 }
 
 std::string WithFeature(std::string_view list, std::string_view feature, bool present) {
   std::string out;
   bool have = false;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string_view::npos) comma = list.size();
-    const std::string_view item = list.substr(start, comma - start);
-    start = comma + 1;
-    if (item.empty()) continue;
+  EachItem(list, [&](std::string_view item) {
+    if (item.empty()) return true;
     if (item == feature) {
-      if (!present || have) continue;
+      if (!present || have) return true;
       have = true;
     }
     if (!out.empty()) out += ',';
     out.append(item);
-  }
+    return true;
+  });
   if (present && !have) {
     if (!out.empty()) out += ',';
     out.append(feature);
