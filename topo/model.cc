@@ -42,7 +42,16 @@ std::optional<LinkSpec> LinkSpecFromIbToken(const std::string& token) {
 
 namespace {
 
-size_t NameHash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+// The slot of t.node_slots that holds `name`, or the empty slot where it would go (linear
+// probing; the table is at most half full). REQUIRES: node_slots non-empty, a power of two.
+size_t SlotOf(const Topology& t, std::string_view name) {
+  const size_t mask = t.node_slots.size() - 1;
+  for (size_t i = std::hash<std::string_view>{}(name)&mask;; i = (i + 1) & mask) {
+    if (t.node_slots[i] < 0) return i;
+    const NodeRef& ref = t.node_refs[t.node_slots[i]];
+    if (t.sus[ref.su].nodes[ref.position] == name) return i;
+  }
+}
 
 }  // namespace
 
@@ -91,26 +100,15 @@ void Topology::Index() {
   while (size < 2 * node_refs.size()) size *= 2;
   node_slots.assign(size, -1);
   for (size_t r = 0; r < node_refs.size(); ++r) {
-    const std::string& name = sus[node_refs[r].su].nodes[node_refs[r].position];
-    for (size_t i = NameHash(name) & (size - 1);; i = (i + 1) & (size - 1)) {
-      if (node_slots[i] < 0) {
-        node_slots[i] = static_cast<int32_t>(r);
-        break;
-      }
-      const NodeRef& other = node_refs[node_slots[i]];
-      if (sus[other.su].nodes[other.position] == name) break;
-    }
+    const size_t i = SlotOf(*this, sus[node_refs[r].su].nodes[node_refs[r].position]);
+    if (node_slots[i] < 0) node_slots[i] = static_cast<int32_t>(r);
   }
 }
 
 const NodeRef* Topology::FindNode(const std::string& node) const {
   if (node_slots.empty()) return nullptr;
-  const size_t mask = node_slots.size() - 1;
-  for (size_t i = NameHash(node) & mask;; i = (i + 1) & mask) {
-    if (node_slots[i] < 0) return nullptr;
-    const NodeRef& ref = node_refs[node_slots[i]];
-    if (sus[ref.su].nodes[ref.position] == node) return &ref;
-  }
+  const int32_t r = node_slots[SlotOf(*this, node)];
+  return r < 0 ? nullptr : &node_refs[r];
 }
 
 const NodeType* Topology::FindType(const std::string& name) const {
