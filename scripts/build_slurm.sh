@@ -53,9 +53,10 @@ configure_opts=(--quiet CFLAGS=-O1 --enable-multiple-slurmd --disable-static --d
 # serializer/yaml (libjson-c, libyaml: setup.sh installs them) and data_parser: 25.05+ reads
 # topology.yaml through them (without them slurmctld stops: "serializer_required: could not
 # find plugin for application/json"). 26.05's slurmd needs a compress plugin ("fatal: Unable
-# to locate valid compression plugin"; compress/none). node_features/helpers: the feature keeper's
-# test on a site with a NodeFeatures plugin (keeper_helpers_2511_itest.sh). 25.11 measured on a fresh 2-core machine, beside another
-# release's build: the plugin folders took 190 s of 624 with every plugin of those types.
+# to locate valid compression plugin"; compress/none). node_features/helpers: the feature
+# keeper's test on a site with a NodeFeatures plugin (keeper_helpers_2511_itest.sh). 25.11
+# measured on a fresh 2-core machine, beside another release's build: the plugin folders took
+# 190 s of 624 with every plugin of those types.
 # doc/, testsuite/, contribs/ and the accounting daemon are not built.
 src_dirs="api bcast common conmgr interfaces plugins stepmgr slurmctld slurmd sbatch srun
   salloc sattach scancel scontrol sinfo squeue sprio sdiag sstat strigger sacct"

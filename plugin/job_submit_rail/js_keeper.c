@@ -344,11 +344,10 @@ static bool _keeper_apply(const char *feature, bool restore, rg_fix_via_t via, b
   node_record_t *node_ptr;
   rg_fix_batch_t *batch = rg_fix_batch_create();
   config_record_t *config = NULL; /* set when the hold changes available lists */
-  int fixes = 0, asked = 0, i = *next, most_avail, most_active;
+  int fixes = 0, asked = 0, i = *next;
+  int most_avail = (via == RG_FIX_BY_GROUP) ? KEEPER_CHUNK : KEEPER_APPLY_CHUNK;
+  int most_active = (via == RG_FIX_BY_GROUP) ? KEEPER_CHUNK : KEEPER_ACTIVE_CHUNK;
   bool all = (bit_size(todo) != node_record_count), more = false;
-
-  most_avail = (via == RG_FIX_BY_GROUP) ? KEEPER_CHUNK : KEEPER_APPLY_CHUNK;
-  most_active = (via == RG_FIX_BY_GROUP) ? KEEPER_CHUNK : KEEPER_ACTIVE_CHUNK;
 
   for (; (node_ptr = next_node(&i)); i++) {
     char *a = NULL, *b = NULL;
