@@ -89,6 +89,34 @@ prepare_debian_source() {
   touch "$stamp"
 }
 
+# --- yaml-cpp, static and position-independent, for the Slurm plugins -----------------------
+# Debian's libyaml-cpp.a is built without -fPIC, so no shared object can take it in. From
+# Debian's own source of the installed version, built static with -fPIC: the plugins link it
+# and libstdc++ statically (CMakeLists.txt, RAILGUARD_YAML_CPP_PIC) and slurmctld then maps only
+# what they call. VERSION (the upstream version) lets CMake check it matches the headers.
+yaml_src_ver=$(dpkg-query -W -f='${source:Version}' libyaml-cpp-dev)   # e.g. 0.7.0+dfsg-8
+YAML_ROOT=${RAILGUARD_YAML_CPP_PIC_DIR:-/opt/railguard/yaml-cpp-pic}
+yaml_stamp="$YAML_ROOT/.railguard-built-$yaml_src_ver"
+build_yaml_cpp_pic() {
+  rm -rf "$YAML_ROOT"
+  mkdir -p "$YAML_ROOT/src"
+  ( cd "$YAML_ROOT/src" && apt-get source -qq "yaml-cpp=$yaml_src_ver" )
+  local dir
+  dir=$(find "$YAML_ROOT/src" -maxdepth 1 -type d -name 'yaml-cpp-*' | head -n1)
+  [ -n "$dir" ] || { echo "setup: apt-get source produced no yaml-cpp-* directory" >&2; return 1; }
+  cmake -S "$dir" -B "$YAML_ROOT/build" -DCMAKE_BUILD_TYPE=Release \
+    -DYAML_BUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+    -DYAML_CPP_BUILD_TESTS=OFF -DYAML_CPP_BUILD_TOOLS=OFF -DYAML_CPP_BUILD_CONTRIB=OFF \
+    -DCMAKE_CXX_FLAGS="-ffunction-sections -fdata-sections"
+  cmake --build "$YAML_ROOT/build" -j "$(nproc)"
+  cp "$YAML_ROOT/build/libyaml-cpp.a" "$YAML_ROOT/libyaml-cpp.a"
+  local upstream_yaml=${yaml_src_ver#*:}
+  upstream_yaml=${upstream_yaml%%+*}
+  echo "${upstream_yaml%%-*}" > "$YAML_ROOT/VERSION"
+  rm -rf "$YAML_ROOT/build"
+  touch "$yaml_stamp"
+}
+
 # --- Slurm releases besides the system one, each in a prefix of its own ---------------------
 # scripts/build_slurm.sh: from ../shared/slurm when present (else one line says it is
 # skipped), cached by a stamp. libmunge-dev above is for their auth/munge, libhttp-parser-dev
@@ -105,6 +133,11 @@ if [ ! -f "$stamp" ]; then
   rg_step_bg "setup: Slurm $upstream source" "$logs/slurm-$upstream-source.log" '' -- \
     prepare_debian_source
   steps+=("setup: Slurm $upstream source")
+fi
+if [ ! -f "$yaml_stamp" ]; then
+  log "building yaml-cpp $yaml_src_ver static and position-independent in $YAML_ROOT"
+  rg_step_bg "setup: yaml-cpp (PIC)" "$logs/yaml-cpp-pic.log" '' -- build_yaml_cpp_pic
+  steps+=("setup: yaml-cpp (PIC)")
 fi
 for v in $releases; do
   rg_step_bg "setup: Slurm $v" "$logs/slurm-$v.log" '^build_slurm' -- \
