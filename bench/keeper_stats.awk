@@ -3,7 +3,7 @@
 # `keeper pass` lines in slurmctld.log), one output line per pass, fields separated by spaces:
 #
 #   pass_ms lock_ms lock_cpu_ms changed holds most which slow_ms slow_node invol vol cpu_max_ms
-#   all_holds holds_over pass_cpu_ms apply_cpu_ms
+#   all_holds holds_over pass_cpu_ms apply_cpu_ms queued_cpu_ms
 #
 # pass_ms      the pass's time outside lock queues
 # lock_ms      its longest hold of a slurmctld lock (wall time)
@@ -22,14 +22,17 @@
 # all_holds    the pass's holds of any lock, and holds_over those that took over 1 ms of CPU
 # holds_over   ("-" likewise)
 # pass_cpu_ms  the keeper thread's CPU time in the pass, queues and naps not counted ("-"
-#              likewise): pass_ms less the time it waited for a CPU or blocked
+#              likewise): pass_ms less the time it waited for a CPU or blocked. Lines before
+#              queued_cpu_ms was logged counted the queues' CPU time in it too
 # apply_cpu_ms the keeper thread's CPU time in its holds that changed features (Slurm's
 #              bookkeeping of the changes and the keeper's own asking again; "-" likewise)
+# queued_cpu_ms the keeper thread's CPU time while queued on slurmctld's locks (the kernel's
+#              work of the waits and wake-ups; "-" likewise)
 #
 # Used by bench/sched_scale.sh (its keeper rows) and tests/bench/sched_scale_itest.sh.
 /keeper pass / {
   pass = lock = ""
-  cpu = holds = most = which = slow = slow_node = invol = vol = cpu_max = all_holds = over = pass_cpu = apply_cpu = "-"
+  cpu = holds = most = which = slow = slow_node = invol = vol = cpu_max = all_holds = over = pass_cpu = apply_cpu = queued_cpu = "-"
   changed = 0
   for (i = 1; i <= NF; i++) {
     if ($i == "pass" && pass == "") pass = $(i + 1) + 0
@@ -67,6 +70,8 @@
     if ($i == "pass" && $(i + 1) == "on" && $(i + 2) == "CPU") pass_cpu = $(i + 3) + 0
     # "; feature changes on CPU 0.31 ms"
     if ($i == "changes" && $(i + 1) == "on" && $(i + 2) == "CPU") apply_cpu = $(i + 3) + 0
+    # "; queued on CPU 0.05 ms"
+    if ($i == "queued" && $(i + 1) == "on" && $(i + 2) == "CPU") queued_cpu = $(i + 3) + 0
     # "; 256 holds, 1 over 1 ms on CPU"
     if ($i == "holds," && $(i + 2) == "over") {
       all_holds = $(i - 1) + 0
@@ -74,5 +79,5 @@
     }
   }
   if (pass == "" || lock == "") next
-  print pass, lock, cpu, changed, holds, most, which, slow, slow_node, invol, vol, cpu_max, all_holds, over, pass_cpu, apply_cpu
+  print pass, lock, cpu, changed, holds, most, which, slow, slow_node, invol, vol, cpu_max, all_holds, over, pass_cpu, apply_cpu, queued_cpu
 }

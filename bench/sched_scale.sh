@@ -659,7 +659,8 @@ cell() { printf ' %15s' "$1"; }
   # The keeper's passes: those that changed features (the first after a start: the restore)
   # apart from the steady ones.
   # keeper_row TITLE FILTER WHAT: over the passes FILTER picks (steady, restore), WHAT:
-  # pass (p50 / max), passcpu (the pass's CPU time: p50 / max), applycpu (of it, the holds
+  # pass (p50 / max), passcpu (the pass's CPU time: p50 / max), queuedcpu (the CPU time of
+  # its waits in the locks' queues, which passcpu leaves out: p50 / max), applycpu (of it, the holds
   # that changed features: p50 / max), lock (each pass's longest
   # hold: p50 / p99 / max), cpu (the CPU time of the longest hold of all; the rest of it the
   # thread waited for a CPU), which (which hold that was), switches (that hold's involuntary /
@@ -678,11 +679,12 @@ cell() { printf ' %15s' "$1"; }
             for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
           }
           # pass lock cpu changed holds most which slow slow_node invol vol cpu_max all_holds
-          # holds_over pass_cpu apply_cpu (bench/keeper_stats.awk)
+          # holds_over pass_cpu apply_cpu queued_cpu (bench/keeper_stats.awk)
           { if ((filter == "restore") != ($4 > 0)) next
             n++; p[n] = $1; l[n] = $2
             if ($15 != "-" && $15 != "") { nc++; pc[nc] = $15 }
             if ($16 != "-" && $16 != "") { na++; ac[na] = $16 }
+            if ($17 != "-" && $17 != "") { nq++; qc[nq] = $17 }
             if ($5 != "-" && $5 > mh) mh = $5
             if ($6 != "-" && $6 > mm) mm = $6
             if ($8 != "-" && $8 != "" && $8 > ms) { ms = $8; mn = $9 }
@@ -691,11 +693,12 @@ cell() { printf ' %15s' "$1"; }
             if ($13 != "-" && $13 != "") { ha += $13; ho += $14 }
             if ($2 > ml || n == 1) { ml = $2; mc = $3; mw = $7; mi = $10; mv = $11 } }
           END { if (n == 0) { print "-"; exit }
-                sort(p, n); sort(l, n); sort(pc, nc); sort(ac, na)
+                sort(p, n); sort(l, n); sort(pc, nc); sort(ac, na); sort(qc, nq)
                 if (what == "restore") printf "%.1f / %.1f", p[n], ml
                 else if (what == "holds") printf "%d / %d", mh, mm
                 else if (what == "pass") printf "%.2f / %.2f", p[int((n + 1) / 2)], p[n]
                 else if (what == "passcpu") { if (nc == 0) print "-"; else printf "%.2f / %.2f", pc[int((nc + 1) / 2)], pc[nc] }
+                else if (what == "queuedcpu") { if (nq == 0) print "-"; else printf "%.2f / %.2f", qc[int((nq + 1) / 2)], qc[nq] }
                 else if (what == "applycpu") { if (na == 0) print "-"; else printf "%.2f / %.2f", ac[int((na + 1) / 2)], ac[na] }
                 else if (what == "lock") printf "%.2f / %.2f / %.2f", l[int((n + 1) / 2)], l[int(0.99 * n + 0.99)], l[n]
                 else if (what == "which") printf "%s", mw
@@ -711,6 +714,7 @@ cell() { printf ' %15s' "$1"; }
   }
   keeper_row "keeper steady pass p50 / max (ms)" steady pass
   keeper_row "  on the keeper's CPU p50 / max (ms)" steady passcpu
+  keeper_row "  queued for locks, on CPU p50 / max (ms)" steady queuedcpu
   keeper_row "keeper steady lock p50 / p99 / max (ms)" steady lock
   keeper_row "  the longest of them on CPU (ms)" steady cpu
   keeper_row "  the longest of them: which hold" steady which

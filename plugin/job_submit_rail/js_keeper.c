@@ -71,6 +71,8 @@ typedef struct {
   rg_fix_via_t via;   /* how fixes change Slurm's records (by group unless a test says) */
   int64_t locked_at;  /* when it got its current lock (ns, CLOCK_MONOTONIC) */
   int64_t queued_ns;  /* time spent queued on locks this pass */
+  int64_t queued_cpu; /* with stats: the thread's CPU time in those queues (the kernel's work
+                       * of its lock waits), which the pass's CPU time leaves out */
   int64_t hold_max;   /* longest hold this pass */
   int64_t hold_cpu;   /* of it, the keeper thread's CPU time (the rest: it waited for a CPU) */
   const char *hold_what; /* which of the keeper's holds it was (a string literal) */
@@ -108,9 +110,11 @@ static bool _keeper_lock(keeper_t *k, slurmctld_lock_t locks) {
   slurm_mutex_unlock(&k->mu);
   if (stop) return false;
   int64_t queued = _now_ns();
+  int64_t queued_cpu = k->stats ? rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
   lock_slurmctld(locks);
   k->locked_at = _now_ns();
   k->locked_cpu = rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  if (k->stats) k->queued_cpu += k->locked_cpu - queued_cpu;
   if (k->stats) {
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) == 0) {
@@ -480,6 +484,7 @@ static void *_keeper(void *arg) {
     bitstr_t *todo = NULL; /* the nodes the look found to fix */
 
     k->queued_ns = 0;
+    k->queued_cpu = 0;
     k->hold_max = 0;
     k->hold_cpu = 0;
     k->hold_what = "none";
@@ -588,15 +593,16 @@ static void *_keeper(void *arg) {
           "nodes %s, parked jobs %s, %d features changed, %d jobs released; %d holds changed "
           "features, at most %d nodes in one; slowest nodes from %s, %.3f ms; longest lock "
           "switched %ld involuntary %ld voluntary; most CPU in one hold %.2f ms (%s); %d holds, "
-          "%d over 1 ms on CPU; the pass on CPU %.2f ms; feature changes on CPU %.2f ms",
+          "%d over 1 ms on CPU; the pass on CPU %.2f ms; feature changes on CPU %.2f ms; "
+          "queued on CPU %.2f ms",
           PREFIX, (double)(_now_ns() - pass_start - k->queued_ns) / 1e6, (double)k->hold_max / 1e6,
           (double)k->hold_cpu / 1e6, k->hold_what, (double)k->queued_ns / 1e6,
           looked ? "looked at" : "unchanged", jobs_looked ? "looked at" : "not", changed, released,
           k->apply_holds, k->apply_max, k->slow_node[0] ? k->slow_node : "-",
           (double)k->slow_ns / 1e6, k->hold_nivcsw, k->hold_nvcsw, (double)k->cpu_max / 1e6,
           k->cpu_max_what, k->holds, k->holds_over,
-          (double)(rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID) - pass_cpu) / 1e6,
-          (double)k->apply_cpu / 1e6);
+          (double)(rg_js_clock_ns(CLOCK_THREAD_CPUTIME_ID) - pass_cpu - k->queued_cpu) / 1e6,
+          (double)k->apply_cpu / 1e6, (double)k->queued_cpu / 1e6);
     if (loaded) restored_for = conf_update;
     if (changed) schedule_node_save();
     if (changed || released) queue_job_scheduler();
