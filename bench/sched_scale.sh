@@ -71,6 +71,12 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       differences, two submissions taken within milliseconds of each other,
                       so that the machine's drift (a build beside, another test) falls on
                       both alike
+  --paired-cycles     with exactly two policies A,B: in place of each one's two clusters, the
+                      cycles clusters of both run side by side, the queue goes to both (one
+                      sbatch to each in turn) and both run backfill at the same time; per
+                      pair of cycles B's time per job tested against A's, and their median:
+                      what B costs without the machine's drift between two runs (the
+                      sbatch, memory and keeper rows are not measured then)
   --sbatch-opts OPTS  more sbatch options for every queue job, e.g. what job_submit/rail
                       adds ("--constraint=rail_healthy --switches=1@365-0") given to a
                       policy without it, to tell its cost from Slurm's for those options
@@ -87,7 +93,7 @@ die() {
 log() { echo "sched_scale.sh: [$(date +%T)] $*" >&2; }
 
 release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0 sbatch_opts=""
-ab=0 ab_batch=60 ab_warm=10 paired=0
+ab=0 ab_batch=60 ab_warm=10 paired=0 paired_cycles=0
 while [ $# -gt 0 ]; do
   case $1 in
     --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts | --ab)
@@ -111,6 +117,10 @@ while [ $# -gt 0 ]; do
       ;;
     --paired)
       paired=1
+      shift
+      ;;
+    --paired-cycles)
+      paired_cycles=1
       shift
       ;;
     -h | --help)
@@ -152,6 +162,13 @@ for p in "${policy_list[@]}"; do
     *) die "--policies: unknown policy '$p' (tree, block, rail, rail+js, rail+jsf, rail+jsu, rail+jsfu, tree+js, tree+rc, block+rc, tree+rcf, block+rcf)" ;;
   esac
 done
+if [ "$paired_cycles" = 1 ]; then
+  [ "${#policy_list[@]}" = 2 ] ||
+    die "--paired-cycles needs exactly two policies, A,B (got '$policies')"
+  [ "${policy_list[0]}" != "${policy_list[1]}" ] || die "--paired-cycles: A and B are both ${policy_list[0]}"
+  [ "$paired" = 0 ] && [ "$ab" = 0 ] && [ "$perf" = 0 ] ||
+    die "--paired-cycles runs alone: not with --paired, --ab or --perf"
+fi
 # The pair --paired compares: the first policy with job_submit/rail whose plain policy runs too.
 pair_js="" pair_plain=""
 if [ "$paired" = 1 ]; then
@@ -177,6 +194,8 @@ mkdir -p "$out"
 source "$src/tests/harness/cluster.sh"
 # shellcheck source=sched_lib.sh
 source "$src/bench/sched_lib.sh"
+# shellcheck source=sched_pairs.sh
+source "$src/bench/sched_pairs.sh"
 probe_pid=""
 pair_dirs=()
 cleanup() {
@@ -487,39 +506,12 @@ run_policy() {
   probe_stop
 }
 
-# paired_submit: --paired's phase. The submission clusters of the plain policy and of the
-# one with job_submit/rail, both running, each filled and published as in run_policy; the
-# queue's jobs are submitted to both, one sbatch to each in turn, the plain one first in even
-# pairs and the other first in odd ones. Per pair "MS_PLAIN MS_JS" in paired.ms.
-paired_submit() {
-  local p i first second ms_plain ms_js
-  local -A conf=()
-  for p in "$pair_plain" "$pair_js"; do
-    start_cluster "$p" submit
-    pair_dirs+=("$RAILGUARD_CLUSTER_DIR")
-    conf[$p]=$SLURM_CONF
-    # The next start must not stop this one; cleanup and the end of this phase stop both.
-    unset RAILGUARD_CLUSTER_DIR SLURM_CONF
-  done
-  log "paired: $queue jobs to both $pair_plain and $pair_js, one sbatch to each in turn, timed"
-  : >"$out/paired.ms"
-  : >"$out/paired.err"
-  for ((i = 0; i < queue; i++)); do
-    if ((i % 2)); then first=$pair_js second=$pair_plain; else first=$pair_plain second=$pair_js; fi
-    for p in "$first" "$second"; do
-      SLURM_CONF=${conf[$p]} queue_sbatch "$i" "$out/paired.err" || die "--paired: $p: $refused"
-      if [ "$p" = "$pair_js" ]; then ms_js=$sbatch_ms; else ms_plain=$sbatch_ms; fi
-    done
-    echo "$ms_plain $ms_js" >>"$out/paired.ms"
-  done
-  for p in "${pair_dirs[@]}"; do
-    RAILGUARD_CLUSTER_DIR=$p rg_cluster_stop >/dev/null 2>&1 || true
-  done
-  pair_dirs=()
-}
-
-for p in "${policy_list[@]}"; do run_policy "$p"; done
-[ "$paired" = 0 ] || paired_submit
+if [ "$paired_cycles" = 1 ]; then
+  paired_cycles
+else
+  for p in "${policy_list[@]}"; do run_policy "$p"; done
+  [ "$paired" = 0 ] || paired_submit
+fi
 
 # perf_self FILE: railguard's share of slurmctld's samples in a profile: self time in its
 # plugins (what their code costs, less the Slurm functions it calls).
@@ -532,6 +524,11 @@ declare -A label=([tree]="stock tree" [block]="stock block" [rail]="topology/rai
   [rail+js]="rail + js/rail" [rail+jsf]="rail + js, F" [rail+jsu]="rail + js, U" [rail+jsfu]="rail + js, F, U" [tree+js]="tree + js/rail" [tree+rc]="tree + health"
   [block+rc]="block + health" [tree+rcf]="tree + health, F" [block+rcf]="block + health, F")
 cell() { printf ' %15s' "$1"; }
+if [ "$paired_cycles" = 1 ]; then
+  paired_cycles_table | tee "$out/table.txt"
+  [ "$keep" = 0 ] || log "kept $out (layout, sdiag, per-cycle figures, logs, table.txt)"
+  exit 0
+fi
 {
   echo "Slurm $release, $nodes CLOUD nodes in $domains one-hop domains of $size, full;" \
     "$queue waiting jobs of 1-$((2 * size)) nodes; $cycles backfill cycles (sdiag)"

@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench/sched_scale.sh's side-by-side phases (sourced by it; they use its variables and
+# functions: start_cluster, queue_sbatch, log, die, out, queue, cycles, domains):
+#  --paired         paired_submit: the sbatch round trip in pairs;
+#  --paired-cycles  paired_cycles and paired_cycles_table: backfill cycles in pairs.
+# Two clusters that run at once share whatever else loads the machine, which moves a
+# benchmark's figures by ±15-20% between runs on this 2-core VM (bench/README.md).
+
+# pair_start PHASE A B: the PHASE (submit, cycles) clusters of policies A and B, each filled
+# and published as in run_policy, both left running (their folders in pair_dirs, which
+# cleanup and pair_stop stop); pair_conf[POLICY] is each one's slurm.conf.
+declare -A pair_conf=()
+pair_start() {
+  local phase=$1 p
+  shift
+  for p in "$@"; do
+    start_cluster "$p" "$phase"
+    pair_dirs+=("$RAILGUARD_CLUSTER_DIR")
+    pair_conf[$p]=$SLURM_CONF
+    # The next start must not stop this one.
+    unset RAILGUARD_CLUSTER_DIR SLURM_CONF
+  done
+}
+
+# pair_stop: stops the clusters pair_start started.
+pair_stop() {
+  local d
+  for d in "${pair_dirs[@]}"; do
+    RAILGUARD_CLUSTER_DIR=$d rg_cluster_stop >/dev/null 2>&1 || true
+  done
+  pair_dirs=()
+}
+
+# paired_submit: --paired's phase. The submission clusters of the plain policy and of the
+# one with job_submit/rail, both running, each filled and published as in run_policy; the
+# queue's jobs are submitted to both, one sbatch to each in turn, the plain one first in even
+# pairs and the other first in odd ones. Per pair "MS_PLAIN MS_JS" in paired.ms.
+paired_submit() {
+  local p i first second ms_plain ms_js
+  pair_start submit "$pair_plain" "$pair_js"
+  log "paired: $queue jobs to both $pair_plain and $pair_js, one sbatch to each in turn, timed"
+  : >"$out/paired.ms"
+  : >"$out/paired.err"
+  for ((i = 0; i < queue; i++)); do
+    if ((i % 2)); then first=$pair_js second=$pair_plain; else first=$pair_plain second=$pair_js; fi
+    for p in "$first" "$second"; do
+      SLURM_CONF=${pair_conf[$p]} queue_sbatch "$i" "$out/paired.err" || die "--paired: $p: $refused"
+      if [ "$p" = "$pair_js" ]; then ms_js=$sbatch_ms; else ms_plain=$sbatch_ms; fi
+    done
+    echo "$ms_plain $ms_js" >>"$out/paired.ms"
+  done
+  pair_stop
+}
+
+# paired_cycles: --paired-cycles's run, in place of each policy's two clusters. The cycles
+# clusters of the first two policies (A and B) both running, each filled and published as in
+# run_policy; the queue's jobs go to both, one sbatch to each in turn (A first in even pairs),
+# all with one start time (--begin) after the submissions, so that backfill, which leaves
+# jobs before their start time out of its queue, sleeps through them (two backfill cycles
+# over growing queues made 5,000 pairs take over 40 minutes) and both clusters begin their
+# cycles over the whole queue at once. Each cycle that ends after that, up to CYCLES per
+# cluster, is one line "CYCLE_US TRY_DEPTH QUEUE_LENGTH" in pcycles-TAG.txt, from sdiag read
+# every second (a cycle takes seconds to minutes; backfill sleeps bf_interval, 5 s, between
+# two). A cycle that began over part of the queue (the submissions overran the start time) is
+# not counted. Both clusters keep cycling until both have CYCLES, so that neither runs alone.
+paired_cycles() {
+  local a=${policy_list[0]} b=${policy_list[1]} p i first second t0 tag f n begin opts
+  local -A seen=() counted=()
+  probe_start "$out/stall-pcycles.txt"
+  pair_start cycles "$a" "$b"
+  # About 45 ms per sbatch with backfill idle on this machine; 60 ms allowed, and 30 s.
+  begin=$((EPOCHSECONDS + 2 * queue * 60 / 1000 + 30))
+  log "paired cycles: $queue jobs to both $a and $b, one sbatch to each in turn, all to start" \
+    "at $(date -d "@$begin" +%T)"
+  : >"$out/pcycles.err"
+  opts=$sbatch_opts
+  sbatch_opts="$opts --begin=$(date -d "@$begin" +%Y-%m-%dT%H:%M:%S)"
+  for ((i = 0; i < queue; i++)); do
+    if ((i % 2)); then first=$b second=$a; else first=$a second=$b; fi
+    for p in "$first" "$second"; do
+      SLURM_CONF=${pair_conf[$p]} queue_sbatch "$i" "$out/pcycles.err" || die "--paired-cycles: $p: $refused"
+    done
+  done
+  sbatch_opts=$opts
+  for p in "$a" "$b"; do
+    tag=${p//+/_}
+    f=$out/sdiag-pc-$tag.txt
+    : >"$out/pcycles-$tag.txt"
+    SLURM_CONF=${pair_conf[$p]} sdiag >"$f" || die "--paired-cycles: $p: sdiag failed"
+    seen[$p]=$(sdiag_field "$f" Backfilling "Total cycles")
+    counted[$p]=0
+  done
+  if [ "$EPOCHSECONDS" -le "$begin" ]; then
+    log "paired cycles: submitted $((begin - EPOCHSECONDS)) s before the start time; waiting for it"
+    sleep $((begin - EPOCHSECONDS + 1))
+  fi
+  log "paired cycles: $domains fill jobs hold every node of each, $queue jobs wait in each;" \
+    "waiting for $cycles backfill cycles of both"
+  t0=$SECONDS
+  while [ "${counted[$a]}" -lt "$cycles" ] || [ "${counted[$b]}" -lt "$cycles" ]; do
+    [ $((SECONDS - t0)) -lt $(((cycles + 2) * 900)) ] ||
+      die "--paired-cycles: ${counted[$a]} and ${counted[$b]} of $cycles cycles in $(((cycles + 2) * 900)) s"
+    sleep 1
+    for p in "$a" "$b"; do
+      tag=${p//+/_}
+      f=$out/sdiag-pc-$tag.txt
+      SLURM_CONF=${pair_conf[$p]} sdiag >"$f" || die "--paired-cycles: $p: sdiag failed"
+      n=$(sdiag_field "$f" Backfilling "Total cycles")
+      [ "${n:-0}" -gt "${seen[$p]}" ] || continue
+      # Two cycles ended within one read (never seen: a cycle here takes minutes): the last
+      # one's figures are all sdiag keeps, so it counts as one.
+      [ "$n" -eq $((seen[$p] + 1)) ] ||
+        log "paired cycles: $p: $((n - seen[$p])) cycles ended within one read of sdiag; the last one counted"
+      seen[$p]=$n
+      [ "${counted[$p]}" -lt "$cycles" ] || continue
+      # A cycle that began before the last submission (they overran the start time) or before
+      # the start time tried part of the queue or none of it: not counted.
+      if [ "$(sdiag_field "$f" Backfilling "Last queue length")" != "$queue" ]; then
+        log "paired cycles: $p: a cycle over $(sdiag_field "$f" Backfilling "Last queue length") of $queue jobs, not counted"
+        continue
+      fi
+      echo "$(sdiag_field "$f" Backfilling "Last cycle") $(sdiag_field "$f" Backfilling "Last depth cycle (try sched)")" \
+        "$(sdiag_field "$f" Backfilling "Last queue length")" >>"$out/pcycles-$tag.txt"
+      counted[$p]=$((counted[$p] + 1))
+      log "paired cycles: $p: cycle ${counted[$p]} of $cycles: $(tail -n 1 "$out/pcycles-$tag.txt")"
+    done
+  done
+  for p in "$a" "$b"; do
+    tag=${p//+/_}
+    [ "$(SLURM_CONF=${pair_conf[$p]} squeue -h -t PD | wc -l)" = "$queue" ] ||
+      die "--paired-cycles: $p: a queue job started (the cluster should be full)"
+  done
+  for i in "${!pair_dirs[@]}"; do
+    p=${policy_list[$i]}
+    grep 'railguard: job_submit/rail: keeper pass' "${pair_dirs[$i]}/ctld/slurmctld.log" \
+      >"$out/keeper-pc-${p//+/_}.log" || true
+    cp "${pair_dirs[$i]}/ctld/slurmctld.log" "$out/slurmctld-pc-${p//+/_}.log"
+  done
+  pair_stop
+  probe_stop
+}
+
+# paired_cycles_table: --paired-cycles's table. Per pair of cycles (A's k-th and B's k-th,
+# which ran at about the same time) each one's time per job tested (its time over sdiag's try
+# depth) and B's against A's; then the median of those ratios and the ratio of the sums.
+paired_cycles_table() {
+  local a=${policy_list[0]} b=${policy_list[1]}
+  echo "Slurm $release, $nodes CLOUD nodes in $domains one-hop domains of $size, full;" \
+    "$queue waiting jobs of 1-$((2 * size)) nodes in each of two clusters running at once;" \
+    "$cycles backfill cycles each (sdiag)"
+  echo "A: ${label[$a]}   B: ${label[$b]}"
+  paste -d ' ' "$out/pcycles-${a//+/_}.txt" "$out/pcycles-${b//+/_}.txt" | awk -v q="$queue" '
+    function pct(r) { return sprintf("%+.1f%%", (r - 1) * 100) }
+    function secs(ms) { return (ms < 10000) ? sprintf("%.1f ms", ms) : sprintf("%.1f s", ms / 1000) }
+    BEGIN { printf "%-6s %26s %26s %10s\n", "cycle", "A: per job tested (ms)", "B: per job tested (ms)", "B vs A" }
+    { ta = $1 / 1000; da = $2; tb = $4 / 1000; db = $5
+      if (da <= 0 || db <= 0) { printf "%-6d %26s %26s %10s\n", NR, "no job tried", "", "-"; next }
+      ja = ta / da; jb = tb / db; n++; r[n] = jb / ja; sa += ta; sda += da; sb += tb; sdb += db
+      note = ($3 != q || $6 != q || da != q || db != q) ? "  (not the whole queue: tried " da " / " db ", queue " $3 " / " $6 ")" : ""
+      printf "%-6d %26s %26s %10s%s\n", NR, sprintf("%.2f (cycle %s)", ja, secs(ta)),
+        sprintf("%.2f (cycle %s)", jb, secs(tb)), pct(r[n]), note }
+    END { if (n == 0) { print "no cycle to compare"; exit }
+          for (i = 2; i <= n; i++) { v = r[i]; for (j = i - 1; j >= 1 && r[j] > v; j--) r[j + 1] = r[j]; r[j + 1] = v }
+          m = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+          printf "B vs A per job tested: median of the %d pairs %s (from %s to %s); all cycles together %s\n",
+            n, pct(m), pct(r[1]), pct(r[n]), pct((sb / sdb) / (sa / sda)) }'
+  cat "$out/stall-pcycles.txt" 2>/dev/null |
+    awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+           printf "machine: CPU stalls >1 ms / longest (ms): %d / %.1f\n", v["stalls"], v["longest_ms"] }'
+}
