@@ -89,6 +89,7 @@ paired_cycles() {
     : >"$out/pcycles-$tag.txt"
     SLURM_CONF=${pair_conf[$p]} sdiag >"$f" || die "--paired-cycles: $p: sdiag failed"
     seen[$p]=$(sdiag_field "$f" Backfilling "Total cycles")
+    [[ ${seen[$p]} =~ ^[0-9]+$ ]] || die "--paired-cycles: $p: no backfill 'Total cycles' in sdiag ($f)"
     counted[$p]=0
   done
   if [ "$EPOCHSECONDS" -le "$begin" ]; then
