@@ -199,12 +199,9 @@ source "$src/bench/sched_pairs.sh"
 probe_pid=""
 pair_dirs=()
 cleanup() {
-  local d
   [ -z "$probe_pid" ] || kill -TERM "$probe_pid" 2>/dev/null || true
   rg_cluster_stop >/dev/null 2>&1 || true
-  for d in "${pair_dirs[@]}"; do
-    RAILGUARD_CLUSTER_DIR=$d rg_cluster_stop >/dev/null 2>&1 || true
-  done
+  pair_stop
   [ "$keep" = 1 ] || rm -rf -- "$out"
 }
 trap cleanup EXIT
