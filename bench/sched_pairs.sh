@@ -8,15 +8,19 @@
 
 # pair_start PHASE A B: the PHASE (submit, cycles) clusters of policies A and B, each filled
 # and published as in run_policy, both left running (their folders in pair_dirs, which
-# cleanup and pair_stop stop); pair_conf[POLICY] is each one's slurm.conf.
+# cleanup and pair_stop stop); pair_conf[POLICY] is each one's slurm.conf, pair_slot[0] A's
+# and pair_slot[1] B's (A and B may be one policy: --sbatch-opts-b).
 declare -A pair_conf=()
+pair_slot=()
 pair_start() {
   local phase=$1 p
   shift
+  pair_slot=()
   for p in "$@"; do
     start_cluster "$p" "$phase"
     pair_dirs+=("$RAILGUARD_CLUSTER_DIR")
     pair_conf[$p]=$SLURM_CONF
+    pair_slot+=("$SLURM_CONF")
     # The next start must not stop this one.
     unset RAILGUARD_CLUSTER_DIR SLURM_CONF
   done
@@ -52,6 +56,14 @@ paired_submit() {
   pair_stop
 }
 
+# pc_tag K: the file tag of --paired-cycles's cluster K (0: A, 1: B): the policy's name, and
+# for B "_b" after it when A is the same policy (--sbatch-opts-b).
+pc_tag() {
+  local t=${policy_list[$1]//+/_}
+  [ "$1" = 0 ] || [ "${policy_list[0]}" != "${policy_list[1]}" ] || t=${t}_b
+  echo "$t"
+}
+
 # paired_cycles: --paired-cycles's run, in place of each policy's two clusters. The cycles
 # clusters of the first two policies (A and B) both running, each filled and published as in
 # run_policy; the queue's jobs go to both, one sbatch to each in turn (A first in even pairs),
@@ -64,8 +76,9 @@ paired_submit() {
 # two). A cycle that began over part of the queue (the submissions overran the start time) is
 # not counted. Both clusters keep cycling until both have CYCLES, so that neither runs alone.
 paired_cycles() {
-  local a=${policy_list[0]} b=${policy_list[1]} p i first second t0 tag f n begin opts
-  local -A seen=() counted=()
+  local a=${policy_list[0]} b=${policy_list[1]} k i first second t0 f n begin opts tag when
+  local -a seen=() counted=() tags=()
+  tags=("$(pc_tag 0)" "$(pc_tag 1)")
   probe_start "$out/stall-pcycles.txt"
   pair_start cycles "$a" "$b"
   # 10,000 sbatch took 31 ms each with backfill idle here (4,096 nodes); 40 ms allowed, and
@@ -75,22 +88,23 @@ paired_cycles() {
     "at $(date -d "@$begin" +%T)"
   : >"$out/pcycles.err"
   opts=$sbatch_opts
-  sbatch_opts="$opts --begin=$(date -d "@$begin" +%Y-%m-%dT%H:%M:%S)"
+  when=$(date -d "@$begin" +%Y-%m-%dT%H:%M:%S)
   for ((i = 0; i < queue; i++)); do
-    if ((i % 2)); then first=$b second=$a; else first=$a second=$b; fi
-    for p in "$first" "$second"; do
-      SLURM_CONF=${pair_conf[$p]} queue_sbatch "$i" "$out/pcycles.err" || die "--paired-cycles: $p: $refused"
+    if ((i % 2)); then first=1 second=0; else first=0 second=1; fi
+    for k in "$first" "$second"; do
+      sbatch_opts="$opts --begin=$when"
+      [ "$k" = 0 ] || sbatch_opts="$sbatch_opts $sbatch_opts_b"
+      SLURM_CONF=${pair_slot[$k]} queue_sbatch "$i" "$out/pcycles.err" || die "--paired-cycles: ${tags[$k]}: $refused"
     done
   done
   sbatch_opts=$opts
-  for p in "$a" "$b"; do
-    tag=${p//+/_}
-    f=$out/sdiag-pc-$tag.txt
-    : >"$out/pcycles-$tag.txt"
-    SLURM_CONF=${pair_conf[$p]} sdiag >"$f" || die "--paired-cycles: $p: sdiag failed"
-    seen[$p]=$(sdiag_field "$f" Backfilling "Total cycles")
-    [[ ${seen[$p]} =~ ^[0-9]+$ ]] || die "--paired-cycles: $p: no backfill 'Total cycles' in sdiag ($f)"
-    counted[$p]=0
+  for k in 0 1; do
+    f=$out/sdiag-pc-${tags[$k]}.txt
+    : >"$out/pcycles-${tags[$k]}.txt"
+    SLURM_CONF=${pair_slot[$k]} sdiag >"$f" || die "--paired-cycles: ${tags[$k]}: sdiag failed"
+    seen[k]=$(sdiag_field "$f" Backfilling "Total cycles")
+    [[ ${seen[$k]} =~ ^[0-9]+$ ]] || die "--paired-cycles: ${tags[$k]}: no backfill 'Total cycles' in sdiag ($f)"
+    counted[k]=0
   done
   if [ "$EPOCHSECONDS" -le "$begin" ]; then
     log "paired cycles: submitted $((begin - EPOCHSECONDS)) s before the start time; waiting for it"
@@ -99,44 +113,40 @@ paired_cycles() {
   log "paired cycles: $domains fill jobs hold every node of each, $queue jobs wait in each;" \
     "waiting for $cycles backfill cycles of both"
   t0=$SECONDS
-  while [ "${counted[$a]}" -lt "$cycles" ] || [ "${counted[$b]}" -lt "$cycles" ]; do
+  while [ "${counted[0]}" -lt "$cycles" ] || [ "${counted[1]}" -lt "$cycles" ]; do
     [ $((SECONDS - t0)) -lt $(((cycles + 2) * 900)) ] ||
-      die "--paired-cycles: ${counted[$a]} and ${counted[$b]} of $cycles cycles in $(((cycles + 2) * 900)) s"
+      die "--paired-cycles: ${counted[0]} and ${counted[1]} of $cycles cycles in $(((cycles + 2) * 900)) s"
     sleep 1
-    for p in "$a" "$b"; do
-      tag=${p//+/_}
+    for k in 0 1; do
+      tag=${tags[$k]}
       f=$out/sdiag-pc-$tag.txt
-      SLURM_CONF=${pair_conf[$p]} sdiag >"$f" || die "--paired-cycles: $p: sdiag failed"
+      SLURM_CONF=${pair_slot[$k]} sdiag >"$f" || die "--paired-cycles: $tag: sdiag failed"
       n=$(sdiag_field "$f" Backfilling "Total cycles")
-      [ "${n:-0}" -gt "${seen[$p]}" ] || continue
+      [ "${n:-0}" -gt "${seen[$k]}" ] || continue
       # Two cycles ended within one read (never seen: a cycle here takes minutes): the last
       # one's figures are all sdiag keeps, so it counts as one.
-      [ "$n" -eq $((seen[$p] + 1)) ] ||
-        log "paired cycles: $p: $((n - seen[$p])) cycles ended within one read of sdiag; the last one counted"
-      seen[$p]=$n
-      [ "${counted[$p]}" -lt "$cycles" ] || continue
+      [ "$n" -eq $((seen[k] + 1)) ] ||
+        log "paired cycles: $tag: $((n - seen[k])) cycles ended within one read of sdiag; the last one counted"
+      seen[k]=$n
+      [ "${counted[$k]}" -lt "$cycles" ] || continue
       # A cycle that began before the last submission (they overran the start time) or before
       # the start time tried part of the queue or none of it: not counted.
       if [ "$(sdiag_field "$f" Backfilling "Last queue length")" != "$queue" ]; then
-        log "paired cycles: $p: a cycle over $(sdiag_field "$f" Backfilling "Last queue length") of $queue jobs, not counted"
+        log "paired cycles: $tag: a cycle over $(sdiag_field "$f" Backfilling "Last queue length") of $queue jobs, not counted"
         continue
       fi
       echo "$(sdiag_field "$f" Backfilling "Last cycle") $(sdiag_field "$f" Backfilling "Last depth cycle (try sched)")" \
         "$(sdiag_field "$f" Backfilling "Last queue length")" >>"$out/pcycles-$tag.txt"
-      counted[$p]=$((counted[$p] + 1))
-      log "paired cycles: $p: cycle ${counted[$p]} of $cycles: $(tail -n 1 "$out/pcycles-$tag.txt")"
+      counted[k]=$((counted[k] + 1))
+      log "paired cycles: $tag: cycle ${counted[$k]} of $cycles: $(tail -n 1 "$out/pcycles-$tag.txt")"
     done
   done
-  for p in "$a" "$b"; do
-    tag=${p//+/_}
-    [ "$(SLURM_CONF=${pair_conf[$p]} squeue -h -t PD | wc -l)" = "$queue" ] ||
-      die "--paired-cycles: $p: a queue job started (the cluster should be full)"
-  done
-  for i in "${!pair_dirs[@]}"; do
-    p=${policy_list[$i]}
-    grep 'railguard: job_submit/rail: keeper pass' "${pair_dirs[$i]}/ctld/slurmctld.log" \
-      >"$out/keeper-pc-${p//+/_}.log" || true
-    cp "${pair_dirs[$i]}/ctld/slurmctld.log" "$out/slurmctld-pc-${p//+/_}.log"
+  for k in 0 1; do
+    [ "$(SLURM_CONF=${pair_slot[$k]} squeue -h -t PD | wc -l)" = "$queue" ] ||
+      die "--paired-cycles: ${tags[$k]}: a queue job started (the cluster should be full)"
+    grep 'railguard: job_submit/rail: keeper pass' "${pair_dirs[$k]}/ctld/slurmctld.log" \
+      >"$out/keeper-pc-${tags[$k]}.log" || true
+    cp "${pair_dirs[$k]}/ctld/slurmctld.log" "$out/slurmctld-pc-${tags[$k]}.log"
   done
   pair_stop
   probe_stop
@@ -150,8 +160,8 @@ paired_cycles_table() {
   echo "Slurm $release, $nodes CLOUD nodes in $domains one-hop domains of $size, full;" \
     "$queue waiting jobs of 1-$((2 * size)) nodes in each of two clusters running at once;" \
     "$cycles backfill cycles each (sdiag)"
-  echo "A: ${label[$a]}   B: ${label[$b]}"
-  paste -d ' ' "$out/pcycles-${a//+/_}.txt" "$out/pcycles-${b//+/_}.txt" | awk -v q="$queue" '
+  echo "A: ${label[$a]}   B: ${label[$b]}${sbatch_opts_b:+, its queue jobs also with $sbatch_opts_b}"
+  paste -d ' ' "$out/pcycles-$(pc_tag 0).txt" "$out/pcycles-$(pc_tag 1).txt" | awk -v q="$queue" '
     function pct(r) { return sprintf("%+.1f%%", (r - 1) * 100) }
     function secs(ms) { return (ms < 10000) ? sprintf("%.1f ms", ms) : sprintf("%.1f s", ms / 1000) }
     BEGIN { printf "%-6s %26s %26s %10s\n", "cycle", "A: per job tested (ms)", "B: per job tested (ms)", "B vs A" }

@@ -77,6 +77,9 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       pair of cycles B's time per job tested against A's, and their median:
                       what B costs without the machine's drift between two runs (the
                       sbatch, memory and keeper rows are not measured then)
+  --sbatch-opts-b OPTS  with --paired-cycles: more sbatch options for B's queue jobs only
+                      (after --sbatch-opts); B may then be A's policy, e.g. tree+rcf,tree+rcf
+                      with "--switches=1@365-0": what one request costs backfill, side by side
   --sbatch-opts OPTS  more sbatch options for every queue job, e.g. what job_submit/rail
                       adds ("--constraint=rail_healthy --switches=1@365-0") given to a
                       policy without it, to tell its cost from Slurm's for those options
@@ -92,11 +95,11 @@ die() {
 }
 log() { echo "sched_scale.sh: [$(date +%T)] $*" >&2; }
 
-release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0 sbatch_opts=""
+release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0 sbatch_opts="" sbatch_opts_b=""
 ab=0 ab_batch=60 ab_warm=10 paired=0 paired_cycles=0
 while [ $# -gt 0 ]; do
   case $1 in
-    --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts | --ab)
+    --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts | --sbatch-opts-b | --ab)
       [ $# -ge 2 ] || die "$1 needs a value"
       case $1 in
         --slurm-version) release=$2 ;;
@@ -107,6 +110,7 @@ while [ $# -gt 0 ]; do
         --policies) policies=$2 ;;
         --out) out=$2 ;;
         --sbatch-opts) sbatch_opts=$2 ;;
+        --sbatch-opts-b) sbatch_opts_b=$2 ;;
         --ab) ab=$2 ;;
       esac
       shift 2
@@ -165,9 +169,12 @@ done
 if [ "$paired_cycles" = 1 ]; then
   [ "${#policy_list[@]}" = 2 ] ||
     die "--paired-cycles needs exactly two policies, A,B (got '$policies')"
-  [ "${policy_list[0]}" != "${policy_list[1]}" ] || die "--paired-cycles: A and B are both ${policy_list[0]}"
+  [ "${policy_list[0]}" != "${policy_list[1]}" ] || [ -n "$sbatch_opts_b" ] ||
+    die "--paired-cycles: A and B are both ${policy_list[0]} (and no --sbatch-opts-b tells them apart)"
   [ "$paired" = 0 ] && [ "$ab" = 0 ] && [ "$perf" = 0 ] ||
     die "--paired-cycles runs alone: not with --paired, --ab or --perf"
+elif [ -n "$sbatch_opts_b" ]; then
+  die "--sbatch-opts-b is for --paired-cycles's B"
 fi
 # The pair --paired compares: the first policy with job_submit/rail whose plain policy runs too.
 pair_js="" pair_plain=""
