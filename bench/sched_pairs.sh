@@ -56,6 +56,18 @@ paired_submit() {
   pair_stop
 }
 
+# bf_cpu PID: the CPU time (clock ticks, user + system) of slurmctld PID's backfill thread,
+# which every release names "bckfl"; empty when there is none.
+bf_cpu() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    [ "$(cat "$t/comm" 2>/dev/null)" = bckfl ] || continue
+    # Fields 14 and 15 of stat; the name (field 2) holds no space here.
+    awk '{ print $14 + $15 }' "$t/stat" 2>/dev/null
+    return 0
+  done
+}
+
 # pc_tag K: the file tag of --paired-cycles's cluster K (0: A, 1: B): the policy's name, and
 # for B "_b" after it when A is the same policy (--sbatch-opts-b).
 pc_tag() {
@@ -71,13 +83,15 @@ pc_tag() {
 # jobs before their start time out of its queue, sleeps through them (two backfill cycles
 # over growing queues made 5,000 pairs take over 40 minutes) and both clusters begin their
 # cycles over the whole queue at once. Each cycle that ends after that, up to CYCLES per
-# cluster, is one line "CYCLE_US TRY_DEPTH QUEUE_LENGTH" in pcycles-TAG.txt, from sdiag read
-# every second (a cycle takes seconds to minutes; backfill sleeps bf_interval, 5 s, between
+# cluster, is one line "CYCLE_US TRY_DEPTH QUEUE_LENGTH CPU_TICKS" in pcycles-TAG.txt, from sdiag
+# read every second (CPU_TICKS: the backfill thread's CPU time since the end of the cycle before,
+# or since the start time: what the cycle cost on its CPU, without the time it waited for one,
+# which two clusters on two cores share unevenly) (a cycle takes seconds to minutes; backfill sleeps bf_interval, 5 s, between
 # two). A cycle that began over part of the queue (the submissions overran the start time) is
 # not counted. Both clusters keep cycling until both have CYCLES, so that neither runs alone.
 paired_cycles() {
-  local a=${policy_list[0]} b=${policy_list[1]} k i first second t0 f n begin opts tag when
-  local -a seen=() counted=() tags=()
+  local a=${policy_list[0]} b=${policy_list[1]} k i first second t0 f n begin opts tag when cpu used
+  local -a seen=() counted=() tags=() pids=() cpu_at=()
   tags=("$(pc_tag 0)" "$(pc_tag 1)")
   probe_start "$out/stall-pcycles.txt"
   pair_start cycles "$a" "$b"
@@ -106,6 +120,11 @@ paired_cycles() {
     [[ ${seen[$k]} =~ ^[0-9]+$ ]] || die "--paired-cycles: ${tags[$k]}: no backfill 'Total cycles' in sdiag ($f)"
     counted[k]=0
   done
+  for k in 0 1; do
+    pids[k]=$(cat "${pair_dirs[$k]}/pids/slurmctld")
+    cpu_at[k]=$(bf_cpu "${pids[$k]}")
+    [[ ${cpu_at[$k]} =~ ^[0-9]+$ ]] || die "--paired-cycles: ${tags[$k]}: no backfill thread (bckfl) in slurmctld ${pids[$k]}"
+  done
   if [ "$EPOCHSECONDS" -le "$begin" ]; then
     log "paired cycles: submitted $((begin - EPOCHSECONDS)) s before the start time; waiting for it"
     sleep $((begin - EPOCHSECONDS + 1))
@@ -123,6 +142,10 @@ paired_cycles() {
       SLURM_CONF=${pair_slot[$k]} sdiag >"$f" || die "--paired-cycles: $tag: sdiag failed"
       n=$(sdiag_field "$f" Backfilling "Total cycles")
       [ "${n:-0}" -gt "${seen[$k]}" ] || continue
+      cpu=$(bf_cpu "${pids[$k]}")
+      [[ $cpu =~ ^[0-9]+$ ]] || die "--paired-cycles: $tag: slurmctld ${pids[$k]} has no backfill thread now"
+      used=$((cpu - cpu_at[k]))
+      cpu_at[k]=$cpu
       # Two cycles ended within one read (never seen: a cycle here takes minutes): the last
       # one's figures are all sdiag keeps, so it counts as one.
       [ "$n" -eq $((seen[k] + 1)) ] ||
@@ -136,7 +159,7 @@ paired_cycles() {
         continue
       fi
       echo "$(sdiag_field "$f" Backfilling "Last cycle") $(sdiag_field "$f" Backfilling "Last depth cycle (try sched)")" \
-        "$(sdiag_field "$f" Backfilling "Last queue length")" >>"$out/pcycles-$tag.txt"
+        "$(sdiag_field "$f" Backfilling "Last queue length") $used" >>"$out/pcycles-$tag.txt"
       counted[k]=$((counted[k] + 1))
       log "paired cycles: $tag: cycle ${counted[$k]} of $cycles: $(tail -n 1 "$out/pcycles-$tag.txt")"
     done
@@ -161,21 +184,29 @@ paired_cycles_table() {
     "$queue waiting jobs of 1-$((2 * size)) nodes in each of two clusters running at once;" \
     "$cycles backfill cycles each (sdiag)"
   echo "A: ${label[$a]}   B: ${label[$b]}${sbatch_opts_b:+, its queue jobs also with $sbatch_opts_b}"
-  paste -d ' ' "$out/pcycles-$(pc_tag 0).txt" "$out/pcycles-$(pc_tag 1).txt" | awk -v q="$queue" '
+  paste -d ' ' "$out/pcycles-$(pc_tag 0).txt" "$out/pcycles-$(pc_tag 1).txt" |
+    awk -v q="$queue" -v tick_ms="$((1000 / $(getconf CLK_TCK)))" '
     function pct(r) { return sprintf("%+.1f%%", (r - 1) * 100) }
     function secs(ms) { return (ms < 10000) ? sprintf("%.1f ms", ms) : sprintf("%.1f s", ms / 1000) }
-    BEGIN { printf "%-6s %26s %26s %10s\n", "cycle", "A: per job tested (ms)", "B: per job tested (ms)", "B vs A" }
-    { ta = $1 / 1000; da = $2; tb = $4 / 1000; db = $5
-      if (da <= 0 || db <= 0) { printf "%-6d %26s %26s %10s\n", NR, "no job tried", "", "-"; next }
+    function sort(a, n,   i, j, v) { for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v } }
+    function median(a, n) { return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    BEGIN { printf "%-6s %26s %26s %8s %17s %17s %8s\n", "cycle", "A: per job tested (ms)", "B: per job tested (ms)",
+              "B vs A", "A: on CPU (ms)", "B: on CPU (ms)", "B vs A" }
+    { ta = $1 / 1000; da = $2; ca = $4 * tick_ms; tb = $5 / 1000; db = $6; cb = $8 * tick_ms
+      if (da <= 0 || db <= 0) { printf "%-6d %26s %26s %8s\n", NR, "no job tried", "", "-"; next }
       ja = ta / da; jb = tb / db; n++; r[n] = jb / ja; sa += ta; sda += da; sb += tb; sdb += db
-      note = ($3 != q || $6 != q || da != q || db != q) ? "  (not the whole queue: tried " da " / " db ", queue " $3 " / " $6 ")" : ""
-      printf "%-6d %26s %26s %10s%s\n", NR, sprintf("%.2f (cycle %s)", ja, secs(ta)),
-        sprintf("%.2f (cycle %s)", jb, secs(tb)), pct(r[n]), note }
+      ka = ca / da; kb = cb / db; rc[n] = (ka > 0) ? kb / ka : 1; sca += ca; scb += cb
+      note = ($3 != q || $7 != q || da != q || db != q) ? "  (not the whole queue: tried " da " / " db ", queue " $3 " / " $7 ")" : ""
+      printf "%-6d %26s %26s %8s %17s %17s %8s%s\n", NR, sprintf("%.2f (cycle %s)", ja, secs(ta)),
+        sprintf("%.2f (cycle %s)", jb, secs(tb)), pct(r[n]), sprintf("%.2f (%.1f s)", ka, ca / 1000),
+        sprintf("%.2f (%.1f s)", kb, cb / 1000), pct(rc[n]), note }
     END { if (n == 0) { print "no cycle to compare"; exit }
-          for (i = 2; i <= n; i++) { v = r[i]; for (j = i - 1; j >= 1 && r[j] > v; j--) r[j + 1] = r[j]; r[j + 1] = v }
-          m = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+          sort(r, n); sort(rc, n)
           printf "B vs A per job tested: median of the %d pairs %s (from %s to %s); all cycles together %s\n",
-            n, pct(m), pct(r[1]), pct(r[n]), pct((sb / sdb) / (sa / sda)) }'
+            n, pct(median(r, n)), pct(r[1]), pct(r[n]), pct((sb / sdb) / (sa / sda))
+          if (sca > 0)
+            printf "the same on the backfill thread'"'"'s CPU: median %s (from %s to %s); all cycles together %s\n",
+              pct(median(rc, n)), pct(rc[1]), pct(rc[n]), pct((scb / sdb) / (sca / sda)) }'
   cat "$out/stall-pcycles.txt" 2>/dev/null |
     awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
            printf "machine: CPU stalls >1 ms / longest (ms): %d / %.1f\n", v["stalls"], v["longest_ms"] }'
