@@ -56,16 +56,57 @@ paired_submit() {
   pair_stop
 }
 
-# bf_cpu PID: the CPU time (clock ticks, user + system) of slurmctld PID's backfill thread,
-# which every release names "bckfl"; empty when there is none.
-bf_cpu() {
+# bf_thread PID: the thread id of slurmctld PID's backfill thread, which every release names
+# "bckfl"; empty when there is none.
+bf_thread() {
   local t
   for t in /proc/"$1"/task/*; do
-    [ "$(cat "$t/comm" 2>/dev/null)" = bckfl ] || continue
-    # Fields 14 and 15 of stat; the name (field 2) holds no space here.
-    awk '{ print $14 + $15 }' "$t/stat" 2>/dev/null
-    return 0
+    [ "$(cat "$t/comm" 2>/dev/null)" != bckfl ] || {
+      echo "${t##*/}"
+      return 0
+    }
   done
+}
+
+# bf_cpu PID TID: the CPU time (clock ticks, user + system) of thread TID of PID; empty when
+# it is gone. Fields 14 and 15 of stat; the name (field 2) holds no space here.
+bf_cpu() {
+  awk '{ print $14 + $15 }' "/proc/$1/task/$2/stat" 2>/dev/null
+}
+
+# --count-tries: Slurm's tries per cycle, counted where they happen. A uprobe on cons_tres's
+# select_p_job_test (the call backfill makes for each job at each start time it tests; the
+# plugin API, so every release has it) and one `perf stat` per backfill thread counting its
+# hits each second into tries-K.csv; a cycle's tries are the hits since the cycle before
+# ended (none come between two cycles: backfill sleeps bf_interval). Deterministic where the
+# times are not: the same queue on the same policy gives the same count run after run.
+tries_probe=""
+tries_pids=()
+tries_start() {
+  local addr k
+  addr=$(nm -D --defined-only "$cons_tres_so" 2>/dev/null | awk '$3 == "select_p_job_test" { print $1; exit }')
+  [ -n "$addr" ] || die "--count-tries: no select_p_job_test in $cons_tres_so"
+  tries_group=probe_$(basename "$cons_tres_so" .so)
+  perf probe -q -d "$tries_group:rg_tries" >/dev/null 2>&1 || true
+  perf probe -q -x "$cons_tres_so" -a "rg_tries=0x$addr" >"$out/tries-probe.out" 2>&1 ||
+    die "--count-tries: perf probe failed ($out/tries-probe.out)"
+  tries_probe=$tries_group:rg_tries
+  for k in 0 1; do
+    perf stat -e "$tries_probe" -t "${bf_tids[$k]}" -I 1000 -x, -o "$out/tries-$k.csv" >/dev/null 2>&1 &
+    tries_pids+=($!)
+  done
+}
+# tries_read K: the hits counted so far for cluster K (after the count's next second is out).
+tries_read() {
+  awk -F, '$4 ~ /rg_tries/ && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$out/tries-$1.csv" 2>/dev/null || echo 0
+}
+tries_stop() {
+  local p
+  for p in "${tries_pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done
+  for p in "${tries_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  tries_pids=()
+  [ -z "$tries_probe" ] || perf probe -q -d "$tries_probe" >/dev/null 2>&1 || true
+  tries_probe=""
 }
 
 # pc_tag K: the file tag of --paired-cycles's cluster K (0: A, 1: B): the policy's name, and
@@ -83,15 +124,17 @@ pc_tag() {
 # jobs before their start time out of its queue, sleeps through them (two backfill cycles
 # over growing queues made 5,000 pairs take over 40 minutes) and both clusters begin their
 # cycles over the whole queue at once. Each cycle that ends after that, up to CYCLES per
-# cluster, is one line "CYCLE_US TRY_DEPTH QUEUE_LENGTH CPU_TICKS" in pcycles-TAG.txt, from sdiag
-# read every second (CPU_TICKS: the backfill thread's CPU time since the end of the cycle before,
-# or since the start time: what the cycle cost on its CPU, without the time it waited for one,
-# which two clusters on two cores share unevenly) (a cycle takes seconds to minutes; backfill sleeps bf_interval, 5 s, between
+# cluster, is one line "CYCLE_US TRY_DEPTH QUEUE_LENGTH CPU_TICKS TRIES" in pcycles-TAG.txt, from
+# sdiag read every second (CPU_TICKS: the backfill thread's CPU time since the end of the cycle
+# before, or since the start time: what the cycle cost on its CPU, without the time it waited
+# for one, which two clusters on two cores share unevenly; TRIES: with --count-tries the
+# cycle's calls of select_p_job_test, else -) (a cycle takes seconds to minutes; backfill sleeps bf_interval, 5 s, between
 # two). A cycle that began over part of the queue (the submissions overran the start time) is
 # not counted. Both clusters keep cycling until both have CYCLES, so that neither runs alone.
 paired_cycles() {
-  local a=${policy_list[0]} b=${policy_list[1]} k i first second t0 f n begin opts tag when cpu used
-  local -a seen=() counted=() tags=() pids=() cpu_at=()
+  local a=${policy_list[0]} b=${policy_list[1]} k i first second t0 f n begin opts tag when cpu used tries
+  local -a seen=() counted=() tags=() pids=() cpu_at=() tries_at=()
+  bf_tids=()
   tags=("$(pc_tag 0)" "$(pc_tag 1)")
   probe_start "$out/stall-pcycles.txt"
   pair_start cycles "$a" "$b"
@@ -122,9 +165,12 @@ paired_cycles() {
   done
   for k in 0 1; do
     pids[k]=$(cat "${pair_dirs[$k]}/pids/slurmctld")
-    cpu_at[k]=$(bf_cpu "${pids[$k]}")
+    bf_tids[k]=$(bf_thread "${pids[$k]}")
+    cpu_at[k]=$(bf_cpu "${pids[$k]}" "${bf_tids[$k]}")
     [[ ${cpu_at[$k]} =~ ^[0-9]+$ ]] || die "--paired-cycles: ${tags[$k]}: no backfill thread (bckfl) in slurmctld ${pids[$k]}"
+    tries_at[k]=0
   done
+  [ "$count_tries" = 0 ] || tries_start
   if [ "$EPOCHSECONDS" -le "$begin" ]; then
     log "paired cycles: submitted $((begin - EPOCHSECONDS)) s before the start time; waiting for it"
     sleep $((begin - EPOCHSECONDS + 1))
@@ -142,10 +188,16 @@ paired_cycles() {
       SLURM_CONF=${pair_slot[$k]} sdiag >"$f" || die "--paired-cycles: $tag: sdiag failed"
       n=$(sdiag_field "$f" Backfilling "Total cycles")
       [ "${n:-0}" -gt "${seen[$k]}" ] || continue
-      cpu=$(bf_cpu "${pids[$k]}")
+      cpu=$(bf_cpu "${pids[$k]}" "${bf_tids[$k]}")
       [[ $cpu =~ ^[0-9]+$ ]] || die "--paired-cycles: $tag: slurmctld ${pids[$k]} has no backfill thread now"
       used=$((cpu - cpu_at[k]))
       cpu_at[k]=$cpu
+      tries=-
+      if [ "$count_tries" = 1 ]; then
+        sleep 1.2 # the count of the second the cycle ended in
+        tries=$(tries_read "$k")
+        tries=$((tries - tries_at[k])) tries_at[k]=$((tries_at[k] + tries))
+      fi
       # Two cycles ended within one read (never seen: a cycle here takes minutes): the last
       # one's figures are all sdiag keeps, so it counts as one.
       [ "$n" -eq $((seen[k] + 1)) ] ||
@@ -159,7 +211,7 @@ paired_cycles() {
         continue
       fi
       echo "$(sdiag_field "$f" Backfilling "Last cycle") $(sdiag_field "$f" Backfilling "Last depth cycle (try sched)")" \
-        "$(sdiag_field "$f" Backfilling "Last queue length") $used" >>"$out/pcycles-$tag.txt"
+        "$(sdiag_field "$f" Backfilling "Last queue length") $used $tries" >>"$out/pcycles-$tag.txt"
       counted[k]=$((counted[k] + 1))
       log "paired cycles: $tag: cycle ${counted[$k]} of $cycles: $(tail -n 1 "$out/pcycles-$tag.txt")"
     done
@@ -171,6 +223,7 @@ paired_cycles() {
       >"$out/keeper-pc-${tags[$k]}.log" || true
     cp "${pair_dirs[$k]}/ctld/slurmctld.log" "$out/slurmctld-pc-${tags[$k]}.log"
   done
+  tries_stop
   pair_stop
   probe_stop
 }
@@ -192,11 +245,12 @@ paired_cycles_table() {
     function median(a, n) { return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
     BEGIN { printf "%-6s %26s %26s %8s %17s %17s %8s\n", "cycle", "A: per job tested (ms)", "B: per job tested (ms)",
               "B vs A", "A: on CPU (ms)", "B: on CPU (ms)", "B vs A" }
-    { ta = $1 / 1000; da = $2; ca = $4 * tick_ms; tb = $5 / 1000; db = $6; cb = $8 * tick_ms
+    { ta = $1 / 1000; da = $2; ca = $4 * tick_ms; tb = $6 / 1000; db = $7; cb = $9 * tick_ms
       if (da <= 0 || db <= 0) { printf "%-6d %26s %26s %8s\n", NR, "no job tried", "", "-"; next }
       ja = ta / da; jb = tb / db; n++; r[n] = jb / ja; sa += ta; sda += da; sb += tb; sdb += db
+      if ($5 ~ /^[0-9]+$/ && $10 ~ /^[0-9]+$/) { tra += $5; trb += $10 }
       ka = ca / da; kb = cb / db; rc[n] = (ka > 0) ? kb / ka : 1; sca += ca; scb += cb
-      note = ($3 != q || $7 != q || da != q || db != q) ? "  (not the whole queue: tried " da " / " db ", queue " $3 " / " $7 ")" : ""
+      note = ($3 != q || $8 != q || da != q || db != q) ? "  (not the whole queue: tried " da " / " db ", queue " $3 " / " $8 ")" : ""
       printf "%-6d %26s %26s %8s %17s %17s %8s%s\n", NR, sprintf("%.2f (cycle %s)", ja, secs(ta)),
         sprintf("%.2f (cycle %s)", jb, secs(tb)), pct(r[n]), sprintf("%.2f (%.1f s)", ka, ca / 1000),
         sprintf("%.2f (%.1f s)", kb, cb / 1000), pct(rc[n]), note }
@@ -204,6 +258,9 @@ paired_cycles_table() {
           sort(r, n); sort(rc, n)
           printf "B vs A per job tested: median of the %d pairs %s (from %s to %s); all cycles together %s\n",
             n, pct(median(r, n)), pct(r[1]), pct(r[n]), pct((sb / sdb) / (sa / sda))
+          if (tra != "")
+            printf "Slurm'"'"'s tries (select_p_job_test calls of the backfill thread) per job tested: A %.2f, B %.2f (B vs A %s)\n",
+              tra / sda, trb / sdb, pct((trb / sdb) / (tra / sda))
           if (sca > 0)
             printf "the same on the backfill thread'"'"'s CPU: median %s (from %s to %s); all cycles together %s\n",
               pct(median(rc, n)), pct(rc[1]), pct(rc[n]), pct((scb / sdb) / (sca / sda)) }'

@@ -77,6 +77,10 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       pair of cycles B's time per job tested against A's, and their median:
                       what B costs without the machine's drift between two runs (the
                       sbatch, memory and keeper rows are not measured then)
+  --count-tries       with --paired-cycles: also count Slurm's tries per cycle (cons_tres's
+                      select_p_job_test, called once per job and start time tested) in each
+                      backfill thread, through a uprobe and perf stat (root, perf): the same
+                      queue and policy give the same count, where the times drift
   --sbatch-opts-b OPTS  with --paired-cycles: more sbatch options for B's queue jobs only
                       (after --sbatch-opts); B may then be A's policy, e.g. tree+rcf,tree+rcf
                       with "--switches=1@365-0": what one request costs backfill, side by side
@@ -96,7 +100,7 @@ die() {
 log() { echo "sched_scale.sh: [$(date +%T)] $*" >&2; }
 
 release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0 sbatch_opts="" sbatch_opts_b=""
-ab=0 ab_batch=60 ab_warm=10 paired=0 paired_cycles=0
+ab=0 ab_batch=60 ab_warm=10 paired=0 paired_cycles=0 count_tries=0
 while [ $# -gt 0 ]; do
   case $1 in
     --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts | --sbatch-opts-b | --ab)
@@ -125,6 +129,10 @@ while [ $# -gt 0 ]; do
       ;;
     --paired-cycles)
       paired_cycles=1
+      shift
+      ;;
+    --count-tries)
+      count_tries=1
       shift
       ;;
     -h | --help)
@@ -175,6 +183,8 @@ if [ "$paired_cycles" = 1 ]; then
     die "--paired-cycles runs alone: not with --paired, --ab or --perf"
 elif [ -n "$sbatch_opts_b" ]; then
   die "--sbatch-opts-b is for --paired-cycles's B"
+elif [ "$count_tries" = 1 ]; then
+  die "--count-tries is for --paired-cycles"
 fi
 # The pair --paired compares: the first policy with job_submit/rail whose plain policy runs too.
 pair_js="" pair_plain=""
@@ -197,6 +207,19 @@ if [ -z "$out" ]; then
   keep=0
 fi
 mkdir -p "$out"
+# cons_tres, whose select_p_job_test --count-tries counts.
+if [ "$release" = debian ]; then
+  cons_tres_so=/usr/lib/x86_64-linux-gnu/slurm-wlm/select_cons_tres.so
+else
+  cons_tres_so=$prefix/lib/slurm/select_cons_tres.so
+fi
+if [ "$count_tries" = 1 ]; then
+  command -v perf >/dev/null || die "--count-tries needs perf (apt-get install linux-perf)"
+  [ "$(id -u)" = 0 ] || die "--count-tries needs root (perf probe adds a uprobe)"
+  [ -f "$cons_tres_so" ] || die "--count-tries: no $cons_tres_so"
+  [ -e /sys/kernel/tracing/uprobe_events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+    die "--count-tries: no /sys/kernel/tracing (tracefs) for uprobes"
+fi
 # shellcheck source=../tests/harness/cluster.sh
 source "$src/tests/harness/cluster.sh"
 # shellcheck source=sched_lib.sh
@@ -208,6 +231,7 @@ pair_dirs=()
 cleanup() {
   [ -z "$probe_pid" ] || kill -TERM "$probe_pid" 2>/dev/null || true
   rg_cluster_stop >/dev/null 2>&1 || true
+  tries_stop
   pair_stop
   [ "$keep" = 1 ] || rm -rf -- "$out"
 }
