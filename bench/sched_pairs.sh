@@ -78,8 +78,9 @@ bf_cpu() {
 # select_p_job_test (the call backfill makes for each job at each start time it tests; the
 # plugin API, so every release has it) and one `perf stat` per backfill thread counting its
 # hits each second into tries-K.csv; a cycle's tries are the hits since the cycle before
-# ended (none come between two cycles: backfill sleeps bf_interval). Deterministic where the
-# times are not: the same queue on the same policy gives the same count run after run.
+# ended (none come between two cycles: backfill sleeps bf_interval). Steady where the times are
+# not: every cycle of a run alike (the first now and then a few percent lower), and within 3%
+# between runs of one queue and policy (bench/README.md, session 35).
 tries_probe=""
 tries_pids=()
 tries_start() {
