@@ -8,9 +8,8 @@
 
 # pair_start PHASE A B: the PHASE (submit, cycles) clusters of policies A and B, each filled
 # and published as in run_policy, both left running (their folders in pair_dirs, which
-# cleanup and pair_stop stop); pair_conf[POLICY] is each one's slurm.conf, pair_slot[0] A's
-# and pair_slot[1] B's (A and B may be one policy: --sbatch-opts-b).
-declare -A pair_conf=()
+# cleanup and pair_stop stop); pair_slot[0] is A's slurm.conf and pair_slot[1] B's (A and B
+# may be one policy: --sbatch-opts-b).
 pair_slot=()
 pair_start() {
   local phase=$1 p
@@ -19,7 +18,6 @@ pair_start() {
   for p in "$@"; do
     start_cluster "$p" "$phase"
     pair_dirs+=("$RAILGUARD_CLUSTER_DIR")
-    pair_conf[$p]=$SLURM_CONF
     pair_slot+=("$SLURM_CONF")
     # The next start must not stop this one.
     unset RAILGUARD_CLUSTER_DIR SLURM_CONF
@@ -40,16 +38,18 @@ pair_stop() {
 # queue's jobs are submitted to both, one sbatch to each in turn, the plain one first in even
 # pairs and the other first in odd ones. Per pair "MS_PLAIN MS_JS" in paired.ms.
 paired_submit() {
-  local p i first second ms_plain ms_js
+  local k i first second ms_plain ms_js
   pair_start submit "$pair_plain" "$pair_js"
   log "paired: $queue jobs to both $pair_plain and $pair_js, one sbatch to each in turn, timed"
   : >"$out/paired.ms"
   : >"$out/paired.err"
   for ((i = 0; i < queue; i++)); do
-    if ((i % 2)); then first=$pair_js second=$pair_plain; else first=$pair_plain second=$pair_js; fi
-    for p in "$first" "$second"; do
-      SLURM_CONF=${pair_conf[$p]} queue_sbatch "$i" "$out/paired.err" || die "--paired: $p: $refused"
-      if [ "$p" = "$pair_js" ]; then ms_js=$sbatch_ms; else ms_plain=$sbatch_ms; fi
+    # Slot 0 is the plain policy, slot 1 the one with job_submit/rail (pair_start's order).
+    if ((i % 2)); then first=1 second=0; else first=0 second=1; fi
+    for k in "$first" "$second"; do
+      SLURM_CONF=${pair_slot[$k]} queue_sbatch "$i" "$out/paired.err" ||
+        die "--paired: $( ((k)) && echo "$pair_js" || echo "$pair_plain"): $refused"
+      if ((k)); then ms_js=$sbatch_ms; else ms_plain=$sbatch_ms; fi
     done
     echo "$ms_plain $ms_js" >>"$out/paired.ms"
   done
@@ -129,8 +129,8 @@ pc_tag() {
 # sdiag read every second (CPU_TICKS: the backfill thread's CPU time since the end of the cycle
 # before, or since the start time: what the cycle cost on its CPU, without the time it waited
 # for one, which two clusters on two cores share unevenly; TRIES: with --count-tries the
-# cycle's calls of select_p_job_test, else -) (a cycle takes seconds to minutes; backfill sleeps bf_interval, 5 s, between
-# two). A cycle that began over part of the queue (the submissions overran the start time) is
+# cycle's calls of select_p_job_test, else -). A cycle takes seconds to minutes; backfill
+# sleeps bf_interval, 5 s, between two. A cycle that began over part of the queue (the submissions overran the start time) is
 # not counted. Both clusters keep cycling until both have CYCLES, so that neither runs alone.
 paired_cycles() {
   local a=${policy_list[0]} b=${policy_list[1]} k i first second t0 f n begin opts tag when cpu used tries
@@ -250,21 +250,23 @@ paired_cycles_table() {
       if (da <= 0 || db <= 0) { printf "%-6d %26s %26s %8s\n", NR, "no job tried", "", "-"; next }
       ja = ta / da; jb = tb / db; n++; r[n] = jb / ja; sa += ta; sda += da; sb += tb; sdb += db
       if ($5 ~ /^[0-9]+$/ && $10 ~ /^[0-9]+$/) { tra += $5; trb += $10 }
-      ka = ca / da; kb = cb / db; rc[n] = (ka > 0) ? kb / ka : 1; sca += ca; scb += cb
+      ka = ca / da; kb = cb / db; sca += ca; scb += cb
+      # A cycle shorter than a clock tick reads 0 s of CPU: no ratio, and none in the median.
+      if (ka > 0 && kb > 0) { m++; rc[m] = kb / ka; cpct = pct(kb / ka) } else cpct = "-"
       note = ($3 != q || $8 != q || da != q || db != q) ? "  (not the whole queue: tried " da " / " db ", queue " $3 " / " $8 ")" : ""
       printf "%-6d %26s %26s %8s %17s %17s %8s%s\n", NR, sprintf("%.2f (cycle %s)", ja, secs(ta)),
         sprintf("%.2f (cycle %s)", jb, secs(tb)), pct(r[n]), sprintf("%.2f (%.1f s)", ka, ca / 1000),
-        sprintf("%.2f (%.1f s)", kb, cb / 1000), pct(rc[n]), note }
+        sprintf("%.2f (%.1f s)", kb, cb / 1000), cpct, note }
     END { if (n == 0) { print "no cycle to compare"; exit }
-          sort(r, n); sort(rc, n)
+          sort(r, n); sort(rc, m)
           printf "B vs A per job tested: median of the %d pairs %s (from %s to %s); all cycles together %s\n",
             n, pct(median(r, n)), pct(r[1]), pct(r[n]), pct((sb / sdb) / (sa / sda))
+          if (m > 0 && sca > 0)
+            printf "the same on the backfill thread'"'"'s CPU: median %s (from %s to %s); all cycles together %s\n",
+              pct(median(rc, m)), pct(rc[1]), pct(rc[m]), pct((scb / sdb) / (sca / sda))
           if (tra != "")
             printf "Slurm'"'"'s tries (select_p_job_test calls of the backfill thread) per job tested: A %.2f, B %.2f (B vs A %s)\n",
-              tra / sda, trb / sdb, pct((trb / sdb) / (tra / sda))
-          if (sca > 0)
-            printf "the same on the backfill thread'"'"'s CPU: median %s (from %s to %s); all cycles together %s\n",
-              pct(median(rc, n)), pct(rc[1]), pct(rc[n]), pct((scb / sdb) / (sca / sda)) }'
+              tra / sda, trb / sdb, pct((trb / sdb) / (tra / sda)) }'
   cat "$out/stall-pcycles.txt" 2>/dev/null |
     awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
            printf "machine: CPU stalls >1 ms / longest (ms): %d / %.1f\n", v["stalls"], v["longest_ms"] }'

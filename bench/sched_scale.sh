@@ -79,11 +79,13 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       sbatch, memory and keeper rows are not measured then)
   --count-tries       with --paired-cycles: also count Slurm's tries per cycle (cons_tres's
                       select_p_job_test, called once per job and start time tested) in each
-                      backfill thread, through a uprobe and perf stat (root, perf): the same
-                      queue and policy give the same count, where the times drift
+                      backfill thread, through a uprobe and perf stat (root, perf): every
+                      cycle of a run alike and runs within 3% of each other, where the
+                      times drift
   --sbatch-opts-b OPTS  with --paired-cycles: more sbatch options for B's queue jobs only
                       (after --sbatch-opts); B may then be A's policy, e.g. tree+rcf,tree+rcf
-                      with "--switches=1@365-0": what one request costs backfill, side by side
+                      with "--constraint=rail_healthy": what one request costs backfill, side
+                      by side
   --sbatch-opts OPTS  more sbatch options for every queue job, e.g. what job_submit/rail
                       adds ("--constraint=rail_healthy --switches=1@365-0") given to a
                       policy without it, to tell its cost from Slurm's for those options
@@ -207,9 +209,12 @@ if [ -z "$out" ]; then
   keep=0
 fi
 mkdir -p "$out"
-# cons_tres, whose select_p_job_test --count-tries counts.
+# shellcheck source=../tests/harness/cluster.sh
+source "$src/tests/harness/cluster.sh"
+# cons_tres, whose select_p_job_test --count-tries counts: in the PluginDir the harness gives
+# that release's slurmctld.
 if [ "$release" = debian ]; then
-  cons_tres_so=/usr/lib/x86_64-linux-gnu/slurm-wlm/select_cons_tres.so
+  cons_tres_so=$_RG_DEBIAN_PLUGIN_DIR/select_cons_tres.so
 else
   cons_tres_so=$prefix/lib/slurm/select_cons_tres.so
 fi
@@ -220,8 +225,6 @@ if [ "$count_tries" = 1 ]; then
   [ -e /sys/kernel/tracing/uprobe_events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
     die "--count-tries: no /sys/kernel/tracing (tracefs) for uprobes"
 fi
-# shellcheck source=../tests/harness/cluster.sh
-source "$src/tests/harness/cluster.sh"
 # shellcheck source=sched_lib.sh
 source "$src/bench/sched_lib.sh"
 # shellcheck source=sched_pairs.sh
