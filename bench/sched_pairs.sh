@@ -110,6 +110,43 @@ tries_stop() {
   tries_probe=""
 }
 
+# --swap-cpus: this VM's virtual CPUs differ in speed for minutes at a time (a cache-bound
+# loop ran 4.5x slower on one than on the other for over a minute, then alike; the guest
+# reports no steal time), and a busy backfill thread mostly stays on the CPU it began on.
+# Swapping did not make two clusters of one policy agree (10-15% apart either way, the
+# controls of bench/README.md, session 36): what differs is each slurmctld process.
+# swap_start PID_A PID_B pins every thread of A's slurmctld to the first half
+# of the CPUs this script may use and B's to the second half, and swaps the halves every
+# swap_cpus seconds, one line per swap in swaps.txt, until swap_stop. Threads slurmctld makes
+# later inherit the pinning of the thread that makes them.
+swap_pid=""
+swap_start() {
+  local cpus half procs=("$1" "$2")
+  [ "${swap_cpus:-0}" != 0 ] || return 0
+  # This script's CPUs ("0,1" or "0-3,6"), one per line.
+  cpus=$(taskset -c -p $$ | sed 's/.*: *//' | tr , '\n' |
+    awk -F- '{ for (c = $1; c <= (NF > 1 ? $2 : $1); c++) print c }')
+  half=$(($(wc -l <<<"$cpus") / 2))
+  [ "$half" -ge 1 ] || die "--swap-cpus: this script may use one CPU only ($cpus); --swap-cpus 0 runs without"
+  swap_sets=("$(head -n "$half" <<<"$cpus" | paste -sd,)" "$(tail -n +$((half + 1)) <<<"$cpus" | head -n "$half" | paste -sd,)")
+  : >"$out/swaps.txt"
+  (
+    trap 'exit 0' TERM
+    k=0
+    while :; do
+      for c in 0 1; do
+        taskset -a -c -p "${swap_sets[$(((c + k) % 2))]}" "${procs[$c]}" >/dev/null 2>&1 || true
+      done
+      echo "$EPOCHSECONDS $((k % 2))" >>"$out/swaps.txt"
+      k=$((k + 1))
+      sleep "$swap_cpus" &
+      wait $!
+    done
+  ) &
+  swap_pid=$!
+}
+swap_stop() { bg_stop swap_pid; }
+
 # pc_tag K: the file tag of --paired-cycles's cluster K (0: A, 1: B): the policy's name, and
 # for B "_b" after it when A is the same policy (--sbatch-opts-b).
 pc_tag() {
@@ -172,6 +209,7 @@ paired_cycles() {
     tries_at[k]=0
   done
   [ "$count_tries" = 0 ] || tries_start
+  swap_start "${pids[0]}" "${pids[1]}"
   if [ "$EPOCHSECONDS" -le "$begin" ]; then
     log "paired cycles: submitted $((begin - EPOCHSECONDS)) s before the start time; waiting for it"
     sleep $((begin - EPOCHSECONDS + 1))
@@ -224,6 +262,7 @@ paired_cycles() {
       >"$out/keeper-pc-${tags[$k]}.log" || true
     cp "${pair_dirs[$k]}/ctld/slurmctld.log" "$out/slurmctld-pc-${tags[$k]}.log"
   done
+  swap_stop
   tries_stop
   pair_stop
   probe_stop
@@ -261,12 +300,19 @@ paired_cycles_table() {
           sort(r, n); sort(rc, m)
           printf "B vs A per job tested: median of the %d pairs %s (from %s to %s); all cycles together %s\n",
             n, pct(median(r, n)), pct(r[1]), pct(r[n]), pct((sb / sdb) / (sa / sda))
-          if (m > 0 && sca > 0)
+          # Under a second of CPU on either side (tiny runs) the clock ticks say nothing.
+          if (m > 0 && sca >= 1000 && scb >= 1000)
             printf "the same on the backfill thread'"'"'s CPU: median %s (from %s to %s); all cycles together %s\n",
               pct(median(rc, m)), pct(rc[1]), pct(rc[m]), pct((scb / sdb) / (sca / sda))
           if (tra != "")
             printf "Slurm'"'"'s tries (select_p_job_test calls of the backfill thread) per job tested: A %.2f, B %.2f (B vs A %s)\n",
               tra / sda, trb / sdb, pct((trb / sdb) / (tra / sda)) }'
+  if [ -s "$out/swaps.txt" ]; then
+    echo "CPUs: A's and B's slurmctld pinned to CPUs ${swap_sets[0]} and ${swap_sets[1]}, the two swapped every" \
+      "$swap_cpus s ($(($(wc -l <"$out/swaps.txt") - 1)) swaps)"
+  else
+    echo "CPUs: neither slurmctld pinned (--swap-cpus 0)"
+  fi
   cat "$out/stall-pcycles.txt" 2>/dev/null |
     awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
            printf "machine: CPU stalls >1 ms / longest (ms): %d / %.1f\n", v["stalls"], v["longest_ms"] }'

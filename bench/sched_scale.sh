@@ -86,6 +86,13 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       (after --sbatch-opts); B may then be A's policy, e.g. tree+rcf,tree+rcf
                       with "--constraint=rail_healthy": what one request costs backfill, side
                       by side
+  --swap-cpus S       with --paired-cycles: pin A's slurmctld (all its threads) to the first
+                      half of this machine's CPUs and B's to the second, and swap the two
+                      every S seconds (default 0: neither pinned nor swapped), so that each
+                      cluster's backfill spends as long on each CPU: this VM's virtual CPUs
+                      differ in speed for minutes at a time (one ran a cache-bound loop 4.5x
+                      slower than the other for over a minute, 8 Dec 2026). Two clusters of
+                      one policy still differed by 10-15% with it (bench/README.md)
   --sbatch-opts OPTS  more sbatch options for every queue job, e.g. what job_submit/rail
                       adds ("--constraint=rail_healthy --switches=1@365-0") given to a
                       policy without it, to tell its cost from Slurm's for those options
@@ -102,10 +109,10 @@ die() {
 log() { echo "sched_scale.sh: [$(date +%T)] $*" >&2; }
 
 release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0 sbatch_opts="" sbatch_opts_b=""
-ab=0 ab_batch=60 ab_warm=10 paired=0 paired_cycles=0 count_tries=0
+ab=0 ab_batch=60 ab_warm=10 paired=0 paired_cycles=0 count_tries=0 swap_cpus=""
 while [ $# -gt 0 ]; do
   case $1 in
-    --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts | --sbatch-opts-b | --ab)
+    --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts | --sbatch-opts-b | --ab | --swap-cpus)
       [ $# -ge 2 ] || die "$1 needs a value"
       case $1 in
         --slurm-version) release=$2 ;;
@@ -118,6 +125,7 @@ while [ $# -gt 0 ]; do
         --sbatch-opts) sbatch_opts=$2 ;;
         --sbatch-opts-b) sbatch_opts_b=$2 ;;
         --ab) ab=$2 ;;
+        --swap-cpus) swap_cpus=$2 ;;
       esac
       shift 2
       ;;
@@ -183,10 +191,19 @@ if [ "$paired_cycles" = 1 ]; then
     die "--paired-cycles: A and B are both ${policy_list[0]} (and no --sbatch-opts-b tells them apart)"
   [ "$paired" = 0 ] && [ "$ab" = 0 ] && [ "$perf" = 0 ] ||
     die "--paired-cycles runs alone: not with --paired, --ab or --perf"
+  : "${swap_cpus:=0}"
+  [[ $swap_cpus =~ ^[0-9]+$ ]] && [ "$swap_cpus" -le 600 ] ||
+    die "--swap-cpus needs whole seconds from 0 (off) to 600, got '$swap_cpus'"
+  if [ "$swap_cpus" != 0 ]; then
+    command -v taskset >/dev/null || die "--swap-cpus needs taskset (util-linux); --swap-cpus 0 runs without"
+    [ "$(nproc)" -ge 2 ] || die "--swap-cpus needs two CPUs or more, this machine gives $(nproc); --swap-cpus 0 runs without"
+  fi
 elif [ -n "$sbatch_opts_b" ]; then
   die "--sbatch-opts-b is for --paired-cycles's B"
 elif [ "$count_tries" = 1 ]; then
   die "--count-tries is for --paired-cycles"
+elif [ -n "$swap_cpus" ]; then
+  die "--swap-cpus is for --paired-cycles"
 fi
 # The pair --paired compares: the first policy with job_submit/rail whose plain policy runs too.
 pair_js="" pair_plain=""
@@ -234,6 +251,7 @@ pair_dirs=()
 cleanup() {
   [ -z "$probe_pid" ] || kill -TERM "$probe_pid" 2>/dev/null || true
   rg_cluster_stop >/dev/null 2>&1 || true
+  swap_stop
   tries_stop
   pair_stop
   [ "$keep" = 1 ] || rm -rf -- "$out"
@@ -415,11 +433,16 @@ probe_start() {
   "$bin/cpu_stall" --out "$1" &
   probe_pid=$!
 }
-probe_stop() {
-  [ -n "$probe_pid" ] || return 0
-  kill -TERM "$probe_pid" 2>/dev/null || true
-  wait "$probe_pid" 2>/dev/null || true
-  probe_pid=""
+probe_stop() { bg_stop probe_pid; }
+
+# bg_stop NAME: stops the background job whose pid the variable NAME holds (nothing when it is
+# empty), waits for it and empties NAME.
+bg_stop() {
+  local p=${!1}
+  [ -n "$p" ] || return 0
+  kill -TERM "$p" 2>/dev/null || true
+  wait "$p" 2>/dev/null || true
+  printf -v "$1" '%s' ""
 }
 
 # ab_rounds TAG: --ab's rounds on the running cluster (its slurm.conf has JobSubmitPlugins=rail):
