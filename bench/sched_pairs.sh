@@ -172,7 +172,7 @@ pc_tag() {
 paired_cycles() {
   local a=${policy_list[0]} b=${policy_list[1]} k i first second t0 f n begin opts tag when cpu used tries
   local -a seen=() counted=() tags=() pids=() cpu_at=() tries_at=()
-  bf_tids=()
+  bf_tids=() restarts=()
   tags=("$(pc_tag 0)" "$(pc_tag 1)")
   probe_start "$out/stall-pcycles.txt"
   pair_start cycles "$a" "$b"
@@ -214,8 +214,8 @@ paired_cycles() {
     log "paired cycles: submitted $((begin - EPOCHSECONDS)) s before the start time; waiting for it"
     sleep $((begin - EPOCHSECONDS + 1))
   fi
-  log "paired cycles: $domains fill jobs hold every node of each, $queue jobs wait in each;" \
-    "waiting for $cycles backfill cycles of both"
+  log "paired cycles: $( ((restart_cycles)) && echo "a reservation holds" || echo "$domains fill jobs hold")" \
+    "every node of each, $queue jobs wait in each; waiting for $cycles backfill cycles of both"
   t0=$SECONDS
   while [ "${counted[0]}" -lt "$cycles" ] || [ "${counted[1]}" -lt "$cycles" ]; do
     [ $((SECONDS - t0)) -lt $(((cycles + 2) * 900)) ] ||
@@ -253,6 +253,10 @@ paired_cycles() {
         "$(sdiag_field "$f" Backfilling "Last queue length") $used $tries" >>"$out/pcycles-$tag.txt"
       counted[k]=$((counted[k] + 1))
       log "paired cycles: $tag: cycle ${counted[$k]} of $cycles: $(tail -n 1 "$out/pcycles-$tag.txt")"
+      if [ "$restart_cycles" = 1 ] && [ "${counted[$k]}" -lt "$cycles" ]; then
+        pc_restart "$k"
+        seen[k]=0 # sdiag's counters start again with the process
+      fi
     done
   done
   for k in 0 1; do
@@ -266,6 +270,26 @@ paired_cycles() {
   tries_stop
   pair_stop
   probe_stop
+}
+
+# pc_restart K: --restart-cycles: slurmctld of cluster K stopped (SIGTERM: it saves its state)
+# and started again from that state; pids[K], bf_tids[K] and cpu_at[K] (paired_cycles's) follow
+# the new process, whose backfill thread appears a moment after it answers.
+pc_restart() {
+  local k=$1 d=${pair_dirs[$1]} i
+  RAILGUARD_CLUSTER_DIR=$d rg_cluster_kill slurmctld TERM >/dev/null 2>&1 ||
+    die "--restart-cycles: ${tags[$k]}: slurmctld did not stop ($d)"
+  RAILGUARD_CLUSTER_DIR=$d rg_cluster_respawn slurmctld >/dev/null 2>&1 ||
+    die "--restart-cycles: ${tags[$k]}: slurmctld did not start again ($d/ctld/slurmctld.log)"
+  pids[k]=$(cat "$d/pids/slurmctld")
+  for ((i = 0; i < 300; i++)); do
+    bf_tids[k]=$(bf_thread "${pids[$k]}")
+    [ -z "${bf_tids[$k]}" ] || break
+    sleep 0.1
+  done
+  cpu_at[k]=$(bf_cpu "${pids[$k]}" "${bf_tids[$k]}")
+  [[ ${cpu_at[$k]} =~ ^[0-9]+$ ]] || die "--restart-cycles: ${tags[$k]}: no backfill thread 30 s after the restart"
+  restarts[k]=$((${restarts[$k]:-0} + 1))
 }
 
 # paired_cycles_table: --paired-cycles's table. Per pair of cycles (A's k-th and B's k-th,
@@ -307,6 +331,10 @@ paired_cycles_table() {
           if (tra != "")
             printf "Slurm'"'"'s tries (select_p_job_test calls of the backfill thread) per job tested: A %.2f, B %.2f (B vs A %s)\n",
               tra / sda, trb / sdb, pct((trb / sdb) / (tra / sda)) }'
+  if [ "$restart_cycles" = 1 ]; then
+    echo "processes: each slurmctld restarted after each of its cycles (A ${restarts[0]:-0}, B ${restarts[1]:-0} times);" \
+      "every node reserved instead of fill jobs"
+  fi
   if [ -s "$out/swaps.txt" ]; then
     echo "CPUs: A's and B's slurmctld pinned to CPUs ${swap_sets[0]} and ${swap_sets[1]}, the two swapped every" \
       "$swap_cpus s ($(($(wc -l <"$out/swaps.txt") - 1)) swaps)"

@@ -93,6 +93,14 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       differ in speed for minutes at a time (one ran a cache-bound loop 4.5x
                       slower than the other for over a minute, 8 Dec 2026). Two clusters of
                       one policy still differed by 10-15% with it (bench/README.md)
+  --restart-cycles    with --paired-cycles: restart each cluster's slurmctld (SIGTERM, then
+                      started again from its saved state) after each of its cycles, so that
+                      every cycle counted is a new process's: two slurmctld processes of one
+                      policy differ by 10-18% per job tested and mostly keep that from cycle
+                      to cycle (bench/README.md, session 36). The clusters are then filled by
+                      a reservation of every node (10 h, for another user) instead of fill
+                      jobs, whose nodes Slurm 22.05 no longer counts after a restart (no slurmd
+                      answers for them). Not with --count-tries or --swap-cpus
   --sbatch-opts OPTS  more sbatch options for every queue job, e.g. what job_submit/rail
                       adds ("--constraint=rail_healthy --switches=1@365-0") given to a
                       policy without it, to tell its cost from Slurm's for those options
@@ -109,7 +117,7 @@ die() {
 log() { echo "sched_scale.sh: [$(date +%T)] $*" >&2; }
 
 release=25.11.7 domains=128 size=32 queue=2000 cycles=3 policies="" out="" perf=0 sbatch_opts="" sbatch_opts_b=""
-ab=0 ab_batch=60 ab_warm=10 paired=0 paired_cycles=0 count_tries=0 swap_cpus=""
+ab=0 ab_batch=60 ab_warm=10 paired=0 paired_cycles=0 count_tries=0 swap_cpus="" restart_cycles=0
 while [ $# -gt 0 ]; do
   case $1 in
     --slurm-version | --domains | --size | --queue | --cycles | --policies | --out | --sbatch-opts | --sbatch-opts-b | --ab | --swap-cpus)
@@ -143,6 +151,10 @@ while [ $# -gt 0 ]; do
       ;;
     --count-tries)
       count_tries=1
+      shift
+      ;;
+    --restart-cycles)
+      restart_cycles=1
       shift
       ;;
     -h | --help)
@@ -194,6 +206,10 @@ if [ "$paired_cycles" = 1 ]; then
   : "${swap_cpus:=0}"
   [[ $swap_cpus =~ ^[0-9]+$ ]] && [ "$swap_cpus" -le 600 ] ||
     die "--swap-cpus needs whole seconds from 0 (off) to 600, got '$swap_cpus'"
+  if [ "$restart_cycles" = 1 ]; then
+    [ "$count_tries" = 0 ] && [ "$swap_cpus" = 0 ] ||
+      die "--restart-cycles: not with --count-tries or --swap-cpus (both follow one slurmctld process)"
+  fi
   if [ "$swap_cpus" != 0 ]; then
     command -v taskset >/dev/null || die "--swap-cpus needs taskset (util-linux); --swap-cpus 0 runs without"
     [ "$(nproc)" -ge 2 ] || die "--swap-cpus needs two CPUs or more, this machine gives $(nproc); --swap-cpus 0 runs without"
@@ -204,6 +220,8 @@ elif [ "$count_tries" = 1 ]; then
   die "--count-tries is for --paired-cycles"
 elif [ -n "$swap_cpus" ]; then
   die "--swap-cpus is for --paired-cycles"
+elif [ "$restart_cycles" = 1 ]; then
+  die "--restart-cycles is for --paired-cycles"
 fi
 # The pair --paired compares: the first policy with job_submit/rail whose plain policy runs too.
 pair_js="" pair_plain=""
@@ -374,6 +392,14 @@ start_cluster() {
       publish_health "$policy"
       ;;
   esac
+  if [ "$restart_cycles" = 1 ]; then
+    # --restart-cycles: every node reserved for 10 h (the fill jobs' time limit) to a user
+    # who submits nothing; backfill plans the queue after it, as after the fill jobs.
+    log "$policy, $phase: filling the cluster: a reservation of all $nodes nodes for 10 h"
+    scontrol create reservation reservationname=rg_fill starttime=now duration=600 nodes=ALL \
+      users=daemon flags=ignore_jobs >/dev/null || die "$policy: the fill reservation was refused"
+    return 0
+  fi
   log "$policy, $phase: filling the cluster: $domains jobs of $size nodes"
   for ((s = 0; s < domains; s++)); do
     sbatch -N "$size" --exclusive -o /dev/null -t 600 --wrap true >/dev/null ||
