@@ -126,8 +126,7 @@ swap_start() {
   # This script's CPUs ("0,1" or "0-3,6"), one per line.
   cpus=$(taskset -c -p $$ | sed 's/.*: *//' | tr , '\n' |
     awk -F- '{ for (c = $1; c <= (NF > 1 ? $2 : $1); c++) print c }')
-  half=$(($(wc -l <<<"$cpus") / 2))
-  [ "$half" -ge 1 ] || die "--swap-cpus: this script may use one CPU only ($cpus); --swap-cpus 0 runs without"
+  half=$(($(wc -l <<<"$cpus") / 2)) # at least 1: sched_scale.sh checked nproc
   swap_sets=("$(head -n "$half" <<<"$cpus" | paste -sd,)" "$(tail -n +$((half + 1)) <<<"$cpus" | head -n "$half" | paste -sd,)")
   : >"$out/swaps.txt"
   (
@@ -274,7 +273,8 @@ paired_cycles() {
 
 # pc_restart K: --restart-cycles: slurmctld of cluster K stopped (SIGTERM: it saves its state)
 # and started again from that state; pids[K], bf_tids[K] and cpu_at[K] (paired_cycles's) follow
-# the new process, whose backfill thread appears a moment after it answers.
+# the new process, whose backfill thread appears a moment after it answers. The other cluster
+# runs alone meanwhile (seconds), each in turn.
 pc_restart() {
   local k=$1 d=${pair_dirs[$1]} i
   RAILGUARD_CLUSTER_DIR=$d rg_cluster_kill slurmctld TERM >/dev/null 2>&1 ||

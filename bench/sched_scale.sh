@@ -100,7 +100,9 @@ topology/block, topology/rail and topology/rail + job_submit/rail, one after ano
                       to cycle (bench/README.md, session 36). The clusters are then filled by
                       a reservation of every node (10 h, for another user) instead of fill
                       jobs, whose nodes Slurm 22.05 no longer counts after a restart (no slurmd
-                      answers for them). Not with --count-tries or --swap-cpus
+                      answers for them); backfill then tries fewer of the queue's jobs (1,834
+                      of 5,000), so its figures do not compare with runs without it. Not with
+                      --count-tries or --swap-cpus
   --sbatch-opts OPTS  more sbatch options for every queue job, e.g. what job_submit/rail
                       adds ("--constraint=rail_healthy --switches=1@365-0") given to a
                       policy without it, to tell its cost from Slurm's for those options
@@ -267,7 +269,7 @@ source "$src/bench/sched_pairs.sh"
 probe_pid=""
 pair_dirs=()
 cleanup() {
-  [ -z "$probe_pid" ] || kill -TERM "$probe_pid" 2>/dev/null || true
+  probe_stop
   rg_cluster_stop >/dev/null 2>&1 || true
   swap_stop
   tries_stop
@@ -394,7 +396,8 @@ start_cluster() {
   esac
   if [ "$restart_cycles" = 1 ]; then
     # --restart-cycles: every node reserved for 10 h (the fill jobs' time limit) to a user
-    # who submits nothing; backfill plans the queue after it, as after the fill jobs.
+    # who submits nothing, which survives a restart. Not the fill jobs' workload: at 5,000
+    # jobs backfill tried 1,834 of them per cycle behind it (bench/README.md, session 36).
     log "$policy, $phase: filling the cluster: a reservation of all $nodes nodes for 10 h"
     scontrol create reservation reservationname=rg_fill starttime=now duration=600 nodes=ALL \
       users=daemon flags=ignore_jobs >/dev/null || die "$policy: the fill reservation was refused"
